@@ -1,0 +1,69 @@
+# Locus — one Makefile for the whole workspace. `make help` lists the targets.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+STAMP := $(VENV)/.locus-installed
+PROTO_SRC := $(wildcard protos/locus/v1/*.proto)
+PROTO_OUT := libs/contracts/src
+PROTO_STAMP := $(PROTO_OUT)/locus/v1/.generated
+LIBS := libs/contracts libs/config libs/telemetry libs/messaging libs/rpc libs/cli
+SERVICES := services/ingestion services/ast
+PYPROJECTS := $(foreach p,$(LIBS) $(SERVICES),$(p)/pyproject.toml)
+DEV_DEPS := pytest==9.2.0 pytest-asyncio==1.5.0 pytest-timeout==2.4.0 ruff==0.17.5 mypy==2.4.1 \
+	types-protobuf grpc-stubs
+SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
+
+.DEFAULT_GOAL := help
+.PHONY: help setup protos lint format test test-unit test-integration demo up bench clean
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
+
+$(STAMP): $(PYPROJECTS) Makefile
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	mkdir -p $(PROTO_OUT)/locus/v1
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q $(foreach p,$(LIBS) $(SERVICES),-e ./$(p)) grpcio-tools==1.85.1 $(DEV_DEPS)
+	touch $(STAMP)
+
+$(PROTO_STAMP): $(PROTO_SRC) $(STAMP)
+	rm -rf $(PROTO_OUT)/locus/v1
+	mkdir -p $(PROTO_OUT)
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=$(PROTO_OUT) --pyi_out=$(PROTO_OUT) \
+		--grpc_python_out=$(PROTO_OUT) $(PROTO_SRC)
+	touch $@
+
+setup: $(STAMP) $(PROTO_STAMP) ## create .venv, install every lib and service (editable) and generate protos
+
+protos: $(STAMP) ## regenerate Python code from protos/ (with .pyi)
+	rm -f $(PROTO_STAMP)
+	$(MAKE) $(PROTO_STAMP)
+
+lint: setup ## ruff (lint + format check) and mypy
+	$(VENV)/bin/ruff check libs services tests
+	$(VENV)/bin/ruff format --check libs services tests
+	MYPYPATH=$(subst $(space),:,$(SRC_DIRS)) $(VENV)/bin/mypy $(foreach d,$(SRC_DIRS),$(d)/locus)
+
+format: setup ## apply ruff fixes and formatting
+	$(VENV)/bin/ruff check --fix libs services tests
+	$(VENV)/bin/ruff format libs services tests
+
+test: lint ## lint, then every test (unit, contract, integration, e2e) on real processes
+	$(VENV)/bin/pytest -q
+
+test-unit: setup ## only the pure-logic unit tests
+	$(VENV)/bin/pytest -q tests/unit
+
+up: setup ## start nats-server and every service locally (Ctrl-C stops them)
+	$(VENV)/bin/locus up
+
+demo: setup ## setup, start the stack, scan this repository and show what Locus found
+	bash deploy/demo.sh
+
+clean: ## remove the venv, generated code and local state
+	rm -rf $(VENV) $(PROTO_OUT)/locus/v1 .locus .mypy_cache .ruff_cache .pytest_cache
+
+empty :=
+space := $(empty) $(empty)

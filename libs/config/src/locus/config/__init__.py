@@ -1,0 +1,10 @@
+"""Settings shared by every Locus service: bus, gRPC binding, data directory, peers, telemetry."""
+
+from locus.config.settings import (
+    PeerAddresses,
+    ServiceSettings,
+    SettingsError,
+    load_settings,
+)
+
+__all__ = ["PeerAddresses", "ServiceSettings", "SettingsError", "load_settings"]

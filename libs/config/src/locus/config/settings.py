@@ -1,0 +1,111 @@
+"""Base pydantic-settings classes. Every service subclasses ServiceSettings with its own prefix.
+
+Common values can be given once for the whole stack (``LOCUS_NATS_URL``) or per service
+(``LOCUS_AST_NATS_URL``); the per-service variable wins. Invalid settings fail at start-up.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class SettingsError(RuntimeError):
+    """Settings are missing or invalid; the message says which variable to fix."""
+
+
+class PeerAddresses(BaseSettings):
+    """Where the other services listen (host:port), shared by every service and the CLI."""
+
+    model_config = SettingsConfigDict(env_prefix="LOCUS_", extra="ignore")
+
+    gateway_addr: str = "127.0.0.1:50050"
+    ingestion_addr: str = "127.0.0.1:50051"
+    ast_addr: str = "127.0.0.1:50052"
+    retrieval_addr: str = "127.0.0.1:50053"
+    impact_addr: str = "127.0.0.1:50054"
+    answer_addr: str = "127.0.0.1:50055"
+
+
+STACK_WIDE_FIELDS = ("nats_url", "subject_prefix", "stream_name", "log_level", "log_json")
+
+
+class ServiceSettings(BaseSettings):
+    """Settings every service has. Subclasses set ``env_prefix`` to ``LOCUS_<NAME>_``."""
+
+    model_config = SettingsConfigDict(env_prefix="LOCUS_", extra="ignore")
+
+    service_name: str = "locus"
+    grpc_host: str = "127.0.0.1"
+    grpc_port: int = Field(default=0, ge=0, le=65535)
+    nats_url: str = "nats://127.0.0.1:4222"
+    subject_prefix: str = "locus.v1"
+    stream_name: str = "LOCUS"
+    data_dir: Path = Path(".locus/data")
+    database_url: str = ""
+    max_deliver: int = Field(default=5, ge=1, le=100)
+    ack_wait_seconds: float = Field(default=120.0, gt=0)
+    rpc_timeout_seconds: float = Field(default=30.0, gt=0)
+    shutdown_grace_seconds: float = Field(default=10.0, ge=0)
+    log_level: str = "INFO"
+    log_json: bool = False
+    peers: PeerAddresses = Field(default_factory=PeerAddresses)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stack_wide_defaults(cls, data: Any) -> Any:
+        """Fill stack-wide values (LOCUS_NATS_URL, ...) that the service-specific ones omit."""
+        if not isinstance(data, dict):
+            return data
+        for name in STACK_WIDE_FIELDS:
+            value = os.environ.get(f"LOCUS_{name.upper()}")
+            if value is not None and name not in data:
+                data[name] = value
+        return data
+
+    @field_validator("nats_url")
+    @classmethod
+    def _nats_scheme(cls, value: str) -> str:
+        if not value.startswith(("nats://", "tls://", "ws://", "wss://")):
+            raise ValueError(f"must start with nats://, tls://, ws:// or wss:// (got {value!r})")
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        upper = value.upper()
+        if upper not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError(f"unknown log level {value!r}")
+        return upper
+
+    def sqlalchemy_url(self, default_file: str) -> str:
+        """The configured database URL, or an SQLite file under data_dir."""
+        if self.database_url:
+            return self.database_url
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        return f"sqlite+aiosqlite:///{(self.data_dir / default_file).resolve()}"
+
+    @property
+    def grpc_bind(self) -> str:
+        return f"{self.grpc_host}:{self.grpc_port}"
+
+
+SettingsT = TypeVar("SettingsT", bound=BaseSettings)
+
+
+def load_settings(cls: type[SettingsT], **overrides: Any) -> SettingsT:
+    """Build settings from the environment (plus overrides); turn validation errors into one
+    readable SettingsError naming the environment variables at fault."""
+    try:
+        return cls(**overrides)
+    except ValidationError as exc:
+        prefix = str(cls.model_config.get("env_prefix", ""))
+        problems = "; ".join(
+            f"{prefix}{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise SettingsError(f"invalid settings for {cls.__name__}: {problems}") from exc

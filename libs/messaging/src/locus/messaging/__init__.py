@@ -1,0 +1,16 @@
+"""NATS JetStream messaging for Locus through FastStream: one stream, durable pull consumers,
+deterministic message IDs, bounded redelivery and a dead-letter subject; plus an embedded
+nats-server for laptops and tests."""
+
+from locus.messaging.bus import Delivery, EventBus, MalformedEvent
+from locus.messaging.embedded_server import EmbeddedNatsServer, nats_server_binary
+from locus.messaging.subjects import Subjects
+
+__all__ = [
+    "Delivery",
+    "EmbeddedNatsServer",
+    "EventBus",
+    "MalformedEvent",
+    "Subjects",
+    "nats_server_binary",
+]

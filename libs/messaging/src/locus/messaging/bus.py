@@ -1,0 +1,265 @@
+"""The event bus: FastStream's NatsBroker with tracing, one JetStream stream for all Locus
+subjects, durable pull consumers with bounded redelivery, and dead letters that keep the
+message, its headers and the error.
+
+Delivery rules of every consumer:
+- an event that cannot be decoded, or that its handler rejects as malformed, can never
+  succeed: it goes to the dead-letter subject at once and is acknowledged;
+- any other failure is retried (nak with back-off) until ``max_deliver`` deliveries, then the
+  message goes to the dead-letter subject and is acknowledged, so the consumer keeps going.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from faststream.middlewares import AckPolicy
+from faststream.nats import ConsumerConfig, JStream, NatsBroker, NatsMessage, PullSub
+from faststream.nats.opentelemetry import NatsTelemetryMiddleware
+from google.protobuf.message import DecodeError, Message
+from nats.js.api import PubAck
+from opentelemetry import baggage, context, trace
+from opentelemetry.baggage.propagation import W3CBaggagePropagator
+
+from locus.messaging.subjects import Subjects
+from locus.telemetry import (
+    REQUEST_ID_ATTRIBUTE,
+    REQUEST_ID_BAGGAGE_KEY,
+    Telemetry,
+    current_request_id,
+)
+from locus.v1 import events_pb2
+
+log = logging.getLogger(__name__)
+
+EventT = TypeVar("EventT", bound=Message)
+_BAGGAGE = W3CBaggagePropagator()
+
+
+class MalformedEvent(Exception):
+    """Raised by a handler for an event that can never be processed (missing fields, ...)."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What a handler may want to know about the message it is processing."""
+
+    subject: str
+    attempt: int
+    max_deliver: int
+    message_id: str
+    request_id: str | None
+    progress: Callable[[], Awaitable[None]]  # extends the ack deadline for long work
+
+    @property
+    def is_last_attempt(self) -> bool:
+        return self.attempt >= self.max_deliver
+
+
+class EventBus:
+    """One per process. Register consumers with ``subscribe`` before ``start``."""
+
+    def __init__(
+        self,
+        url: str,
+        telemetry: Telemetry,
+        *,
+        subjects: Subjects | None = None,
+        stream_name: str = "LOCUS",
+        max_deliver: int = 5,
+        ack_wait_seconds: float = 120.0,
+        retry_backoff_seconds: float = 0.5,
+        max_age_days: float = 7.0,
+    ) -> None:
+        self.subjects = subjects or Subjects()
+        self.max_deliver = max_deliver
+        self._ack_wait = ack_wait_seconds
+        self._backoff = retry_backoff_seconds
+        self._tracer = telemetry.tracer("locus.messaging")
+        self.broker = NatsBroker(
+            url,
+            middlewares=(NatsTelemetryMiddleware(tracer_provider=telemetry.provider),),
+            logger=logging.getLogger("faststream"),
+            max_reconnect_attempts=-1,
+        )
+        self.stream = JStream(
+            name=stream_name,
+            subjects=[self.subjects.all],
+            max_age=max_age_days * 86400,
+            duplicate_window=120.0,
+        )
+        self._started = False
+
+    async def start(self) -> None:
+        await self.broker.start()
+        self._started = True
+
+    async def stop(self) -> None:
+        if self._started:
+            await self.broker.stop()
+            self._started = False
+
+    async def publish(
+        self,
+        subject: str,
+        event: Message,
+        *,
+        message_id: str,
+        headers: dict[str, str] | None = None,
+    ) -> PubAck:
+        """Publish to JetStream and wait for its PubAck. ``message_id`` must be deterministic
+        for the work (e.g. ``parsed:<snapshot>:<file>:<sha>``) so a retry is deduplicated."""
+        all_headers = {"Nats-Msg-Id": message_id, "content-type": "application/x-protobuf"}
+        _BAGGAGE.inject(all_headers)  # the request ID rides in W3C baggage
+        if headers:
+            all_headers.update(headers)
+        ack = await self.broker.publish(
+            event.SerializeToString(), subject, headers=all_headers, stream=self.stream.name
+        )
+        if ack is None:
+            raise RuntimeError(f"no PubAck for {subject}")
+        return ack
+
+    def subscribe(
+        self,
+        subject: str,
+        event_type: type[EventT],
+        durable: str,
+        handler: Callable[[EventT, Delivery], Awaitable[None]],
+        *,
+        max_workers: int = 1,
+        fetch_batch: int = 1,
+    ) -> None:
+        """A durable pull consumer named ``durable`` (the service name) on ``subject``."""
+        bus = self
+
+        @self.broker.subscriber(
+            subject,
+            stream=self.stream,
+            durable=durable,
+            pull_sub=PullSub(batch_size=fetch_batch, timeout=1.0),
+            config=ConsumerConfig(
+                max_deliver=self.max_deliver,
+                ack_wait=self._ack_wait,
+                max_ack_pending=max(64, max_workers * 4),
+            ),
+            ack_policy=AckPolicy.MANUAL,
+            max_workers=max_workers,
+        )
+        async def consume(body: bytes, message: NatsMessage) -> None:
+            await bus._consume(subject, event_type, durable, handler, body, message)
+
+    async def _consume(
+        self,
+        subject: str,
+        event_type: type[EventT],
+        durable: str,
+        handler: Callable[[EventT, Delivery], Awaitable[None]],
+        body: bytes,
+        message: NatsMessage,
+    ) -> None:
+        raw = message.raw_message
+        headers = dict(raw.headers or {})
+        attempt = int(raw.metadata.num_delivered) if raw.metadata else 1
+        inbound_request_id = baggage.get_baggage(
+            REQUEST_ID_BAGGAGE_KEY, context=_BAGGAGE.extract(headers)
+        )
+        token = (
+            context.attach(baggage.set_baggage(REQUEST_ID_BAGGAGE_KEY, inbound_request_id))
+            if inbound_request_id
+            else None
+        )
+        try:
+            request_id = current_request_id()
+            if request_id:
+                trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
+            try:
+                event = event_type.FromString(bytes(raw.data))
+            except DecodeError as error:
+                await self._dead_letter(
+                    raw.subject,
+                    raw.data,
+                    headers,
+                    f"undecodable {event_type.__name__}: {error}",
+                    attempt,
+                    durable,
+                )
+                await message.ack()
+                return
+            delivery = Delivery(
+                subject=raw.subject,
+                attempt=attempt,
+                max_deliver=self.max_deliver,
+                message_id=headers.get("Nats-Msg-Id", ""),
+                request_id=request_id,
+                progress=message.in_progress,
+            )
+            try:
+                await handler(event, delivery)
+            except MalformedEvent as error:
+                await self._dead_letter(
+                    raw.subject, raw.data, headers, f"malformed: {error}", attempt, durable
+                )
+                await message.ack()
+                return
+            except Exception as error:
+                if attempt >= self.max_deliver:
+                    log.exception("giving up on %s after %d deliveries", raw.subject, attempt)
+                    await self._dead_letter(
+                        raw.subject,
+                        raw.data,
+                        headers,
+                        f"{type(error).__name__}: {error}",
+                        attempt,
+                        durable,
+                    )
+                    await message.ack()
+                else:
+                    log.warning(
+                        "delivery %d/%d of %s failed, will retry: %s",
+                        attempt,
+                        self.max_deliver,
+                        raw.subject,
+                        error,
+                    )
+                    await message.nack(delay=self._backoff * attempt)
+                return
+            await message.ack()
+        finally:
+            if token is not None:
+                context.detach(token)
+
+    async def _dead_letter(
+        self,
+        subject: str,
+        payload: bytes,
+        headers: dict[str, str],
+        error: str,
+        deliveries: int,
+        consumer: str,
+    ) -> None:
+        letter = events_pb2.DeadLetter(
+            subject=subject,
+            payload=bytes(payload),
+            headers={k: str(v) for k, v in headers.items()},
+            error=error[:4000],
+            deliveries=deliveries,
+            consumer=consumer,
+        )
+        letter.failed_at.FromDatetime(datetime.now(UTC))
+        original_id = headers.get("Nats-Msg-Id", "")
+        dlq_id = f"dlq:{consumer}:{original_id or subject}:{deliveries}"
+        log.error("dead-lettering %s (%s): %s", subject, consumer, error)
+        for attempt in range(5):
+            try:
+                await self.publish(self.subjects.dead_letter(subject), letter, message_id=dlq_id)
+                return
+            except Exception:  # the letter must not be lost: retry, then let the caller nak
+                if attempt == 4:
+                    raise
+                await asyncio.sleep(0.2 * (attempt + 1))

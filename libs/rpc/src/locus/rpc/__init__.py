@@ -1,0 +1,33 @@
+"""gRPC runtime for Locus services: server with health and reflection, traced channels with
+deadlines, request IDs on every call, typed errors that become canonical status codes."""
+
+from locus.rpc.channels import make_channel, wait_until_serving
+from locus.rpc.errors import (
+    AlreadyExists,
+    Cancelled,
+    DeadlineExceeded,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ServiceError,
+    Unavailable,
+)
+from locus.rpc.lifecycle import run_until_signalled
+from locus.rpc.server import RpcServer
+
+__all__ = [
+    "AlreadyExists",
+    "Cancelled",
+    "DeadlineExceeded",
+    "FailedPrecondition",
+    "InvalidArgument",
+    "NotFound",
+    "PermissionDenied",
+    "RpcServer",
+    "ServiceError",
+    "Unavailable",
+    "make_channel",
+    "run_until_signalled",
+    "wait_until_serving",
+]

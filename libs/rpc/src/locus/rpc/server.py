@@ -1,0 +1,162 @@
+"""grpc.aio server: tracing, request IDs, typed errors, health (NOT_SERVING until the service
+says it is ready), reflection and a graceful stop."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from opentelemetry import trace
+from opentelemetry.instrumentation.grpc import aio_server_interceptor
+
+from locus.rpc.errors import ServiceError
+from locus.telemetry import (
+    REQUEST_ID_ATTRIBUTE,
+    REQUEST_ID_HEADER,
+    Telemetry,
+    current_request_id,
+    new_request_id,
+    with_request_id,
+)
+from locus.telemetry.request_id import is_valid_request_id
+
+log = logging.getLogger(__name__)
+
+Behavior = Callable[..., Any]
+
+
+def _request_id_for(context: grpc.aio.ServicerContext) -> str:
+    incoming = dict(context.invocation_metadata() or ()).get(REQUEST_ID_HEADER)
+    if isinstance(incoming, str) and is_valid_request_id(incoming):
+        return incoming
+    return current_request_id() or new_request_id()
+
+
+async def _fail(context: grpc.aio.ServicerContext, error: Exception) -> None:
+    if isinstance(error, ServiceError):
+        await context.abort(error.code, error.message)
+    log.exception("unhandled error in %s", type(error).__name__)
+    await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(error).__name__}")
+
+
+def _wrap_unary(behavior: Behavior) -> Behavior:
+    async def wrapped(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        request_id = _request_id_for(context)
+        with with_request_id(request_id):
+            trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
+            await context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
+            try:
+                return await behavior(request, context)
+            except grpc.aio.AbortError:
+                raise
+            except Exception as error:
+                await _fail(context, error)
+
+    return wrapped
+
+
+def _wrap_stream(behavior: Behavior) -> Behavior:
+    async def wrapped(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        request_id = _request_id_for(context)
+        with with_request_id(request_id):
+            trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
+            await context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
+            try:
+                async for item in behavior(request, context):
+                    yield item
+            except grpc.aio.AbortError:
+                raise
+            except Exception as error:
+                await _fail(context, error)
+
+    return wrapped
+
+
+class RequestContextInterceptor(grpc.aio.ServerInterceptor):
+    """Runs inside the tracing interceptor: makes the request ID current, tags the span,
+    returns the ID to the caller, and maps ServiceError to its status code."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None or handler_call_details.method.startswith("/grpc."):
+            return handler
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                _wrap_unary(handler.unary_unary),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream:
+            return grpc.unary_stream_rpc_method_handler(
+                _wrap_stream(handler.unary_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+class RpcServer:
+    """One grpc.aio server per service process."""
+
+    def __init__(self, bind: str, telemetry: Telemetry, *, grace_seconds: float = 10.0) -> None:
+        self._bind = bind
+        self._grace = grace_seconds
+        self._server = grpc.aio.server(
+            interceptors=[
+                aio_server_interceptor(tracer_provider=telemetry.provider),
+                RequestContextInterceptor(),
+            ],
+            options=[
+                ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+                ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            ],
+        )
+        self._health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
+        self._service_names: list[str] = []
+        self.port = 0
+
+    @property
+    def address(self) -> str:
+        host = self._bind.rsplit(":", 1)[0]
+        return f"{host}:{self.port}"
+
+    def add_service(
+        self, register: Callable[[Any, grpc.aio.Server], None], servicer: Any, full_name: str
+    ) -> None:
+        register(servicer, self._server)
+        self._service_names.append(full_name)
+
+    async def start(self) -> int:
+        reflection.enable_server_reflection(
+            [*self._service_names, health.SERVICE_NAME, reflection.SERVICE_NAME], self._server
+        )
+        self.port = self._server.add_insecure_port(self._bind)
+        if self.port == 0:
+            raise RuntimeError(f"cannot bind gRPC server to {self._bind}")
+        await self._set_all(health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self._server.start()
+        log.info("gRPC listening on %s", self.address)
+        return self.port
+
+    async def mark_serving(self) -> None:
+        await self._set_all(health_pb2.HealthCheckResponse.SERVING)
+
+    async def mark_not_serving(self) -> None:
+        await self._set_all(health_pb2.HealthCheckResponse.NOT_SERVING)
+
+    async def _set_all(self, status: int) -> None:
+        for name in ("", *self._service_names):
+            await self._health.set(name, status)
+
+    async def stop(self) -> None:
+        await self.mark_not_serving()
+        await self._server.stop(self._grace)

@@ -1,0 +1,94 @@
+"""`extract`: one source file in, its symbols, relations, dependencies and chunks out.
+
+The extractor is language-generic: everything language-specific comes from the language's
+`LanguageSpec` and its query files.
+"""
+
+from tree_sitter import Node, Parser
+
+from locus.ast.domain.chunk_layout import layout_chunks
+from locus.ast.domain.chunking import number_chunks
+from locus.ast.domain.definitions import attach_docstrings, collect_definitions
+from locus.ast.domain.languages import compiled_language
+from locus.ast.domain.model import ChunkingPolicy, FileAnalysis, Symbol
+from locus.ast.domain.relations import extract_relations
+from locus.ast.domain.source_text import SourceText
+
+DEFAULT_CHUNKING_POLICY = ChunkingPolicy()
+
+
+def count_parse_errors(root: Node) -> int:
+    """ERROR and MISSING nodes, visiting only subtrees that contain one."""
+    if not root.has_error:
+        return 0
+    count = 0
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        pending.extend(child for child in node.children if child.has_error or child.is_missing)
+    return count
+
+
+def extract(
+    relative_path: str,
+    source: bytes,
+    language: str,
+    policy: ChunkingPolicy = DEFAULT_CHUNKING_POLICY,
+) -> FileAnalysis:
+    """Analyse one file. Raises `UnsupportedLanguage` and `UndecodableSource` (not UTF-8).
+
+    A file with syntax errors still yields whatever tree-sitter recovered; `parse_errors`
+    says how much it had to recover from.
+    """
+    compiled = compiled_language(language)
+    spec = compiled.spec
+    text = SourceText(relative_path, source)
+    module_name = spec.module_name_for_path(relative_path)
+    root = Parser(compiled.grammar).parse(source).root_node
+
+    definitions = collect_definitions(root, compiled, text, module_name)
+    module_docstring = attach_docstrings(root, compiled, text, definitions)
+    module_symbol = Symbol(
+        qualified_name=module_name,
+        scope_name="",
+        name=module_name.rpartition(spec.separator)[2],
+        kind="module",
+        start_line=1,
+        end_line=text.line_count,
+        signature="",
+        docstring=module_docstring,
+        parent_qualified_name=None,
+    )
+    symbols = [module_symbol]
+    symbols.extend(
+        Symbol(
+            qualified_name=definition.qualified_name,
+            scope_name=definition.scope_name,
+            name=definition.name,
+            kind=definition.kind,
+            start_line=definition.start_line,
+            end_line=definition.end_line,
+            signature=definition.signature,
+            docstring=definition.docstring,
+            parent_qualified_name=(
+                definition.parent.qualified_name if definition.parent else module_name
+            ),
+        )
+        for definition in definitions
+        if definition.is_primary
+    )
+    relations, dependencies = extract_relations(
+        root, compiled, text, module_name, spec.is_package_path(relative_path), definitions
+    )
+    drafts = layout_chunks(root, text, module_name, definitions, spec.comment_node_types)
+    return FileAnalysis(
+        language=spec.name,
+        module_name=module_name,
+        symbols=tuple(symbols),
+        relations=tuple(relations),
+        dependencies=tuple(dependencies),
+        chunks=number_chunks(drafts, policy),
+        parse_errors=count_parse_errors(root),
+    )

@@ -1,0 +1,109 @@
+"""Immutable results of analysing one source file: symbols, relations, dependencies, chunks.
+
+Lines are 1-based and inclusive everywhere. Every value here is plain data so adapters can map
+it to protobuf or SQL rows without touching tree-sitter.
+"""
+
+from dataclasses import dataclass
+from typing import Literal
+
+SymbolKind = Literal["module", "class", "function", "method"]
+RelationKind = Literal["contains", "calls", "imports", "inherits"]
+# "fragment" is reserved for code that belongs to no symbol; the Python spec never produces it
+# because top-level code always belongs to the module symbol ("module" chunks).
+ChunkKind = Literal["function", "method", "class_header", "module", "fragment"]
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A module, class, function or method defined in the file.
+
+    `qualified_name` is unique within one `FileAnalysis`: a redefinition in the same scope
+    (property setter, `@overload`, conditional definition) folds into the first definition.
+    """
+
+    qualified_name: str
+    scope_name: str
+    name: str
+    kind: SymbolKind
+    start_line: int
+    end_line: int
+    signature: str
+    docstring: str | None
+    parent_qualified_name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A directed edge from a symbol of this file to a name it contains, calls, imports or extends.
+
+    `target_name` is the reference as written (`self.retry`, `.policy.enforce_retry_limit`);
+    `target_qualified_name` is its absolute dotted name when this file alone can tell, else None.
+    """
+
+    kind: RelationKind
+    source_qualified_name: str
+    target_name: str
+    target_qualified_name: str | None
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileDependency:
+    """A module this file imports, as an absolute dotted name.
+
+    For `from a.b import c, d` the target is `a.b` and `imported_names` is `("c", "d")`: the file
+    alone cannot tell whether `a.b.c` is a module or an attribute, so a store that knows the
+    repository's modules resolves `target_module + "." + name` later. Plain `import a.b` gives
+    `a.b` with no names.
+    """
+
+    target_module: str
+    line: int
+    imported_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A retrievable piece of the file, attached to the symbol it belongs to.
+
+    `text` is exactly the source lines `start_line..end_line`, except for `class_header`
+    chunks: those are a synthesized outline (class header, docstring, class-level statements and
+    one `...`-stubbed signature per method or nested class) whose range is the class's range.
+    """
+
+    ordinal: int
+    kind: ChunkKind
+    symbol_qualified_name: str | None
+    start_line: int
+    end_line: int
+    text: str
+    content_sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileAnalysis:
+    """Everything extracted from one file; equal inputs always give an equal analysis."""
+
+    language: str
+    module_name: str
+    symbols: tuple[Symbol, ...]
+    relations: tuple[Relation, ...]
+    dependencies: tuple[FileDependency, ...]
+    chunks: tuple[Chunk, ...]
+    parse_errors: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkingPolicy:
+    """Size limits for chunks; bodies over a limit are split into overlapping parts."""
+
+    max_lines: int = 60
+    max_chars: int = 3000
+    overlap_lines: int = 5
+
+    def __post_init__(self) -> None:
+        if self.max_lines < 1 or self.max_chars < 1:
+            raise ValueError("max_lines and max_chars must be at least 1")
+        if not 0 <= self.overlap_lines < self.max_lines:
+            raise ValueError("overlap_lines must be at least 0 and smaller than max_lines")

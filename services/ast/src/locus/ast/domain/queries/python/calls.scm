@@ -1,0 +1,3 @@
+; Every call; the callee is kept as written (helper, self.retry, os.path.join).
+(call
+  function: (_) @call.target)

@@ -1,0 +1,248 @@
+"""Relations (contains, imports, inherits, calls) and module dependencies of one file.
+
+Names are resolved only from what the file itself shows: its own definitions (lexically, the
+way Python looks names up: enclosing functions, then the module; class bodies are visible only
+to their own statements), `self`/`cls` members of the enclosing class, and imported names.
+Imports anywhere in the file bind for the whole file.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node, QueryCursor
+
+from locus.ast.domain.definitions import Definition, innermost_definition
+from locus.ast.domain.languages import CompiledLanguage
+from locus.ast.domain.model import FileDependency, Relation
+from locus.ast.domain.source_text import SourceText
+
+# Callee expressions can be arbitrary (a lambda, a subscripted dict literal); keep names bounded.
+_MAX_TARGET_NAME_CHARS = 200
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(slots=True)
+class _Imports:
+    bindings: dict[str, str] = field(default_factory=dict)
+    relations: list[Relation] = field(default_factory=list)
+    dependencies: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+
+
+class _NameResolver:
+    def __init__(
+        self,
+        compiled: CompiledLanguage,
+        module_name: str,
+        definitions: list[Definition],
+        bindings: dict[str, str],
+    ) -> None:
+        self._spec = compiled.spec
+        self._module_name = module_name
+        self._bindings = bindings
+        self._qualified_names = {definition.qualified_name for definition in definitions}
+        self._module_members: dict[str, Definition] = {}
+        for definition in definitions:
+            if definition.parent is None and definition.is_primary:
+                self._module_members.setdefault(definition.name, definition)
+
+    def resolve(self, reference: str, lexical: Definition | None) -> str | None:
+        separator = self._spec.separator
+        head, *rest = reference.split(separator)
+        if not all(segment.isidentifier() for segment in (head, *rest)):
+            return None
+        if head in self._spec.instance_receivers and rest:
+            owner = lexical
+            while owner is not None and not owner.is_class:
+                owner = owner.parent
+            return self._existing(owner.qualified_name, rest) if owner else None
+        local = self._lookup(head, lexical)
+        if local is not None:
+            return self._existing(local.qualified_name, rest)
+        bound = self._bindings.get(head)
+        return separator.join([bound, *rest]) if bound is not None else None
+
+    def _existing(self, qualified_name: str, rest: list[str]) -> str | None:
+        candidate = self._spec.separator.join([qualified_name, *rest])
+        return candidate if candidate in self._qualified_names else None
+
+    def _lookup(self, name: str, lexical: Definition | None) -> Definition | None:
+        scope = lexical
+        innermost = True
+        while scope is not None:
+            if (innermost or not scope.is_class) and name in scope.members:
+                return scope.members[name]
+            innermost = False
+            scope = scope.parent
+        return self._module_members.get(name)
+
+
+def _reference_text(node: Node, source: SourceText, separator: str) -> str:
+    text = _WHITESPACE.sub(" ", source.decode(node.start_byte, node.end_byte)).strip()
+    text = re.sub(rf"\s*{re.escape(separator)}\s*", separator, text)
+    return text[:_MAX_TARGET_NAME_CHARS]
+
+
+def _joined(module: str, name: str, separator: str) -> str:
+    return f"{module}{name}" if module.endswith(separator) else f"{module}{separator}{name}"
+
+
+def _collect_imports(
+    root: Node, compiled: CompiledLanguage, source: SourceText, module_name: str, is_package: bool
+) -> _Imports:
+    imports = _Imports()
+    if compiled.imports is None:
+        return imports
+    spec = compiled.spec
+    separator = spec.separator
+    matches = [captures for _, captures in QueryCursor(compiled.imports).matches(root)]
+    matches.sort(
+        key=lambda captures: min(node.start_byte for nodes in captures.values() for node in nodes)
+    )
+    seen_targets: set[str] = set()
+    for captures in matches:
+
+        def captured(capture_name: str) -> str | None:
+            nodes = captures.get(capture_name)
+            if not nodes:
+                return None
+            return "".join(source.decode(nodes[0].start_byte, nodes[0].end_byte).split())
+
+        written_module = captured("import.module")
+        if written_module is None:
+            continue
+        line = source.start_line(captures["import.statement"][0])
+        module = spec.resolve_import(written_module, module_name, is_package)
+        name, alias = captured("import.name"), captured("import.alias")
+        if "import.wildcard" in captures:
+            target_name = _joined(written_module, "*", separator)
+            target_qualified_name = module
+        elif name is not None:
+            target_name = _joined(written_module, name, separator)
+            target_qualified_name = _joined(module, name, separator) if module else None
+            if target_qualified_name is not None:
+                imports.bindings[alias or name.split(separator)[0]] = target_qualified_name
+        else:
+            target_name = written_module
+            target_qualified_name = module
+            if module is not None:
+                if alias is not None:
+                    imports.bindings[alias] = module
+                else:
+                    head = module.split(separator)[0]
+                    imports.bindings[head] = head
+        if target_name not in seen_targets:
+            seen_targets.add(target_name)
+            imports.relations.append(
+                Relation("imports", module_name, target_name, target_qualified_name, line)
+            )
+        if module is not None:
+            _, names = imports.dependencies.setdefault(module, (line, []))
+            if name is not None and name not in names:
+                names.append(name)
+    return imports
+
+
+def _contains(definitions: list[Definition], module_name: str) -> list[Relation]:
+    return [
+        Relation(
+            "contains",
+            definition.parent.qualified_name if definition.parent else module_name,
+            definition.name,
+            definition.qualified_name,
+            definition.start_line,
+        )
+        for definition in definitions
+        if definition.is_primary
+    ]
+
+
+def _inherits(
+    root: Node,
+    compiled: CompiledLanguage,
+    source: SourceText,
+    by_node_id: dict[int, Definition],
+    resolver: _NameResolver,
+) -> list[Relation]:
+    if compiled.inheritance is None:
+        return []
+    bases: list[tuple[Definition, Node]] = []
+    for _, captures in QueryCursor(compiled.inheritance).matches(root):
+        subclass = by_node_id.get(captures["inherits.class"][0].id)
+        if subclass is not None:
+            bases.extend((subclass, base) for base in captures["inherits.base"])
+    bases.sort(key=lambda item: item[1].start_byte)
+    relations: list[Relation] = []
+    seen: set[tuple[str, str]] = set()
+    for subclass, base in bases:
+        target_name = _reference_text(base, source, compiled.spec.separator)
+        if (subclass.qualified_name, target_name) in seen:
+            continue
+        seen.add((subclass.qualified_name, target_name))
+        target = resolver.resolve(target_name, subclass.parent)
+        relations.append(
+            Relation(
+                "inherits", subclass.qualified_name, target_name, target, source.start_line(base)
+            )
+        )
+    return relations
+
+
+def _calls(
+    root: Node,
+    compiled: CompiledLanguage,
+    source: SourceText,
+    module_name: str,
+    by_node_id: dict[int, Definition],
+    resolver: _NameResolver,
+) -> list[Relation]:
+    if compiled.calls is None:
+        return []
+    targets = QueryCursor(compiled.calls).captures(root).get("call.target", [])
+    relations: list[Relation] = []
+    seen: set[tuple[str, str]] = set()
+    for target in sorted(targets, key=lambda node: node.start_byte):
+        lexical = innermost_definition(target, by_node_id)
+        caller = lexical
+        while caller is not None and caller.is_class:
+            caller = caller.parent
+        source_name = caller.qualified_name if caller else module_name
+        target_name = _reference_text(target, source, compiled.spec.separator)
+        if (source_name, target_name) in seen:
+            continue
+        seen.add((source_name, target_name))
+        relations.append(
+            Relation(
+                "calls",
+                source_name,
+                target_name,
+                resolver.resolve(target_name, lexical),
+                source.start_line(target),
+            )
+        )
+    return relations
+
+
+def extract_relations(
+    root: Node,
+    compiled: CompiledLanguage,
+    source: SourceText,
+    module_name: str,
+    is_package: bool,
+    definitions: list[Definition],
+) -> tuple[list[Relation], list[FileDependency]]:
+    """Relations in the order contains, imports, inherits, calls (each in document order) and
+    the file's dependencies in order of first import."""
+    imports = _collect_imports(root, compiled, source, module_name, is_package)
+    resolver = _NameResolver(compiled, module_name, definitions, imports.bindings)
+    by_node_id = {definition.node.id: definition for definition in definitions}
+    relations = [
+        *_contains(definitions, module_name),
+        *imports.relations,
+        *_inherits(root, compiled, source, by_node_id, resolver),
+        *_calls(root, compiled, source, module_name, by_node_id, resolver),
+    ]
+    dependencies = [
+        FileDependency(module, line, tuple(names))
+        for module, (line, names) in imports.dependencies.items()
+    ]
+    return relations, dependencies

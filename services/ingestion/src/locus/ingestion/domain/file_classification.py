@@ -1,0 +1,154 @@
+"""Whether a file is worth indexing, and if not, which skip reason applies.
+
+Checks run cheapest first: the path alone (binary extensions, generated or lock-file names),
+then the size alone (so huge files are never read), then the content.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from locus.ingestion.domain.model import SkipDecision, SkipReason
+
+BINARY_SNIFF_BYTES = 8 * 1024
+HEADER_LINES = 5
+# Minified code: a long file whose lines are, on average, far longer than anything hand-written.
+MINIFIED_MIN_CHARS = 2_000
+MINIFIED_AVERAGE_LINE_CHARS = 1_000
+
+BINARY_EXTENSIONS = frozenset(
+    {
+        # images
+        ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".icns", ".webp", ".tif", ".tiff",
+        ".psd", ".heic", ".avif",
+        # documents
+        ".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods", ".odp",
+        # archives and packages
+        ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".tar", ".jar", ".war",
+        ".ear", ".whl", ".egg", ".deb", ".rpm", ".apk", ".dmg", ".iso", ".nupkg", ".gem",
+        # compiled code and libraries
+        ".exe", ".dll", ".so", ".dylib", ".a", ".lib", ".o", ".obj", ".class", ".pyc", ".pyo",
+        ".pyd", ".wasm", ".bin",
+        # fonts
+        ".woff", ".woff2", ".ttf", ".otf", ".eot",
+        # audio and video
+        ".mp3", ".mp4", ".m4a", ".wav", ".ogg", ".flac", ".avi", ".mov", ".mkv", ".webm",
+        # data stores, serialised arrays and model weights
+        ".sqlite", ".sqlite3", ".db", ".parquet", ".avro", ".npy", ".npz", ".pkl", ".pickle",
+        ".onnx", ".pt", ".pth", ".safetensors", ".h5", ".hdf5", ".tflite",
+    }
+)  # fmt: skip
+
+LOCK_FILE_NAMES = frozenset(
+    {
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "bun.lockb",
+        "poetry.lock",
+        "Pipfile.lock",
+        "pdm.lock",
+        "uv.lock",
+        "Cargo.lock",
+        "Gemfile.lock",
+        "composer.lock",
+        "go.sum",
+        "mix.lock",
+        "flake.lock",
+        "Podfile.lock",
+        "packages.lock.json",
+        "pubspec.lock",
+        "gradle.lockfile",
+    }
+)
+
+# File-name patterns of generated code: protobuf/gRPC stubs, minified bundles, source maps.
+GENERATED_NAME = re.compile(
+    r"""(
+        _pb2\.pyi? | _pb2_grpc\.pyi? | \.pb\.(go|cc|h) | _grpc\.pb\.go | _pb\.(js|d\.ts)
+        | \.min\.(js|css|mjs) | \.(js|css)\.map
+    )$""",
+    re.VERBOSE,
+)
+
+# Marker lines that tools put at the top of files they write.
+GENERATED_HEADER = re.compile(
+    r"""
+    @generated
+    | \bgenerated\b.*\bdo\ not\ edit\b
+    | \bdo\ not\ edit\b.*\bgenerated\b
+    | \b(automatically|auto-?)\ ?generated\b
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def classify(relative_path: str, data: bytes, max_bytes: int) -> SkipReason | None:
+    """The reason to skip a file with this path and content, or None if it is indexable."""
+    decision = classify_with_detail(relative_path, data, max_bytes)
+    return decision.reason if decision is not None else None
+
+
+def classify_with_detail(relative_path: str, data: bytes, max_bytes: int) -> SkipDecision | None:
+    """Like `classify`, with a sentence explaining the decision."""
+    return (
+        classify_path(relative_path)
+        or classify_size(len(data), max_bytes)
+        or classify_content(data)
+    )
+
+
+def classify_path(relative_path: str) -> SkipDecision | None:
+    """Skip decisions that need only the path: binary extensions and generated file names."""
+    name = PurePosixPath(relative_path).name
+    suffix = PurePosixPath(name.lower()).suffix
+    if suffix in BINARY_EXTENSIONS:
+        return SkipDecision(SkipReason.BINARY, f"the extension {suffix} denotes a binary format")
+    if name in LOCK_FILE_NAMES:
+        return SkipDecision(SkipReason.GENERATED, f"{name} is a dependency lock file")
+    if GENERATED_NAME.search(name):
+        return SkipDecision(
+            SkipReason.GENERATED, f"{name} is named like generated code (stub, bundle or map)"
+        )
+    return None
+
+
+def classify_size(size_bytes: int, max_bytes: int) -> SkipDecision | None:
+    """OVERSIZE when `size_bytes` exceeds `max_bytes`; callers can check before reading."""
+    if size_bytes > max_bytes:
+        return SkipDecision(
+            SkipReason.OVERSIZE,
+            f"the file is {size_bytes:,} bytes, over the {max_bytes:,}-byte limit per file",
+        )
+    return None
+
+
+def classify_content(data: bytes) -> SkipDecision | None:
+    """Skip decisions that need the content: binary, undecodable, generated or minified."""
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return SkipDecision(
+            SkipReason.BINARY, f"a NUL byte occurs in the first {BINARY_SNIFF_BYTES:,} bytes"
+        )
+    try:
+        # utf-8-sig accepts (and drops) a leading byte-order mark.
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        return SkipDecision(
+            SkipReason.UNDECODABLE, f"the content is not valid UTF-8 (byte offset {error.start})"
+        )
+    for line_number, line in enumerate(text.splitlines()[:HEADER_LINES], start=1):
+        if GENERATED_HEADER.search(line):
+            return SkipDecision(
+                SkipReason.GENERATED,
+                f"line {line_number} marks the file as generated: {line.strip()[:120]!r}",
+            )
+    if len(text) >= MINIFIED_MIN_CHARS:
+        average_line_chars = len(text) / max(1, text.count("\n") + 1)
+        if average_line_chars > MINIFIED_AVERAGE_LINE_CHARS:
+            return SkipDecision(
+                SkipReason.GENERATED,
+                f"lines average {average_line_chars:,.0f} characters, which looks minified",
+            )
+    return None

@@ -1,0 +1,179 @@
+"""Walks a source root and yields each file to index, or to skip with a reason, in path order.
+
+Ignored directories are pruned without descending, directory symlinks are never followed (their
+targets inside the root are walked at their real paths) and a symlinked file is read only when
+its target lies inside the root. Problems with single files become `SkippedFile`s, not errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from locus.ingestion.domain.errors import InvalidSourceRoot
+from locus.ingestion.domain.file_classification import (
+    classify_content,
+    classify_path,
+    classify_size,
+)
+from locus.ingestion.domain.ignore_rules import IgnoreRules, load_root_rules
+from locus.ingestion.domain.languages import detect_language
+from locus.ingestion.domain.model import ScannedFile, SkippedFile, SkipReason
+
+LANGUAGE_SNIFF_BYTES = 1024
+
+# O_NOFOLLOW: a file swapped for a symlink between listing and opening is refused, not followed.
+# O_NONBLOCK: opening a FIFO must not hang the walk; it is then refused as not a regular file.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+@dataclass(slots=True)
+class _DirectoryFrame:
+    directory: str
+    rules: IgnoreRules
+    entries: Iterator[os.DirEntry[str]]
+
+
+def walk_source(root: Path, *, max_file_bytes: int) -> Iterator[ScannedFile | SkippedFile]:
+    """Yield every non-ignored file under `root`, sorted by POSIX relative path.
+
+    Raises `InvalidSourceRoot` if `root` is not a listable directory; validate the root with
+    `resolve_source_root` first.
+    """
+    real_root = Path(os.path.realpath(root))
+    if not real_root.is_dir():
+        raise InvalidSourceRoot(str(root), f"the source root {root} is not a directory")
+    try:
+        root_entries = _sorted_entries(real_root)
+    except OSError as error:
+        raise InvalidSourceRoot(
+            str(root), f"the source root {root} cannot be listed: {_describe(error)}"
+        ) from error
+
+    root_rules = load_root_rules(real_root)
+    stack = [_DirectoryFrame("", root_rules, iter(root_entries))]
+    while stack:
+        frame = stack[-1]
+        entry = next(frame.entries, None)
+        if entry is None:
+            stack.pop()
+            continue
+        relative_path = f"{frame.directory}/{entry.name}" if frame.directory else entry.name
+
+        if entry.is_symlink():
+            target = _symlink_target(real_root, root_rules, frame.rules, entry, relative_path)
+            if isinstance(target, SkippedFile):
+                yield target
+            elif target is not None:
+                yield _read_file(relative_path, target, max_file_bytes)
+        elif _is_directory(entry):
+            if frame.rules.is_excluded_entry(relative_path, is_dir=True):
+                continue
+            try:
+                entries = _sorted_entries(Path(entry.path))
+            except OSError as error:
+                yield SkippedFile(
+                    relative_path,
+                    SkipReason.UNREADABLE,
+                    f"the directory cannot be listed: {_describe(error)}",
+                )
+                continue
+            rules = frame.rules.with_directory_files(real_root, relative_path)
+            stack.append(_DirectoryFrame(relative_path, rules, iter(entries)))
+        elif not frame.rules.is_excluded_entry(relative_path, is_dir=False):
+            yield _read_file(relative_path, Path(entry.path), max_file_bytes)
+
+
+def _sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
+    with os.scandir(directory) as iterator:
+        entries = list(iterator)
+    # Keying directories as "name/" makes the output sorted by full relative path.
+    return sorted(entries, key=_sort_key)
+
+
+def _sort_key(entry: os.DirEntry[str]) -> str:
+    return entry.name + "/" if _is_directory(entry) else entry.name
+
+
+def _is_directory(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _symlink_target(
+    real_root: Path,
+    root_rules: IgnoreRules,
+    rules: IgnoreRules,
+    entry: os.DirEntry[str],
+    relative_path: str,
+) -> Path | SkippedFile | None:
+    """The target to read for a symlink, a skip, or None when there is nothing to report."""
+    target = Path(os.path.realpath(entry.path))
+    target_is_dir = target.is_dir()
+    if rules.is_excluded_entry(relative_path, is_dir=target_is_dir):
+        return None
+    if not target.is_relative_to(real_root):
+        kind = "directory" if target_is_dir else "file"
+        return SkippedFile(
+            relative_path,
+            SkipReason.SYMLINK_ESCAPES,
+            f"the symlink points to the {kind} {target}, outside the source root; not followed",
+        )
+    if target_is_dir:
+        return None
+    # Approximation: nested ignore files on the target's own path are not consulted here.
+    target_relative = target.relative_to(real_root).as_posix()
+    if target_relative != "." and root_rules.is_ignored(target_relative, is_dir=False):
+        return None
+    return target
+
+
+def _read_file(relative_path: str, path: Path, max_file_bytes: int) -> ScannedFile | SkippedFile:
+    decision = classify_path(relative_path)
+    if decision is not None:
+        return SkippedFile(relative_path, decision.reason, decision.detail)
+    try:
+        descriptor = os.open(path, _OPEN_FLAGS)
+    except OSError as error:
+        return SkippedFile(
+            relative_path, SkipReason.UNREADABLE, f"the file cannot be opened: {_describe(error)}"
+        )
+    try:
+        with open(descriptor, "rb") as file:
+            status = os.fstat(file.fileno())
+            if not stat.S_ISREG(status.st_mode):
+                return SkippedFile(
+                    relative_path,
+                    SkipReason.UNREADABLE,
+                    "not a regular file (a FIFO, socket or device)",
+                )
+            decision = classify_size(status.st_size, max_file_bytes)
+            if decision is not None:
+                return SkippedFile(relative_path, decision.reason, decision.detail)
+            # One byte over the limit reveals a file that grew after fstat.
+            data = file.read(max_file_bytes + 1)
+    except OSError as error:
+        return SkippedFile(
+            relative_path, SkipReason.UNREADABLE, f"the file cannot be read: {_describe(error)}"
+        )
+
+    decision = classify_size(len(data), max_file_bytes) or classify_content(data)
+    if decision is not None:
+        return SkippedFile(relative_path, decision.reason, decision.detail)
+    return ScannedFile(
+        relative_path=relative_path,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size_bytes=len(data),
+        language=detect_language(relative_path, data[:LANGUAGE_SNIFF_BYTES]),
+        data=data,
+    )
+
+
+def _describe(error: OSError) -> str:
+    return error.strerror or str(error)

@@ -1,0 +1,223 @@
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+import pytest
+
+from locus.ingestion.domain.errors import InvalidSourceRoot
+from locus.ingestion.domain.model import ScannedFile, SkippedFile, SkipReason
+from locus.ingestion.domain.scanner import walk_source
+
+from .conftest import WriteFile
+
+pytestmark = pytest.mark.unit
+
+LIMIT = 64 * 1024
+PNG_BYTES = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06"
+
+Unprivileged = Callable[[], AbstractContextManager[None]]
+
+
+def walk(root: Path, max_file_bytes: int = LIMIT) -> dict[str, ScannedFile | SkippedFile]:
+    return {item.relative_path: item for item in walk_source(root, max_file_bytes=max_file_bytes)}
+
+
+def skipped(item: ScannedFile | SkippedFile) -> SkippedFile:
+    assert isinstance(item, SkippedFile), item
+    return item
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    directory = tmp_path / "repo"
+    directory.mkdir()
+    return directory
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    directory = tmp_path / "outside"
+    directory.mkdir()
+    (directory / "secret.py").write_text("TOKEN = 'do not index'\n")
+    return directory
+
+
+def test_yields_scanned_files_with_hash_size_language_and_content(
+    root: Path, write_file: WriteFile
+) -> None:
+    content = b"#!/usr/bin/env python3\nprint('hi')\n"
+    write_file(root, "pkg/sub/tool", content)
+
+    assert walk(root) == {
+        "pkg/sub/tool": ScannedFile(
+            relative_path="pkg/sub/tool",
+            sha256=hashlib.sha256(content).hexdigest(),
+            size_bytes=len(content),
+            language="python",
+            data=content,
+        )
+    }
+
+
+def test_walks_in_sorted_relative_path_order(root: Path, write_file: WriteFile) -> None:
+    for path in ["b/c/d.md", "a/b.py", "a.txt", "a-b.py", "a0.py", "B.py", "a/a/z.py"]:
+        write_file(root, path, "x\n")
+
+    first = [item.relative_path for item in walk_source(root, max_file_bytes=LIMIT)]
+    second = [item.relative_path for item in walk_source(root, max_file_bytes=LIMIT)]
+
+    assert first == sorted(first)
+    assert first == ["B.py", "a-b.py", "a.txt", "a/a/z.py", "a/b.py", "a0.py", "b/c/d.md"]
+    assert second == first
+
+
+def test_does_not_follow_a_directory_symlink_out_of_the_root(
+    root: Path, outside: Path, write_file: WriteFile
+) -> None:
+    write_file(root, "app.py", "x = 1\n")
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+
+    results = walk(root)
+
+    assert set(results) == {"app.py", "linked"}
+    link = skipped(results["linked"])
+    assert link.reason is SkipReason.SYMLINK_ESCAPES
+    assert str(outside) in link.detail
+
+
+def test_does_not_follow_a_directory_symlink_inside_the_root(
+    root: Path, write_file: WriteFile
+) -> None:
+    write_file(root, "real/module.py", "x = 1\n")
+    (root / "alias").symlink_to(root / "real", target_is_directory=True)
+    (root / "real" / "loop").symlink_to(root, target_is_directory=True)
+
+    assert list(walk(root)) == ["real/module.py"]
+
+
+def test_skips_a_file_symlink_that_escapes_the_root(root: Path, outside: Path) -> None:
+    (root / "config.py").symlink_to(outside / "secret.py")
+
+    item = skipped(walk(root)["config.py"])
+
+    assert item.reason is SkipReason.SYMLINK_ESCAPES
+    assert "outside the source root" in item.detail
+
+
+def test_reads_a_file_symlink_that_stays_inside_the_root(root: Path, write_file: WriteFile) -> None:
+    write_file(root, "real.py", "x = 1\n")
+    (root / "alias.py").symlink_to(root / "real.py")
+
+    results = walk(root)
+
+    alias = results["alias.py"]
+    assert isinstance(alias, ScannedFile)
+    assert alias.data == b"x = 1\n"
+    assert alias.language == "python"
+    assert alias.sha256 == hashlib.sha256(b"x = 1\n").hexdigest()
+
+
+def test_does_not_read_vcs_metadata_through_a_symlink(root: Path, write_file: WriteFile) -> None:
+    write_file(root, ".git/config", "[remote] url = https://token@example.com\n")
+    (root / "git-config").symlink_to(root / ".git" / "config")
+
+    assert walk(root) == {}
+
+
+def test_a_broken_symlink_is_unreadable(root: Path) -> None:
+    (root / "dangling.py").symlink_to(root / "missing.py")
+    (root / "loop.py").symlink_to(root / "loop.py")
+
+    results = walk(root)
+
+    assert skipped(results["dangling.py"]).reason is SkipReason.UNREADABLE
+    assert skipped(results["loop.py"]).reason is SkipReason.UNREADABLE
+
+
+def test_classifies_binary_undecodable_generated_and_oversize_files(
+    root: Path, write_file: WriteFile
+) -> None:
+    write_file(root, "logo.png", PNG_BYTES)
+    write_file(root, "logo-without-extension", PNG_BYTES)
+    write_file(root, "menu.txt", "caf\u00e9\n".encode("latin-1"))
+    write_file(root, "api/events_pb2.py", "x = 1\n")
+    write_file(root, "api/client.go", "// Code generated by mockgen. DO NOT EDIT.\npackage api\n")
+    write_file(root, "huge.py", b"x = 1\n" * (LIMIT // 6 + 1))
+    write_file(root, "ok.py", "x = 1\n")
+
+    reasons = {
+        path: item.reason if isinstance(item, SkippedFile) else None
+        for path, item in walk(root).items()
+    }
+
+    assert reasons == {
+        "api/client.go": SkipReason.GENERATED,
+        "api/events_pb2.py": SkipReason.GENERATED,
+        "huge.py": SkipReason.OVERSIZE,
+        "logo-without-extension": SkipReason.BINARY,
+        "logo.png": SkipReason.BINARY,
+        "menu.txt": SkipReason.UNDECODABLE,
+        "ok.py": None,
+    }
+
+
+def test_an_oversize_file_is_judged_by_its_size(root: Path) -> None:
+    # A sparse 1 TiB file: reading it would take hours, checking its size takes nothing.
+    with (root / "dump.sql").open("wb") as file:
+        file.truncate(1024**4)
+
+    item = skipped(walk(root)["dump.sql"])
+
+    assert item.reason is SkipReason.OVERSIZE
+    assert "1,099,511,627,776 bytes" in item.detail
+
+
+@pytest.mark.timeout(10)
+def test_a_fifo_is_skipped_without_blocking(root: Path) -> None:
+    os.mkfifo(root / "pipe")
+
+    item = skipped(walk(root)["pipe"])
+
+    assert item.reason is SkipReason.UNREADABLE
+
+
+def test_unreadable_files_and_directories_are_skipped_not_raised(
+    permission_root: Path, write_file: WriteFile, unprivileged: Unprivileged
+) -> None:
+    write_file(permission_root, "ok.py", "x = 1\n").chmod(0o644)
+    write_file(permission_root, "private.py", "x = 1\n").chmod(0o000)
+    write_file(permission_root, "locked/inner.py", "x = 1\n")
+    (permission_root / "locked").chmod(0o000)
+
+    with unprivileged():
+        results = walk(permission_root)
+
+    assert isinstance(results["ok.py"], ScannedFile)
+    private = skipped(results["private.py"])
+    assert private.reason is SkipReason.UNREADABLE
+    assert "ermission denied" in private.detail
+    assert skipped(results["locked"]).reason is SkipReason.UNREADABLE
+    assert "locked/inner.py" not in results
+
+
+def test_refuses_a_root_that_is_not_a_directory(root: Path, write_file: WriteFile) -> None:
+    file = write_file(root, "file.py", "x = 1\n")
+
+    with pytest.raises(InvalidSourceRoot):
+        list(walk_source(file, max_file_bytes=LIMIT))
+    with pytest.raises(InvalidSourceRoot):
+        list(walk_source(root / "missing", max_file_bytes=LIMIT))
+
+
+def test_relative_paths_are_relative_to_a_symlinked_root(
+    tmp_path: Path, root: Path, write_file: WriteFile
+) -> None:
+    write_file(root, "src/app.py", "x = 1\n")
+    root_link = tmp_path / "root-link"
+    root_link.symlink_to(root, target_is_directory=True)
+
+    assert list(walk(root_link)) == ["src/app.py"]
