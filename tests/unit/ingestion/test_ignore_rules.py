@@ -174,3 +174,13 @@ def test_directory_only_patterns_do_not_match_files() -> None:
 
     assert rules.is_excluded_entry("build", is_dir=True)
     assert not rules.is_excluded_entry("build", is_dir=False)
+
+
+def test_invalid_patterns_are_dropped_and_the_rest_still_apply(
+    tmp_path: Path, write_file: WriteFile
+) -> None:
+    write_file(tmp_path, ".gitignore", "!\n*.log\n\\\n")
+    write_file(tmp_path, "debug.log", "x\n")
+    write_file(tmp_path, "app.py", "x\n")
+
+    assert scanned_paths(tmp_path) == [".gitignore", "app.py"]

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsError as SourceError
 
 
 class SettingsError(RuntimeError):
@@ -109,3 +110,5 @@ def load_settings(cls: type[SettingsT], **overrides: Any) -> SettingsT:
             for err in exc.errors()
         )
         raise SettingsError(f"invalid settings for {cls.__name__}: {problems}") from exc
+    except SourceError as exc:
+        raise SettingsError(f"invalid settings for {cls.__name__}: {exc}") from exc

@@ -75,6 +75,7 @@ class EventBus:
         ack_wait_seconds: float = 120.0,
         retry_backoff_seconds: float = 0.5,
         max_age_days: float = 7.0,
+        graceful_timeout_seconds: float = 10.0,
     ) -> None:
         self.subjects = subjects or Subjects()
         self.max_deliver = max_deliver
@@ -86,6 +87,7 @@ class EventBus:
             middlewares=(NatsTelemetryMiddleware(tracer_provider=telemetry.provider),),
             logger=logging.getLogger("faststream"),
             max_reconnect_attempts=-1,
+            graceful_timeout=graceful_timeout_seconds,
         )
         self.stream = JStream(
             name=stream_name,

@@ -13,12 +13,13 @@ from locus.rpc.errors import (
     ServiceError,
     Unavailable,
 )
-from locus.rpc.lifecycle import run_until_signalled
+from locus.rpc.lifecycle import Component, ServiceRuntime, run_until_signalled
 from locus.rpc.server import RpcServer
 
 __all__ = [
     "AlreadyExists",
     "Cancelled",
+    "Component",
     "DeadlineExceeded",
     "FailedPrecondition",
     "InvalidArgument",
@@ -26,6 +27,7 @@ __all__ = [
     "PermissionDenied",
     "RpcServer",
     "ServiceError",
+    "ServiceRuntime",
     "Unavailable",
     "make_channel",
     "run_until_signalled",

@@ -71,9 +71,11 @@ def make_channel(
     )
 
 
-async def wait_until_serving(target: str, *, timeout: float = 30.0, service: str = "") -> None:
+async def wait_until_serving(
+    target: str, *, within_seconds: float = 30.0, service: str = ""
+) -> None:
     """Poll the standard health service until it answers SERVING, or raise TimeoutError."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + within_seconds
     last_error = "no answer"
     async with grpc.aio.insecure_channel(target) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
@@ -86,4 +88,4 @@ async def wait_until_serving(target: str, *, timeout: float = 30.0, service: str
             except grpc.aio.AioRpcError as error:
                 last_error = error.code().name
             await asyncio.sleep(0.1)
-    raise TimeoutError(f"{target} not SERVING after {timeout:.0f}s (last: {last_error})")
+    raise TimeoutError(f"{target} not SERVING after {within_seconds:.0f}s (last: {last_error})")

@@ -76,6 +76,9 @@ def _class_outline(
         first_line = source.start_line(statement)
         if first_line <= last_emitted:
             continue
+        if first_line > last_emitted + 1:
+            numbers.append(last_emitted + 1)
+            lines.append("")
         breaks.add(len(lines))
         member = own_chunk_by_outer_id.get(statement.id)
         if member is None:

@@ -4,6 +4,7 @@ A part starts at a statement boundary whenever it can; only a single statement t
 than the limits on its own is cut, and then only between lines, never inside one.
 """
 
+import bisect
 import hashlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -37,29 +38,38 @@ def plan_parts(
     offsets = [0]
     for length in line_lengths:
         offsets.append(offsets[-1] + length + 1)
-
-    def fits(start: int, end: int) -> bool:
-        chars = offsets[end] - offsets[start] - 1
-        return end - start <= policy.max_lines and chars <= policy.max_chars
-
     boundaries = sorted({index for index in breaks if 0 < index < count} | {count})
+    statement_starts = {0, *boundaries}
+
+    def furthest_end(first: int) -> int:
+        """The largest `end` for which lines `[first, end)` fit the limits."""
+        by_chars = bisect.bisect_right(offsets, offsets[first] + policy.max_chars + 1) - 1
+        return min(first + policy.max_lines, by_chars, count)
+
+    def fits(first: int, end: int) -> bool:
+        return end <= furthest_end(first)
 
     def furthest_boundary(first: int, after: int) -> int | None:
-        fitting = [end for end in boundaries if end > after and fits(first, end)]
-        return fitting[-1] if fitting else None
+        index = bisect.bisect_right(boundaries, furthest_end(first)) - 1
+        return boundaries[index] if index >= 0 and boundaries[index] > after else None
+
+    def next_boundary(after: int) -> int:
+        return boundaries[bisect.bisect_right(boundaries, after)]
 
     parts: list[tuple[int, int]] = []
     start = 0
     while start < count:
-        overlapped = max(start - policy.overlap_lines, parts[-1][0] + 1) if parts else start
-        first, end = overlapped, furthest_boundary(overlapped, start)
-        if end is None:
-            first, end = start, furthest_boundary(start, start)
-        if end is None:
-            first = overlapped if fits(overlapped, start + 1) else start
-            end = start + 1
-            while end < count and fits(first, end + 1):
-                end += 1
+        first = max(start - policy.overlap_lines, parts[-1][0] + 1) if parts else start
+        end = furthest_boundary(first, start)
+        if end is None and start in statement_starts:
+            # Dropping the overlap beats cutting a statement that would otherwise fit.
+            first = start
+            end = furthest_boundary(first, start)
+        if end is None or (end < count and not fits(end, next_boundary(end))):
+            # The next statement is too large for any part: fill this one line by line.
+            if not fits(first, start + 1):
+                first = start
+            end = max(start + 1, furthest_end(first))
         parts.append((first, end))
         start = end
     return parts

@@ -35,7 +35,7 @@ def extract(
     relative_path: str,
     source: bytes,
     language: str,
-    policy: ChunkingPolicy = DEFAULT_CHUNKING_POLICY,
+    chunk_settings: ChunkingPolicy = DEFAULT_CHUNKING_POLICY,
 ) -> FileAnalysis:
     """Analyse one file. Raises `UnsupportedLanguage` and `UndecodableSource` (not UTF-8).
 
@@ -89,6 +89,6 @@ def extract(
         symbols=tuple(symbols),
         relations=tuple(relations),
         dependencies=tuple(dependencies),
-        chunks=number_chunks(drafts, policy),
+        chunks=number_chunks(drafts, chunk_settings),
         parse_errors=count_parse_errors(root),
     )

@@ -49,7 +49,7 @@ def resolve_python_import(written: str, module_name: str, is_package: bool) -> s
         return written
     package = module_name.split(".") if is_package else module_name.split(".")[:-1]
     climb = level - 1
-    if climb > len(package):
+    if climb >= len(package):
         return None
     base = package[: len(package) - climb]
     remainder = written[level:]
@@ -59,6 +59,7 @@ def resolve_python_import(written: str, module_name: str, is_package: bool) -> s
 
 def python_docstring(literal: str) -> str:
     """Strips the prefix and quotes of a string literal and dedents it like `inspect.cleandoc`."""
+    literal = literal.replace("\r\n", "\n")
     opening = _LITERAL_OPENING.match(literal)
     if opening is None:
         return inspect.cleandoc(literal)

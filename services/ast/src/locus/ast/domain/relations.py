@@ -32,12 +32,10 @@ class _NameResolver:
     def __init__(
         self,
         compiled: CompiledLanguage,
-        module_name: str,
         definitions: list[Definition],
         bindings: dict[str, str],
     ) -> None:
         self._spec = compiled.spec
-        self._module_name = module_name
         self._bindings = bindings
         self._qualified_names = {definition.qualified_name for definition in definitions}
         self._module_members: dict[str, Definition] = {}
@@ -86,6 +84,16 @@ def _joined(module: str, name: str, separator: str) -> str:
     return f"{module}{name}" if module.endswith(separator) else f"{module}{separator}{name}"
 
 
+def _captured_text(
+    captures: dict[str, list[Node]], capture_name: str, source: SourceText
+) -> str | None:
+    """The first node captured under `capture_name`, with all whitespace removed."""
+    nodes = captures.get(capture_name)
+    if not nodes:
+        return None
+    return "".join(source.decode(nodes[0].start_byte, nodes[0].end_byte).split())
+
+
 def _collect_imports(
     root: Node, compiled: CompiledLanguage, source: SourceText, module_name: str, is_package: bool
 ) -> _Imports:
@@ -100,19 +108,13 @@ def _collect_imports(
     )
     seen_targets: set[str] = set()
     for captures in matches:
-
-        def captured(capture_name: str) -> str | None:
-            nodes = captures.get(capture_name)
-            if not nodes:
-                return None
-            return "".join(source.decode(nodes[0].start_byte, nodes[0].end_byte).split())
-
-        written_module = captured("import.module")
+        written_module = _captured_text(captures, "import.module", source)
         if written_module is None:
             continue
+        name = _captured_text(captures, "import.name", source)
+        alias = _captured_text(captures, "import.alias", source)
         line = source.start_line(captures["import.statement"][0])
         module = spec.resolve_import(written_module, module_name, is_package)
-        name, alias = captured("import.name"), captured("import.alias")
         if "import.wildcard" in captures:
             target_name = _joined(written_module, "*", separator)
             target_qualified_name = module
@@ -122,14 +124,12 @@ def _collect_imports(
             if target_qualified_name is not None:
                 imports.bindings[alias or name.split(separator)[0]] = target_qualified_name
         else:
+            # A plain `import a.b` binds `a`; `import a.b as x` binds `x` to `a.b`.
             target_name = written_module
             target_qualified_name = module
             if module is not None:
-                if alias is not None:
-                    imports.bindings[alias] = module
-                else:
-                    head = module.split(separator)[0]
-                    imports.bindings[head] = head
+                head = module.split(separator)[0]
+                imports.bindings[alias or head] = module if alias else head
         if target_name not in seen_targets:
             seen_targets.add(target_name)
             imports.relations.append(
@@ -233,7 +233,7 @@ def extract_relations(
     """Relations in the order contains, imports, inherits, calls (each in document order) and
     the file's dependencies in order of first import."""
     imports = _collect_imports(root, compiled, source, module_name, is_package)
-    resolver = _NameResolver(compiled, module_name, definitions, imports.bindings)
+    resolver = _NameResolver(compiled, definitions, imports.bindings)
     by_node_id = {definition.node.id: definition for definition in definitions}
     relations = [
         *_contains(definitions, module_name),

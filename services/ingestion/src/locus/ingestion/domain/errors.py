@@ -29,3 +29,35 @@ class PathEscapesRoot(IngestionError):
     def __init__(self, relative_path: str, message: str) -> None:
         super().__init__(message)
         self.relative_path = relative_path
+
+
+class InvalidRequest(IngestionError):
+    """A request value is empty, too long or malformed."""
+
+
+class ProjectNotFound(IngestionError):
+    """No project has that id or name."""
+
+
+class ProjectAlreadyExists(IngestionError):
+    """A project with that name exists already."""
+
+
+class SourceAlreadyExists(IngestionError):
+    """That directory is already a source of the project."""
+
+
+class NoSources(IngestionError):
+    """The project has no source root to scan yet."""
+
+
+class ScanInProgress(IngestionError):
+    """Another scan of the project has not completed yet."""
+
+
+class JobNotFound(IngestionError):
+    """No scan job has that id."""
+
+
+class ContentNotFound(IngestionError):
+    """No stored file content has that sha256."""

@@ -73,13 +73,16 @@ GENERATED_NAME = re.compile(
     re.VERBOSE,
 )
 
-# Marker lines that tools put at the top of files they write.
+# Marker lines that tools put at the top of files they write. "Automatically generated" counts
+# only where it opens the comment or follows "this file is/was", so prose such as "ops can be
+# automatically generated" in a hand-written docstring does not.
 GENERATED_HEADER = re.compile(
     r"""
     @generated
     | \bgenerated\b.*\bdo\ not\ edit\b
     | \bdo\ not\ edit\b.*\bgenerated\b
-    | \b(automatically|auto-?)\ ?generated\b
+    | ^\W*(automatically|auto)[\s-]?generated\b
+    | \b(file|code|module|source)\s+(is|was|has\s+been)\s+(automatically\s+|auto[\s-]?)generated\b
     """,
     re.IGNORECASE | re.VERBOSE,
 )

@@ -80,7 +80,7 @@ class IgnoreRules:
 
     def with_patterns(self, base: str, origin: str, lines: Iterable[str]) -> IgnoreRules:
         """Rules where `lines` (gitignore syntax) govern the subtree `base`, over earlier layers."""
-        spec = GitIgnoreSpec.from_lines(list(lines))
+        spec = _compile(list(lines))
         if not spec.patterns or all(pattern.include is None for pattern in spec.patterns):
             return self
         return IgnoreRules((*self.layers, IgnoreLayer(base, origin, spec)))
@@ -133,6 +133,22 @@ def load_root_rules(root: Path) -> IgnoreRules:
     if exclude_text is not None:
         rules = rules.with_patterns("", ".git/info/exclude", exclude_text.splitlines())
     return rules.with_directory_files(root, "")
+
+
+def _compile(lines: list[str]) -> GitIgnoreSpec:
+    """Compile gitignore lines, dropping invalid ones (such as a lone `!`) as git does."""
+    try:
+        return GitIgnoreSpec.from_lines(lines)
+    except ValueError:
+        return GitIgnoreSpec.from_lines([line for line in lines if _is_valid_pattern(line)])
+
+
+def _is_valid_pattern(line: str) -> bool:
+    try:
+        GitIgnoreSpec.from_lines([line])
+    except ValueError:
+        return False
+    return True
 
 
 def _read_ignore_file(root: Path, path: Path) -> str | None:

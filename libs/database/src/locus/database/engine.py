@@ -1,0 +1,59 @@
+"""Engine and session factory with the settings each backend needs."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.orm import DeclarativeBase
+
+
+def normalize_url(url: str) -> str:
+    """Accept plain ``postgresql://`` / ``sqlite:///`` URLs and pick the async drivers."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+asyncpg://" + url.split("://", 1)[1]
+    if url.startswith("sqlite:///"):
+        return "sqlite+aiosqlite:///" + url.split(":///", 1)[1]
+    return url
+
+
+class Database:
+    def __init__(self, url: str, *, echo: bool = False) -> None:
+        self.url = normalize_url(url)
+        self.is_sqlite = self.url.startswith("sqlite")
+        options: dict[str, Any] = {"echo": echo}
+        if not self.is_sqlite:
+            options.update(pool_size=10, max_overflow=10, pool_pre_ping=True)
+        self.engine: AsyncEngine = create_async_engine(self.url, **options)
+        if self.is_sqlite:
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    async def create_schema(self, base: type[DeclarativeBase]) -> None:
+        async with self.engine.begin() as connection:
+            await connection.run_sync(base.metadata.create_all)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()

@@ -1,0 +1,235 @@
+"""IngestionService over gRPC: validates requests, maps domain errors to status codes."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import TypeVar
+
+import grpc
+
+from locus.ingestion.adapters.tables import JobRow, ProjectRow, SourceRow
+from locus.ingestion.domain import errors
+from locus.ingestion.scanning import Ingestion, scan_stats
+from locus.rpc import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+)
+from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
+
+T = TypeVar("T")
+DEFAULT_PAGE = 100
+MAX_PAGE = 1000
+_STATES = {
+    "QUEUED": ingestion_pb2.SCAN_STATE_QUEUED,
+    "SCANNING": ingestion_pb2.SCAN_STATE_SCANNING,
+    "INDEXING": ingestion_pb2.SCAN_STATE_INDEXING,
+    "COMPLETED": ingestion_pb2.SCAN_STATE_COMPLETED,
+    "FAILED": ingestion_pb2.SCAN_STATE_FAILED,
+}
+
+
+@asynccontextmanager
+async def domain_errors() -> AsyncIterator[None]:
+    try:
+        yield
+    except (errors.InvalidRequest, errors.InvalidSourceRoot, errors.PathEscapesRoot) as e:
+        raise InvalidArgument(str(e)) from e
+    except errors.SourceRootNotAllowed as e:
+        raise PermissionDenied(str(e)) from e
+    except (errors.ProjectNotFound, errors.JobNotFound, errors.ContentNotFound) as e:
+        raise NotFound(str(e)) from e
+    except (errors.ProjectAlreadyExists, errors.SourceAlreadyExists) as e:
+        raise AlreadyExists(str(e)) from e
+    except (errors.ScanInProgress, errors.NoSources) as e:
+        raise FailedPrecondition(str(e)) from e
+
+
+def page_bounds(page_size: int, page_token: str) -> tuple[int, int]:
+    if page_size < 0:
+        raise InvalidArgument("page_size must not be negative")
+    limit = min(page_size or DEFAULT_PAGE, MAX_PAGE)
+    if not page_token:
+        return 0, limit
+    try:
+        offset = int(base64.urlsafe_b64decode(page_token.encode()).decode())
+    except ValueError:
+        raise InvalidArgument("page_token is not one this server issued") from None
+    if offset < 0:
+        raise InvalidArgument("page_token is not one this server issued")
+    return offset, limit
+
+
+def next_token(offset: int, limit: int, returned: int) -> str:
+    if returned < limit:
+        return ""
+    return base64.urlsafe_b64encode(str(offset + returned).encode()).decode()
+
+
+def project_message(row: ProjectRow) -> ingestion_pb2.Project:
+    message = ingestion_pb2.Project(
+        project_id=row.project_id,
+        name=row.name,
+        system=row.system,
+        subsystem=row.subsystem,
+        latest_snapshot_id=row.latest_snapshot_id,
+    )
+    message.created_at.FromDatetime(row.created_at)
+    return message
+
+
+def source_message(row: SourceRow) -> ingestion_pb2.Source:
+    message = ingestion_pb2.Source(
+        source_id=row.source_id,
+        project_id=row.project_id,
+        kind=ingestion_pb2.SOURCE_KIND_LOCAL_DIRECTORY,
+        path=row.path,
+        git_url=row.git_url,
+        git_ref=row.git_ref,
+    )
+    message.created_at.FromDatetime(row.created_at)
+    return message
+
+
+class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
+    def __init__(self, ingestion: Ingestion, required_stages: list[str]) -> None:
+        self._ingestion = ingestion
+        self._stages = required_stages
+
+    async def _call(self, work: Callable[[], Awaitable[T]]) -> T:
+        async with domain_errors():
+            return await work()
+
+    async def _job_message(self, job: JobRow) -> ingestion_pb2.ScanJob:
+        progress = await self._ingestion.job_progress(job)
+        message = ingestion_pb2.ScanJob(
+            job_id=job.job_id,
+            project_id=job.project_id,
+            snapshot_id=job.snapshot_id,
+            state=_STATES.get(job.state, ingestion_pb2.SCAN_STATE_UNSPECIFIED),
+            stats=scan_stats(job, progress),
+            error=job.error,
+            pending_stages=self._stages if job.state == "INDEXING" else [],
+        )
+        message.created_at.FromDatetime(job.created_at)
+        if job.completed_at:
+            message.completed_at.FromDatetime(job.completed_at)
+        return message
+
+    async def CreateProject(
+        self, request: ingestion_pb2.CreateProjectRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.Project:
+        row = await self._call(
+            lambda: self._ingestion.create_project(request.name, request.system, request.subsystem)
+        )
+        return project_message(row)
+
+    async def GetProject(
+        self, request: ingestion_pb2.GetProjectRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.Project:
+        return project_message(
+            await self._call(lambda: self._ingestion.get_project(request.project_id))
+        )
+
+    async def ListProjects(
+        self, request: ingestion_pb2.ListProjectsRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.ListProjectsResponse:
+        offset, limit = page_bounds(request.page.page_size, request.page.page_token)
+        rows = await self._ingestion.list_projects(offset, limit)
+        return ingestion_pb2.ListProjectsResponse(
+            projects=[project_message(r) for r in rows],
+            next_page_token=next_token(offset, limit, len(rows)),
+        )
+
+    async def AddSource(
+        self, request: ingestion_pb2.AddSourceRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.Source:
+        if not request.path and not request.git_url:
+            raise InvalidArgument("give the source's local directory in 'path'")
+        row = await self._call(
+            lambda: self._ingestion.add_source(
+                request.project_id, request.path, request.git_url, request.git_ref
+            )
+        )
+        return source_message(row)
+
+    async def ListSources(
+        self, request: ingestion_pb2.ListSourcesRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.ListSourcesResponse:
+        rows = await self._call(lambda: self._ingestion.list_sources(request.project_id))
+        return ingestion_pb2.ListSourcesResponse(sources=[source_message(r) for r in rows])
+
+    async def StartScan(
+        self, request: ingestion_pb2.StartScanRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.ScanJob:
+        job = await self._call(
+            lambda: self._ingestion.start_scan(request.project_id, list(request.source_ids))
+        )
+        return await self._job_message(job)
+
+    async def GetScan(
+        self, request: ingestion_pb2.GetScanRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.ScanJob:
+        job = await self._call(lambda: self._ingestion.get_job(request.job_id))
+        return await self._job_message(job)
+
+    async def ListSkippedFiles(
+        self, request: ingestion_pb2.ListSkippedFilesRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.ListSkippedFilesResponse:
+        job = await self._call(lambda: self._ingestion.get_job(request.job_id))
+        offset, limit = page_bounds(request.page.page_size, request.page.page_token)
+        rows = await self._ingestion.list_skipped(job.job_id, offset, limit)
+        return ingestion_pb2.ListSkippedFilesResponse(
+            files=[
+                ingestion_pb2.SkippedFile(
+                    relative_path=r.relative_path, reason=r.reason, detail=r.detail
+                )
+                for r in rows
+            ],
+            next_page_token=next_token(offset, limit, len(rows)),
+        )
+
+    async def ListFiles(
+        self, request: ingestion_pb2.ListFilesRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.ListFilesResponse:
+        project = await self._call(lambda: self._ingestion.get_project(request.project_id))
+        offset, limit = page_bounds(request.page.page_size, request.page.page_token)
+        rows = await self._ingestion.list_files(
+            project.project_id, request.path_prefix, offset, limit
+        )
+        return ingestion_pb2.ListFilesResponse(
+            files=[
+                ingestion_pb2.FileRecord(
+                    file_id=r.file_id,
+                    project_id=r.project_id,
+                    source_id=r.source_id,
+                    relative_path=r.relative_path,
+                    sha256=r.sha256,
+                    language=r.language,
+                    size_bytes=r.size_bytes,
+                    snapshot_id=r.snapshot_id,
+                )
+                for r in rows
+            ],
+            next_page_token=next_token(offset, limit, len(rows)),
+        )
+
+    async def GetFileContent(
+        self, request: ingestion_pb2.GetFileContentRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.GetFileContentResponse:
+        content = await self._call(
+            lambda: self._ingestion.file_content(
+                request.sha256, request.start_line, request.end_line
+            )
+        )
+        return ingestion_pb2.GetFileContentResponse(
+            sha256=content.sha256,
+            text=content.text,
+            start_line=content.start_line,
+            end_line=content.end_line,
+            total_lines=content.total_lines,
+        )

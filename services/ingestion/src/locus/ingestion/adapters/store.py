@@ -1,0 +1,316 @@
+"""The ingestion store: projects, sources, the current files of each project, scan jobs and
+their per-file, per-stage progress. One SQLAlchemy implementation for SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from locus.database import Database
+from locus.ingestion.adapters.tables import (
+    Base,
+    FileRow,
+    JobFileRow,
+    JobFileStageRow,
+    JobRow,
+    ProjectRow,
+    SkippedFileRow,
+    SourceRow,
+)
+from locus.ingestion.domain.errors import ProjectAlreadyExists, SourceAlreadyExists
+
+ACTIVE_STATES = ("QUEUED", "SCANNING", "INDEXING")
+
+
+@dataclass(frozen=True)
+class JobProgress:
+    total: int
+    parsed: int
+    indexed: int
+    failed: int
+
+    @property
+    def done(self) -> bool:
+        return self.indexed + self.failed >= self.total
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """Everything one scan changes, written in a single transaction."""
+
+    job_files: list[dict[str, object]]
+    inserted_files: list[dict[str, object]]
+    updated_files: list[dict[str, object]]
+    deleted_file_ids: list[str]
+    skipped: list[dict[str, object]]
+    stats: dict[str, int]
+    batches: int
+
+
+class IngestionStore:
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def initialize(self) -> None:
+        await self._db.create_schema(Base)
+
+    async def close(self) -> None:
+        await self._db.dispose()
+
+    async def ping(self) -> None:
+        async with self._db.sessions() as session:
+            await session.execute(select(1))
+
+    # projects and sources
+
+    async def create_project(self, row: ProjectRow) -> ProjectRow:
+        try:
+            async with self._db.transaction() as session:
+                session.add(row)
+        except IntegrityError:
+            raise ProjectAlreadyExists(f"a project named {row.name!r} exists already") from None
+        return row
+
+    async def find_project(self, id_or_name: str) -> ProjectRow | None:
+        async with self._db.sessions() as session:
+            row = await session.get(ProjectRow, id_or_name)
+            if row is None:
+                row = await session.scalar(select(ProjectRow).where(ProjectRow.name == id_or_name))
+            return row
+
+    async def list_projects(self, offset: int, limit: int) -> list[ProjectRow]:
+        async with self._db.sessions() as session:
+            rows = await session.scalars(
+                select(ProjectRow).order_by(ProjectRow.name).offset(offset).limit(limit)
+            )
+            return list(rows)
+
+    async def add_source(self, row: SourceRow) -> SourceRow:
+        try:
+            async with self._db.transaction() as session:
+                session.add(row)
+        except IntegrityError:
+            raise SourceAlreadyExists(f"{row.path or row.git_url} is already a source") from None
+        return row
+
+    async def list_sources(self, project_id: str) -> list[SourceRow]:
+        async with self._db.sessions() as session:
+            rows = await session.scalars(
+                select(SourceRow)
+                .where(SourceRow.project_id == project_id)
+                .order_by(SourceRow.created_at)
+            )
+            return list(rows)
+
+    # jobs
+
+    async def active_job(self, project_id: str) -> JobRow | None:
+        async with self._db.sessions() as session:
+            return await session.scalar(
+                select(JobRow)
+                .where(JobRow.project_id == project_id, JobRow.state.in_(ACTIVE_STATES))
+                .order_by(JobRow.created_at.desc())
+            )
+
+    async def create_job(self, row: JobRow) -> JobRow:
+        """Insert the job with the project's next snapshot sequence number."""
+        async with self._db.transaction() as session:
+            seq = await session.scalar(
+                update(ProjectRow)
+                .where(ProjectRow.project_id == row.project_id)
+                .values(last_snapshot_seq=ProjectRow.last_snapshot_seq + 1)
+                .returning(ProjectRow.last_snapshot_seq)
+            )
+            row.snapshot_seq = int(seq or 1)
+            session.add(row)
+        return row
+
+    async def get_job(self, job_id: str) -> JobRow | None:
+        async with self._db.sessions() as session:
+            return await session.get(JobRow, job_id)
+
+    async def set_job_state(
+        self,
+        job_id: str,
+        state: str,
+        now: datetime,
+        *,
+        error: str = "",
+        only_from: Sequence[str] = (),
+    ) -> bool:
+        async with self._db.transaction() as session:
+            statement = update(JobRow).where(JobRow.job_id == job_id)
+            if only_from:
+                statement = statement.where(JobRow.state.in_(only_from))
+            values: dict[str, object] = {"state": state, "updated_at": now}
+            if error:
+                values["error"] = error
+            if state in ("COMPLETED", "FAILED"):
+                values["completed_at"] = now
+            result = await session.execute(statement.values(**values))
+            return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    async def current_files(self, project_id: str, source_id: str) -> dict[str, tuple[str, str]]:
+        """relative_path → (file_id, sha256) for one source of a project."""
+        async with self._db.sessions() as session:
+            rows = await session.execute(
+                select(FileRow.relative_path, FileRow.file_id, FileRow.sha256).where(
+                    FileRow.project_id == project_id, FileRow.source_id == source_id
+                )
+            )
+            return {path: (file_id, sha) for path, file_id, sha in rows}
+
+    async def apply_scan(self, job_id: str, result: ScanResult, now: datetime) -> None:
+        """Record the job's changes and move the project's files to the new snapshot, atomically;
+        the job moves to INDEXING in the same transaction."""
+        async with self._db.transaction() as session:
+            await session.execute(delete(JobFileRow).where(JobFileRow.job_id == job_id))
+            await session.execute(delete(SkippedFileRow).where(SkippedFileRow.job_id == job_id))
+            for chunk in _chunks(result.job_files):
+                await session.execute(insert(JobFileRow), chunk)
+            for chunk in _chunks(result.skipped):
+                await session.execute(insert(SkippedFileRow), chunk)
+            for chunk in _chunks(result.inserted_files):
+                await session.execute(insert(FileRow), chunk)
+            for chunk in _chunks(result.updated_files):
+                await session.execute(update(FileRow), chunk)
+            for ids in _chunks(result.deleted_file_ids):
+                await session.execute(delete(FileRow).where(FileRow.file_id.in_(ids)))
+            await session.execute(
+                update(JobRow)
+                .where(JobRow.job_id == job_id)
+                .values(state="INDEXING", updated_at=now, batches=result.batches, **result.stats)
+            )
+
+    async def job_files(self, job_id: str) -> list[JobFileRow]:
+        async with self._db.sessions() as session:
+            rows = await session.scalars(
+                select(JobFileRow)
+                .where(JobFileRow.job_id == job_id)
+                .order_by(JobFileRow.batch_index, JobFileRow.relative_path)
+            )
+            return list(rows)
+
+    async def record_stage(
+        self, job_id: str, stage: str, reports: Iterable[tuple[str, str, str]]
+    ) -> None:
+        """Upsert (file_id, status, error) reports of one stage for files of the job."""
+        values = [
+            {"job_id": job_id, "file_id": f, "stage": stage, "status": s, "error": e}
+            for f, s, e in reports
+        ]
+        if not values:
+            return
+        async with self._db.transaction() as session:
+            known = set(
+                await session.scalars(
+                    select(JobFileRow.file_id).where(
+                        JobFileRow.job_id == job_id,
+                        JobFileRow.file_id.in_([v["file_id"] for v in values]),
+                    )
+                )
+            )
+            values = [v for v in values if v["file_id"] in known]
+            if values:
+                await _upsert_stages(session, values)
+
+    async def progress(self, job_id: str, required_stages: Sequence[str]) -> JobProgress:
+        async with self._db.sessions() as session:
+            total = await session.scalar(
+                select(func.count()).select_from(JobFileRow).where(JobFileRow.job_id == job_id)
+            )
+            stage_rows = await session.execute(
+                select(
+                    JobFileStageRow.file_id, JobFileStageRow.stage, JobFileStageRow.status
+                ).where(JobFileStageRow.job_id == job_id)
+            )
+        if not required_stages:
+            return JobProgress(total=int(total or 0), parsed=0, indexed=int(total or 0), failed=0)
+        by_file: dict[str, dict[str, str]] = {}
+        for file_id, stage, status in stage_rows:
+            by_file.setdefault(file_id, {})[stage] = status
+        first = required_stages[0] if required_stages else ""
+        parsed = sum(1 for stages in by_file.values() if first in stages)
+        failed = sum(1 for stages in by_file.values() if "FAILED" in stages.values())
+        indexed = sum(
+            1
+            for stages in by_file.values()
+            if "FAILED" not in stages.values() and all(s in stages for s in required_stages)
+        )
+        return JobProgress(total=int(total or 0), parsed=parsed, indexed=indexed, failed=failed)
+
+    async def complete_job(
+        self, job: JobRow, now: datetime, *, failed: bool, error: str = ""
+    ) -> bool:
+        """Move an INDEXING job to COMPLETED/FAILED; True only for the caller that did it."""
+        async with self._db.transaction() as session:
+            result = await session.execute(
+                update(JobRow)
+                .where(JobRow.job_id == job.job_id, JobRow.state.in_(ACTIVE_STATES))
+                .values(
+                    state="FAILED" if failed else "COMPLETED",
+                    error=error,
+                    updated_at=now,
+                    completed_at=now,
+                )
+            )
+            if not result.rowcount:  # type: ignore[attr-defined]
+                return False
+            await session.execute(
+                update(ProjectRow)
+                .where(ProjectRow.project_id == job.project_id)
+                .values(latest_snapshot_id=job.snapshot_id)
+            )
+            return True
+
+    async def list_skipped(self, job_id: str, offset: int, limit: int) -> list[SkippedFileRow]:
+        async with self._db.sessions() as session:
+            rows = await session.scalars(
+                select(SkippedFileRow)
+                .where(SkippedFileRow.job_id == job_id)
+                .order_by(SkippedFileRow.relative_path)
+                .offset(offset)
+                .limit(limit)
+            )
+            return list(rows)
+
+    async def list_files(
+        self, project_id: str, path_prefix: str, offset: int, limit: int
+    ) -> list[FileRow]:
+        async with self._db.sessions() as session:
+            statement = select(FileRow).where(FileRow.project_id == project_id)
+            if path_prefix:
+                statement = statement.where(FileRow.relative_path.startswith(path_prefix))
+            rows = await session.scalars(
+                statement.order_by(FileRow.relative_path).offset(offset).limit(limit)
+            )
+            return list(rows)
+
+    async def sha_is_known(self, sha256: str) -> bool:
+        async with self._db.sessions() as session:
+            found = await session.scalar(
+                select(JobFileRow.file_id).where(JobFileRow.sha256 == sha256).limit(1)
+            )
+            return found is not None
+
+
+async def _upsert_stages(session: AsyncSession, values: list[dict[str, object]]) -> None:
+    dialect = session.bind.dialect.name if session.bind else "sqlite"
+    module = postgresql if dialect == "postgresql" else sqlite
+    statement = module.insert(JobFileStageRow).values(values)
+    statement = statement.on_conflict_do_update(
+        index_elements=["job_id", "file_id", "stage"],
+        set_={"status": statement.excluded.status, "error": statement.excluded.error},
+    )
+    await session.execute(statement)
+
+
+def _chunks(items: Sequence[object], size: int = 500) -> Iterable[list]:  # type: ignore[type-arg]
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])

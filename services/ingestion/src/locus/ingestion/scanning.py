@@ -1,0 +1,488 @@
+"""Service layer of ingestion: projects and sources, scan jobs from request to completion.
+
+A scan runs in four steps, each safe to repeat after a crash or a redelivered event:
+1. ``start_scan`` creates a QUEUED job with the project's next snapshot number and publishes
+   ``scan.requested``.
+2. ``run_scan`` (on ``scan.requested``) walks each source in a worker thread, stores contents
+   by hash, diffs against the project's current files and, in one transaction, records the
+   job's changes, moves the files to the new snapshot and sets the job to INDEXING.
+3. It publishes the changes as ``files.changed`` batches with deterministic message IDs
+   (``files.changed:<job>:<batch>``), so a republished batch is deduplicated by JetStream.
+4. ``record_index_update`` (on ``index.updated``) records each stage's per-file results and
+   publishes ``scan.completed`` once every changed file is indexed by every required stage, or
+   reported failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from locus.ingestion.adapters.blob_store import BlobNotFound, FileBlobStore, is_sha256
+from locus.ingestion.adapters.store import IngestionStore, JobProgress, ScanResult
+from locus.ingestion.adapters.tables import (
+    FileRow,
+    JobRow,
+    ProjectRow,
+    SkippedFileRow,
+    SourceRow,
+)
+from locus.ingestion.domain.changes import batched, compute_changes
+from locus.ingestion.domain.errors import (
+    ContentNotFound,
+    IngestionError,
+    InvalidRequest,
+    JobNotFound,
+    NoSources,
+    ProjectNotFound,
+    ScanInProgress,
+)
+from locus.ingestion.domain.model import ChangeType, ScannedFile, SkippedFile
+from locus.ingestion.domain.naming import validate_label, validate_project_name
+from locus.ingestion.domain.scanner import walk_source
+from locus.ingestion.domain.source_paths import resolve_source_root
+from locus.ingestion.settings import IngestionSettings
+from locus.messaging import EventBus
+from locus.telemetry import current_request_id
+from locus.v1 import common_pb2, events_pb2
+
+log = logging.getLogger(__name__)
+
+MAX_PATH_LENGTH = 4096
+_CHANGE_TYPES = {
+    ChangeType.ADDED: common_pb2.CHANGE_TYPE_ADDED,
+    ChangeType.MODIFIED: common_pb2.CHANGE_TYPE_MODIFIED,
+    ChangeType.DELETED: common_pb2.CHANGE_TYPE_DELETED,
+}
+
+
+def file_id_for(project_id: str, source_id: str, relative_path: str) -> str:
+    digest = hashlib.sha256(f"{project_id}\0{source_id}\0{relative_path}".encode()).hexdigest()
+    return "f_" + digest[:30]
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+@dataclass(frozen=True)
+class FileContent:
+    sha256: str
+    text: str
+    start_line: int
+    end_line: int
+    total_lines: int
+
+
+@dataclass(frozen=True)
+class _WalkedSource:
+    current: dict[str, ScannedFile]  # relative path → file, contents stored, data dropped
+    skipped: list[SkippedFile]
+    bytes_read: int
+
+
+class Ingestion:
+    def __init__(
+        self,
+        settings: IngestionSettings,
+        store: IngestionStore,
+        blobs: FileBlobStore,
+        bus: EventBus,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._blobs = blobs
+        self._bus = bus
+        self._now = clock
+
+    # projects and sources
+
+    async def create_project(self, name: str, system: str, subsystem: str) -> ProjectRow:
+        row = ProjectRow(
+            project_id=_new_id("p"),
+            name=validate_project_name(name),
+            system=validate_label("system", system),
+            subsystem=validate_label("subsystem", subsystem),
+            created_at=self._now(),
+            latest_snapshot_id="",
+            last_snapshot_seq=0,
+        )
+        return await self._store.create_project(row)
+
+    async def get_project(self, id_or_name: str) -> ProjectRow:
+        id_or_name = id_or_name.strip()
+        if not id_or_name:
+            raise InvalidRequest("project_id must not be empty (give a project id or name)")
+        if len(id_or_name) > 100:
+            raise InvalidRequest("project_id is longer than 100 characters")
+        project = await self._store.find_project(id_or_name)
+        if project is None:
+            raise ProjectNotFound(
+                f"no project {id_or_name!r}; create it first (locus project create NAME)"
+            )
+        return project
+
+    async def list_projects(self, offset: int, limit: int) -> list[ProjectRow]:
+        return await self._store.list_projects(offset, limit)
+
+    async def add_source(
+        self, project_ref: str, path: str, git_url: str = "", git_ref: str = ""
+    ) -> SourceRow:
+        project = await self.get_project(project_ref)
+        if git_url:
+            raise InvalidRequest(
+                "git sources (url + ref) are not supported by this version yet; "
+                "clone the repository and add its directory"
+            )
+        if len(path) > MAX_PATH_LENGTH:
+            raise InvalidRequest(f"path is longer than {MAX_PATH_LENGTH} characters")
+        root = resolve_source_root(path, self._settings.allowed_bases)
+        row = SourceRow(
+            source_id=_new_id("src"),
+            project_id=project.project_id,
+            kind="local_directory",
+            path=str(root),
+            git_url="",
+            git_ref="",
+            created_at=self._now(),
+        )
+        return await self._store.add_source(row)
+
+    async def list_sources(self, project_ref: str) -> list[SourceRow]:
+        project = await self.get_project(project_ref)
+        return await self._store.list_sources(project.project_id)
+
+    # scans
+
+    async def start_scan(self, project_ref: str, source_ids: Sequence[str]) -> JobRow:
+        project = await self.get_project(project_ref)
+        sources = await self._store.list_sources(project.project_id)
+        if not sources:
+            raise NoSources(
+                f"project {project.name!r} has no source yet; add one (locus source add)"
+            )
+        unknown = set(source_ids) - {s.source_id for s in sources}
+        if unknown:
+            raise InvalidRequest(f"unknown source ids for {project.name!r}: {sorted(unknown)}")
+        active = await self._store.active_job(project.project_id)
+        if active is not None:
+            age = self._now() - _aware(active.updated_at)
+            if age < timedelta(seconds=self._settings.stale_job_seconds):
+                raise ScanInProgress(
+                    f"scan {active.job_id} of {project.name!r} is still {active.state.lower()}; "
+                    "wait for it (locus scan --wait) before starting another"
+                )
+            await self._store.set_job_state(
+                active.job_id, "FAILED", self._now(), error="stale: no progress reported"
+            )
+        now = self._now()
+        job = await self._store.create_job(
+            JobRow(
+                job_id=_new_id("job"),
+                project_id=project.project_id,
+                snapshot_id=_new_id("snap"),
+                snapshot_seq=0,
+                source_ids=",".join(source_ids),
+                state="QUEUED",
+                error="",
+                request_id=current_request_id() or "",
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        event = events_pb2.ScanRequested(
+            job_id=job.job_id,
+            project_id=job.project_id,
+            source_ids=list(source_ids),
+            snapshot_id=job.snapshot_id,
+            snapshot_seq=job.snapshot_seq,
+            request_id=job.request_id,
+        )
+        event.requested_at.FromDatetime(now)
+        await self._bus.publish(
+            self._bus.subjects.scan_requested, event, message_id=f"scan.requested:{job.job_id}"
+        )
+        return job
+
+    async def get_job(self, job_id: str) -> JobRow:
+        if not job_id.strip():
+            raise InvalidRequest("job_id must not be empty")
+        job = await self._store.get_job(job_id.strip())
+        if job is None:
+            raise JobNotFound(f"no scan job {job_id!r}")
+        return job
+
+    async def job_progress(self, job: JobRow) -> JobProgress:
+        return await self._store.progress(job.job_id, self._settings.required_stages)
+
+    async def run_scan(self, event: events_pb2.ScanRequested) -> None:
+        job = await self._store.get_job(event.job_id)
+        if job is None:
+            raise InvalidRequest(f"scan.requested for unknown job {event.job_id!r}")
+        if job.state in ("COMPLETED", "FAILED"):
+            return
+        if job.state in ("QUEUED", "SCANNING"):
+            await self._store.set_job_state(job.job_id, "SCANNING", self._now())
+            try:
+                await self._walk_and_record(job)
+            except (IngestionError, OSError) as error:
+                # The source vanished or left the allowed bases: retrying cannot help.
+                await self._store.set_job_state(job.job_id, "FAILED", self._now(), error=str(error))
+                await self._publish_completed(job, failed=True, error=str(error))
+                return
+        await self._publish_changes(job)
+        await self._complete_if_done(job)
+
+    async def _walk_and_record(self, job: JobRow) -> None:
+        sources = await self._store.list_sources(job.project_id)
+        wanted = set(filter(None, job.source_ids.split(",")))
+        job_files: list[dict[str, object]] = []
+        inserted: list[dict[str, object]] = []
+        updated: list[dict[str, object]] = []
+        deleted: list[str] = []
+        skipped: list[dict[str, object]] = []
+        stats = dict.fromkeys(
+            (
+                "files_seen",
+                "files_skipped",
+                "files_added",
+                "files_modified",
+                "files_deleted",
+                "files_unchanged",
+                "bytes_read",
+            ),
+            0,
+        )
+        for source in sources:
+            if wanted and source.source_id not in wanted:
+                continue
+            root = resolve_source_root(source.path, self._settings.allowed_bases)
+            walked = await asyncio.to_thread(self._walk, root)
+            previous = await self._store.current_files(job.project_id, source.source_id)
+            current = walked.current
+            changes = compute_changes(
+                {path: sha for path, (_, sha) in previous.items()},
+                {path: f.sha256 for path, f in current.items()},
+            )
+            stats["files_seen"] += len(current) + len(walked.skipped)
+            stats["files_skipped"] += len(walked.skipped)
+            stats["bytes_read"] += walked.bytes_read
+            stats["files_unchanged"] += len(current) - sum(
+                1 for c in changes if c.change_type != ChangeType.DELETED
+            )
+            for change in changes:
+                file_id = file_id_for(job.project_id, source.source_id, change.path)
+                scanned = current.get(change.path)
+                record: dict[str, object] = {
+                    "job_id": job.job_id,
+                    "file_id": file_id,
+                    "source_id": source.source_id,
+                    "relative_path": change.path,
+                    "change_type": change.change_type.value,
+                    "sha256": change.new_sha256 or "",
+                    "previous_sha256": change.old_sha256 or "",
+                    "language": (scanned.language or "") if scanned else "",
+                    "size_bytes": scanned.size_bytes if scanned else 0,
+                    "batch_index": 0,
+                }
+                job_files.append(record)
+                state = {
+                    "file_id": file_id,
+                    "sha256": change.new_sha256 or "",
+                    "language": record["language"],
+                    "size_bytes": record["size_bytes"],
+                    "snapshot_id": job.snapshot_id,
+                }
+                if change.change_type == ChangeType.ADDED:
+                    stats["files_added"] += 1
+                    inserted.append(
+                        {
+                            **state,
+                            "project_id": job.project_id,
+                            "source_id": source.source_id,
+                            "relative_path": change.path,
+                        }
+                    )
+                elif change.change_type == ChangeType.MODIFIED:
+                    stats["files_modified"] += 1
+                    updated.append(state)
+                else:
+                    stats["files_deleted"] += 1
+                    deleted.append(file_id)
+            skipped.extend(
+                {
+                    "job_id": job.job_id,
+                    "source_id": source.source_id,
+                    "relative_path": s.relative_path,
+                    "reason": s.reason.value,
+                    "detail": s.detail,
+                }
+                for s in walked.skipped
+            )
+        job_files.sort(key=lambda r: (str(r["source_id"]), str(r["relative_path"])))
+        batch_count = 0
+        for index, batch in enumerate(batched(job_files, self._settings.batch_size)):
+            for record in batch:
+                record["batch_index"] = index
+            batch_count = index + 1
+        await self._store.apply_scan(
+            job.job_id,
+            ScanResult(job_files, inserted, updated, deleted, skipped, stats, batch_count),
+            self._now(),
+        )
+        log.info(
+            "scan %s: %d seen, %d added, %d modified, %d deleted, %d skipped",
+            job.job_id,
+            stats["files_seen"],
+            stats["files_added"],
+            stats["files_modified"],
+            stats["files_deleted"],
+            stats["files_skipped"],
+        )
+
+    def _walk(self, root: Path) -> _WalkedSource:
+        current: dict[str, ScannedFile] = {}
+        skipped: list[SkippedFile] = []
+        bytes_read = 0
+        for item in walk_source(root, max_file_bytes=self._settings.max_file_bytes):
+            if isinstance(item, SkippedFile):
+                skipped.append(item)
+                continue
+            self._blobs.put(item.data)
+            bytes_read += item.size_bytes
+            current[item.relative_path] = ScannedFile(
+                item.relative_path, item.sha256, item.size_bytes, item.language, b""
+            )
+        return _WalkedSource(current, skipped, bytes_read)
+
+    async def _publish_changes(self, job: JobRow) -> None:
+        files = await self._store.job_files(job.job_id)
+        batches: dict[int, list[events_pb2.ChangedFile]] = {}
+        for row in files:
+            batches.setdefault(row.batch_index, []).append(
+                events_pb2.ChangedFile(
+                    file_id=row.file_id,
+                    source_id=row.source_id,
+                    relative_path=row.relative_path,
+                    change_type=_CHANGE_TYPES[ChangeType(row.change_type)],
+                    sha256=row.sha256,
+                    previous_sha256=row.previous_sha256,
+                    language=row.language,
+                    size_bytes=row.size_bytes,
+                )
+            )
+        for index in sorted(batches):
+            await self._bus.publish(
+                self._bus.subjects.files_changed,
+                events_pb2.FilesChanged(
+                    job_id=job.job_id,
+                    project_id=job.project_id,
+                    snapshot_id=job.snapshot_id,
+                    snapshot_seq=job.snapshot_seq,
+                    batch_index=index,
+                    files=batches[index],
+                ),
+                message_id=f"files.changed:{job.job_id}:{index}",
+            )
+
+    async def record_index_update(self, event: events_pb2.IndexUpdated) -> None:
+        if not event.job_id or not event.stage:
+            raise InvalidRequest("index.updated without job_id or stage")
+        job = await self._store.get_job(event.job_id)
+        if job is None:
+            log.warning("index.updated for unknown job %s ignored", event.job_id)
+            return
+        status_names = {
+            events_pb2.INDEX_STATUS_INDEXED: "INDEXED",
+            events_pb2.INDEX_STATUS_SKIPPED: "INDEXED",
+            events_pb2.INDEX_STATUS_FAILED: "FAILED",
+        }
+        await self._store.record_stage(
+            job.job_id,
+            event.stage,
+            [(f.file_id, status_names.get(f.status, "FAILED"), f.error) for f in event.files],
+        )
+        await self._complete_if_done(job)
+
+    async def _complete_if_done(self, job: JobRow) -> None:
+        fresh = await self._store.get_job(job.job_id)
+        if fresh is None or fresh.state != "INDEXING":
+            return
+        progress = await self.job_progress(fresh)
+        if not progress.done:
+            return
+        if await self._store.complete_job(fresh, self._now(), failed=False):
+            await self._publish_completed(fresh, failed=False, error="")
+
+    async def _publish_completed(self, job: JobRow, *, failed: bool, error: str) -> None:
+        fresh = await self._store.get_job(job.job_id) or job
+        progress = await self.job_progress(fresh)
+        event = events_pb2.ScanCompleted(
+            job_id=job.job_id,
+            project_id=job.project_id,
+            snapshot_id=job.snapshot_id,
+            stats=scan_stats(fresh, progress),
+            failed=failed,
+            error=error,
+        )
+        event.completed_at.FromDatetime(self._now())
+        await self._bus.publish(
+            self._bus.subjects.scan_completed, event, message_id=f"scan.completed:{job.job_id}"
+        )
+
+    async def list_skipped(self, job_id: str, offset: int, limit: int) -> list[SkippedFileRow]:
+        return await self._store.list_skipped(job_id, offset, limit)
+
+    async def list_files(
+        self, project_id: str, path_prefix: str, offset: int, limit: int
+    ) -> list[FileRow]:
+        return await self._store.list_files(project_id, path_prefix, offset, limit)
+
+    # content
+
+    async def file_content(self, sha256: str, start_line: int, end_line: int) -> FileContent:
+        sha256 = sha256.strip().lower()
+        if not is_sha256(sha256):
+            raise InvalidRequest("sha256 must be 64 hexadecimal characters")
+        if start_line < 0 or end_line < 0:
+            raise InvalidRequest("line numbers are 1-based; 0 means 'from the start / to the end'")
+        if end_line and start_line and end_line < start_line:
+            raise InvalidRequest(f"end_line {end_line} is before start_line {start_line}")
+        try:
+            data = await asyncio.to_thread(self._blobs.get, sha256)
+        except BlobNotFound:
+            raise ContentNotFound(f"no stored content with sha256 {sha256}") from None
+        lines = data.decode("utf-8-sig").splitlines(keepends=True)
+        total = len(lines)
+        first = start_line or 1
+        last = min(end_line or total, total)
+        if total and first > total:
+            raise InvalidRequest(f"start_line {first} is past the end of the file ({total} lines)")
+        return FileContent(sha256, "".join(lines[first - 1 : last]), first, last, total)
+
+
+def scan_stats(job: JobRow, progress: JobProgress) -> events_pb2.ScanStats:
+    return events_pb2.ScanStats(
+        files_seen=job.files_seen,
+        files_skipped=job.files_skipped,
+        files_added=job.files_added,
+        files_modified=job.files_modified,
+        files_deleted=job.files_deleted,
+        files_unchanged=job.files_unchanged,
+        bytes_read=job.bytes_read,
+        files_parsed=progress.parsed,
+        files_indexed=progress.indexed,
+        files_failed=progress.failed,
+    )
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

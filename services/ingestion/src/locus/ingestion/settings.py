@@ -1,0 +1,57 @@
+"""Ingestion settings (LOCUS_INGESTION_*). Fails fast on invalid values."""
+
+from __future__ import annotations
+
+import json
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import NoDecode, SettingsConfigDict
+
+from locus.config import ServiceSettings
+
+
+class IngestionSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="LOCUS_INGESTION_", extra="ignore")
+
+    service_name: str = "ingestion"
+    grpc_port: int = Field(default=50051, ge=0, le=65535)
+    # Source roots must resolve inside one of these directories (comma-separated or JSON list).
+    allowed_bases: Annotated[list[Path], NoDecode] = Field(default_factory=lambda: [Path.cwd()])
+    max_file_bytes: int = Field(default=1_048_576, gt=0)
+    batch_size: int = Field(default=64, ge=1, le=10_000)
+    # Downstream stages whose index.updated reports complete a scan job.
+    required_stages: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["ast"])
+    # A job still indexing after this long is failed, so a new scan of its project can start.
+    stale_job_seconds: float = Field(default=3600.0, gt=0)
+
+    @field_validator("allowed_bases", mode="before")
+    @classmethod
+    def _split_paths(cls, value: object) -> object:
+        if isinstance(value, str):
+            return json.loads(value) if value.startswith("[") else _split(value)
+        return value
+
+    @field_validator("required_stages", mode="before")
+    @classmethod
+    def _split_stages(cls, value: object) -> object:
+        if isinstance(value, str):
+            return json.loads(value) if value.startswith("[") else _split(value)
+        return value
+
+    @field_validator("allowed_bases")
+    @classmethod
+    def _resolve(cls, value: list[Path]) -> list[Path]:
+        if not value:
+            raise ValueError("at least one allowed base directory is required")
+        return [path.expanduser().resolve() for path in value]
+
+    @property
+    def blob_dir(self) -> Path:
+        return self.data_dir / "blobs"
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
