@@ -1,0 +1,57 @@
+"""Gateway settings (LOCUS_GATEWAY_*): where the peers are, how long each hop may take, the
+limits of Locate and Ask. Fails fast on invalid values."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+from pydantic_settings import SettingsConfigDict
+
+from locus.config import ServiceSettings
+
+
+class GatewaySettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="LOCUS_GATEWAY_", extra="ignore")
+
+    service_name: str = "gateway"
+    grpc_port: int = Field(default=50050, ge=0, le=65535)
+
+    # Deadline of each outbound call, per peer (the channel default is rpc_timeout_seconds).
+    ingestion_timeout_seconds: float = Field(default=10.0, gt=0)
+    ast_timeout_seconds: float = Field(default=10.0, gt=0)
+    retrieval_timeout_seconds: float = Field(default=15.0, gt=0)
+    impact_timeout_seconds: float = Field(default=10.0, gt=0)
+    # The whole answer stream (the LLM included) must finish within this.
+    answer_timeout_seconds: float = Field(default=300.0, gt=0)
+    audit_publish_timeout_seconds: float = Field(default=5.0, gt=0)
+
+    # Locate: how many chunks retrieval returns before ranking, and the result sizes.
+    search_top_k: int = Field(default=60, ge=1, le=500)
+    default_max_files: int = Field(default=10, ge=1)
+    default_max_symbols: int = Field(default=20, ge=1)
+    max_files_limit: int = Field(default=100, ge=1)
+    max_symbols_limit: int = Field(default=200, ge=1)
+    default_impact_depth: int = Field(default=2, ge=1)
+    max_impact_depth: int = Field(default=5, ge=1)
+    impact_seed_symbols: int = Field(default=5, ge=0, le=50)
+    impact_limit: int = Field(default=50, ge=1)
+    # Identifiers from the question looked up by exact name in the ast service (0 = none).
+    identifier_lookups: int = Field(default=8, ge=0, le=50)
+    enrich_max_relations: int = Field(default=20, ge=0)
+
+    # Ask: the context bundle sent to the answer service.
+    default_context_chunks: int = Field(default=8, ge=1)
+    max_context_chunks_limit: int = Field(default=32, ge=1)
+    answer_max_tokens: int = Field(default=1024, ge=1)
+    answer_min_relevance: float = Field(default=0.0, ge=0.0)
+
+    @model_validator(mode="after")
+    def _defaults_within_limits(self) -> GatewaySettings:
+        for default, limit in (
+            ("default_max_files", "max_files_limit"),
+            ("default_max_symbols", "max_symbols_limit"),
+            ("default_impact_depth", "max_impact_depth"),
+            ("default_context_chunks", "max_context_chunks_limit"),
+        ):
+            if getattr(self, default) > getattr(self, limit):
+                raise ValueError(f"{default} must not exceed {limit}")
+        return self

@@ -1,0 +1,184 @@
+"""The ingestion service in-process over real gRPC and a real nats-server: projects, sources,
+scans with nothing downstream required, content by hash, and every bad-input status."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from locus.ingestion.main import build
+from locus.ingestion.settings import IngestionSettings
+from locus.messaging import EmbeddedNatsServer
+from locus.rpc import make_channel
+from locus.v1 import common_pb2, ingestion_pb2, ingestion_pb2_grpc
+
+pytestmark = pytest.mark.integration
+
+Stub = ingestion_pb2_grpc.IngestionServiceStub
+
+
+@pytest.fixture
+async def stub(
+    nats_server: EmbeddedNatsServer, tmp_path: Path
+) -> AsyncIterator[tuple[Stub, Path]]:
+    allowed = tmp_path / "repos"
+    allowed.mkdir()
+    settings = IngestionSettings(
+        nats_url=nats_server.url,
+        grpc_port=0,
+        data_dir=tmp_path / "data",
+        allowed_bases=[allowed],
+        required_stages=[],
+    )
+    runtime = build(settings)
+    await runtime.start()
+    async with make_channel(runtime.address, None) as channel:
+        yield Stub(channel), allowed
+    await runtime.stop()
+
+
+async def code_of(call: object) -> tuple[grpc.StatusCode, str]:
+    try:
+        await call  # type: ignore[misc]
+    except grpc.aio.AioRpcError as error:
+        return error.code(), error.details() or ""
+    raise AssertionError("the call succeeded")
+
+
+async def wait_done(stub: Stub, job_id: str) -> ingestion_pb2.ScanJob:
+    for _ in range(200):
+        job = await stub.GetScan(ingestion_pb2.GetScanRequest(job_id=job_id))
+        if job.state in (ingestion_pb2.SCAN_STATE_COMPLETED, ingestion_pb2.SCAN_STATE_FAILED):
+            return job
+        await asyncio.sleep(0.05)
+    raise AssertionError("scan did not finish")
+
+
+async def test_project_validation(stub: tuple[Stub, Path]) -> None:
+    api, _ = stub
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="shop", subsystem="billing"))
+    cases = {
+        "": grpc.StatusCode.INVALID_ARGUMENT,
+        "x" * 101: grpc.StatusCode.INVALID_ARGUMENT,
+        "two words": grpc.StatusCode.INVALID_ARGUMENT,
+        "shop": grpc.StatusCode.ALREADY_EXISTS,
+    }
+    for name, expected in cases.items():
+        code, message = await code_of(api.CreateProject(ingestion_pb2.CreateProjectRequest(name=name)))
+        assert code == expected, (name, message)
+        assert message
+    code, message = await code_of(api.GetProject(ingestion_pb2.GetProjectRequest(project_id="nope")))
+    assert (code, "create it first" in message) == (grpc.StatusCode.NOT_FOUND, True)
+    by_name = await api.GetProject(ingestion_pb2.GetProjectRequest(project_id="shop"))
+    assert by_name.subsystem == "billing"
+
+
+async def test_source_roots_never_escape_the_allowed_bases(
+    stub: tuple[Stub, Path], tmp_path: Path
+) -> None:
+    api, allowed = stub
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    escape = allowed / "sneaky"
+    escape.symlink_to(outside)
+    for path in (str(outside), str(escape), "/etc"):
+        code, message = await code_of(
+            api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=path))
+        )
+        assert code == grpc.StatusCode.PERMISSION_DENIED, path
+        assert "LOCUS_INGESTION_ALLOWED_BASES" in message
+    code, _ = await code_of(
+        api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(allowed / "absent")))
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    code, _ = await code_of(
+        api.AddSource(ingestion_pb2.AddSourceRequest(project_id="ghost", path=str(allowed)))
+    )
+    assert code == grpc.StatusCode.NOT_FOUND
+
+
+async def test_scan_records_files_skips_with_reasons_and_serves_content(
+    stub: tuple[Stub, Path],
+) -> None:
+    api, allowed = stub
+    repo = allowed / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    source = "def retry_limit():\n    return 3\n"
+    (repo / "pkg" / "policy.py").write_text(source)
+    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (repo / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    (repo / ".gitignore").write_text("ignored/\n")
+    (repo / "ignored").mkdir()
+    (repo / "ignored" / "x.py").write_text("x = 1\n")
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
+    code, _ = await code_of(api.StartScan(ingestion_pb2.StartScanRequest(project_id="p")))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION  # no source yet
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(repo)))
+    job = await wait_done(api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id)
+    assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED
+    assert job.stats.files_added == 2  # policy.py and .gitignore
+    skipped = await api.ListSkippedFiles(ingestion_pb2.ListSkippedFilesRequest(job_id=job.job_id))
+    reasons = {f.relative_path: f.reason for f in skipped.files}
+    assert reasons == {"latin1.txt": "undecodable", "logo.png": "binary"}
+    files = await api.ListFiles(ingestion_pb2.ListFilesRequest(project_id="p", path_prefix="pkg/"))
+    assert [f.relative_path for f in files.files] == ["pkg/policy.py"]
+    sha = hashlib.sha256(source.encode()).hexdigest()
+    assert files.files[0].sha256 == sha
+    content = await api.GetFileContent(
+        ingestion_pb2.GetFileContentRequest(sha256=sha, start_line=2, end_line=2)
+    )
+    assert (content.text, content.total_lines) == ("    return 3\n", 2)
+    bad = {
+        "nothex": grpc.StatusCode.INVALID_ARGUMENT,
+        "0" * 64: grpc.StatusCode.NOT_FOUND,
+    }
+    for digest, expected in bad.items():
+        code, _ = await code_of(
+            api.GetFileContent(ingestion_pb2.GetFileContentRequest(sha256=digest))
+        )
+        assert code == expected
+    code, _ = await code_of(
+        api.GetFileContent(ingestion_pb2.GetFileContentRequest(sha256=sha, start_line=3, end_line=1))
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_rescan_is_incremental(stub: tuple[Stub, Path]) -> None:
+    api, allowed = stub
+    repo = allowed / "repo"
+    repo.mkdir()
+    for name in ("a.py", "b.py", "c.py"):
+        (repo / name).write_text(f"# {name}\n")
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(repo)))
+    first = await wait_done(api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id)
+    assert first.stats.files_added == 3
+    (repo / "a.py").write_text("# changed\n")
+    os.remove(repo / "b.py")
+    (repo / "d.py").write_text("# new\n")
+    second = await wait_done(api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id)
+    stats = second.stats
+    assert (stats.files_added, stats.files_modified, stats.files_deleted, stats.files_unchanged) == (
+        1, 1, 1, 1,
+    )
+    listed = await api.ListFiles(
+        ingestion_pb2.ListFilesRequest(project_id="p", page=common_pb2.PageRequest(page_size=2))
+    )
+    assert [f.relative_path for f in listed.files] == ["a.py", "c.py"]
+    rest = await api.ListFiles(
+        ingestion_pb2.ListFilesRequest(
+            project_id="p", page=common_pb2.PageRequest(page_token=listed.next_page_token)
+        )
+    )
+    assert [f.relative_path for f in rest.files] == ["d.py"]
+    third = await wait_done(api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id)
+    assert (third.stats.files_added, third.stats.files_modified, third.stats.files_deleted) == (0, 0, 0)
+    project = await api.GetProject(ingestion_pb2.GetProjectRequest(project_id="p"))
+    assert project.latest_snapshot_id == third.snapshot_id

@@ -1,0 +1,51 @@
+"""Settings: stack-wide variables, per-service precedence, failing fast with a clear message."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic_settings import SettingsConfigDict
+
+from locus.config import ServiceSettings, SettingsError, load_settings
+
+pytestmark = pytest.mark.unit
+
+
+class DemoSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="LOCUS_DEMO_", extra="ignore")
+
+
+def test_stack_wide_variable_applies_to_every_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOCUS_NATS_URL", "nats://10.0.0.1:4222")
+    assert load_settings(DemoSettings).nats_url == "nats://10.0.0.1:4222"
+
+
+def test_service_variable_wins_over_stack_wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOCUS_NATS_URL", "nats://shared:4222")
+    monkeypatch.setenv("LOCUS_DEMO_NATS_URL", "nats://mine:4222")
+    assert load_settings(DemoSettings).nats_url == "nats://mine:4222"
+
+
+def test_peer_addresses_come_from_locus_name_addr(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOCUS_AST_ADDR", "ast.locus.svc:50052")
+    assert load_settings(DemoSettings).peers.ast_addr == "ast.locus.svc:50052"
+
+
+def test_invalid_value_fails_fast_naming_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOCUS_DEMO_GRPC_PORT", "70000")
+    with pytest.raises(SettingsError, match="LOCUS_DEMO_GRPC_PORT"):
+        load_settings(DemoSettings)
+
+
+def test_bad_nats_scheme_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOCUS_DEMO_NATS_URL", "http://localhost:4222")
+    with pytest.raises(SettingsError, match="nats://"):
+        load_settings(DemoSettings)
+
+
+def test_sqlite_default_lives_in_data_dir(tmp_path: object) -> None:
+    settings = DemoSettings(data_dir=tmp_path)  # type: ignore[arg-type]
+    url = settings.sqlalchemy_url("demo.db")
+    assert url.startswith("sqlite+aiosqlite:///") and url.endswith("demo.db")
+    assert DemoSettings(database_url="postgresql://u@h/db").sqlalchemy_url("x.db") == (
+        "postgresql://u@h/db"
+    )
