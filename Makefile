@@ -12,7 +12,7 @@ LIBS := libs/contracts libs/config libs/telemetry libs/database libs/messaging l
 SERVICES := services/ingestion services/ast
 PYPROJECTS := $(foreach p,$(LIBS) $(SERVICES),$(p)/pyproject.toml)
 DEV_DEPS := pytest==9.2.0 pytest-asyncio==1.5.0 pytest-timeout==2.4.0 ruff==0.17.5 mypy==2.4.1 \
-	types-protobuf grpc-stubs
+	types-protobuf
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
 .DEFAULT_GOAL := help

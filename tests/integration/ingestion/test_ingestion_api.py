@@ -24,9 +24,7 @@ Stub = ingestion_pb2_grpc.IngestionServiceStub
 
 
 @pytest.fixture
-async def stub(
-    nats_server: EmbeddedNatsServer, tmp_path: Path
-) -> AsyncIterator[tuple[Stub, Path]]:
+async def stub(nats_server: EmbeddedNatsServer, tmp_path: Path) -> AsyncIterator[tuple[Stub, Path]]:
     allowed = tmp_path / "repos"
     allowed.mkdir()
     settings = IngestionSettings(
@@ -70,10 +68,14 @@ async def test_project_validation(stub: tuple[Stub, Path]) -> None:
         "shop": grpc.StatusCode.ALREADY_EXISTS,
     }
     for name, expected in cases.items():
-        code, message = await code_of(api.CreateProject(ingestion_pb2.CreateProjectRequest(name=name)))
+        code, message = await code_of(
+            api.CreateProject(ingestion_pb2.CreateProjectRequest(name=name))
+        )
         assert code == expected, (name, message)
         assert message
-    code, message = await code_of(api.GetProject(ingestion_pb2.GetProjectRequest(project_id="nope")))
+    code, message = await code_of(
+        api.GetProject(ingestion_pb2.GetProjectRequest(project_id="nope"))
+    )
     assert (code, "create it first" in message) == (grpc.StatusCode.NOT_FOUND, True)
     by_name = await api.GetProject(ingestion_pb2.GetProjectRequest(project_id="shop"))
     assert by_name.subsystem == "billing"
@@ -121,7 +123,9 @@ async def test_scan_records_files_skips_with_reasons_and_serves_content(
     code, _ = await code_of(api.StartScan(ingestion_pb2.StartScanRequest(project_id="p")))
     assert code == grpc.StatusCode.FAILED_PRECONDITION  # no source yet
     await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(repo)))
-    job = await wait_done(api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id)
+    job = await wait_done(
+        api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id
+    )
     assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED
     assert job.stats.files_added == 2  # policy.py and .gitignore
     skipped = await api.ListSkippedFiles(ingestion_pb2.ListSkippedFilesRequest(job_id=job.job_id))
@@ -145,7 +149,9 @@ async def test_scan_records_files_skips_with_reasons_and_serves_content(
         )
         assert code == expected
     code, _ = await code_of(
-        api.GetFileContent(ingestion_pb2.GetFileContentRequest(sha256=sha, start_line=3, end_line=1))
+        api.GetFileContent(
+            ingestion_pb2.GetFileContentRequest(sha256=sha, start_line=3, end_line=1)
+        )
     )
     assert code == grpc.StatusCode.INVALID_ARGUMENT
 
@@ -158,15 +164,27 @@ async def test_rescan_is_incremental(stub: tuple[Stub, Path]) -> None:
         (repo / name).write_text(f"# {name}\n")
     await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
     await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(repo)))
-    first = await wait_done(api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id)
+    first = await wait_done(
+        api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id
+    )
     assert first.stats.files_added == 3
     (repo / "a.py").write_text("# changed\n")
     os.remove(repo / "b.py")
     (repo / "d.py").write_text("# new\n")
-    second = await wait_done(api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id)
+    second = await wait_done(
+        api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id
+    )
     stats = second.stats
-    assert (stats.files_added, stats.files_modified, stats.files_deleted, stats.files_unchanged) == (
-        1, 1, 1, 1,
+    assert (
+        stats.files_added,
+        stats.files_modified,
+        stats.files_deleted,
+        stats.files_unchanged,
+    ) == (
+        1,
+        1,
+        1,
+        1,
     )
     listed = await api.ListFiles(
         ingestion_pb2.ListFilesRequest(project_id="p", page=common_pb2.PageRequest(page_size=2))
@@ -178,7 +196,13 @@ async def test_rescan_is_incremental(stub: tuple[Stub, Path]) -> None:
         )
     )
     assert [f.relative_path for f in rest.files] == ["d.py"]
-    third = await wait_done(api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id)
-    assert (third.stats.files_added, third.stats.files_modified, third.stats.files_deleted) == (0, 0, 0)
+    third = await wait_done(
+        api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id
+    )
+    assert (third.stats.files_added, third.stats.files_modified, third.stats.files_deleted) == (
+        0,
+        0,
+        0,
+    )
     project = await api.GetProject(ingestion_pb2.GetProjectRequest(project_id="p"))
     assert project.latest_snapshot_id == third.snapshot_id

@@ -16,8 +16,8 @@ from locus.v1 import events_pb2
 pytestmark = pytest.mark.integration
 
 
-async def wait_for(condition: Callable[[], bool], timeout: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
+async def wait_for(condition: Callable[[], bool], within_seconds: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + within_seconds
     while not condition():
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("condition not met in time")
@@ -33,7 +33,10 @@ async def bus_factory(
 
     async def make(register: Callable[[EventBus], None], **options: object) -> EventBus:
         bus = EventBus(
-            nats_server.url, telemetry, retry_backoff_seconds=0.05, **options  # type: ignore[arg-type]
+            nats_server.url,
+            telemetry,
+            retry_backoff_seconds=0.05,
+            **options,  # type: ignore[arg-type]
         )
         register(bus)
         await bus.start()
@@ -45,7 +48,9 @@ async def bus_factory(
         await bus.stop()
 
 
-async def test_same_message_id_is_delivered_once(bus_factory: Callable[..., Awaitable[EventBus]]) -> None:
+async def test_same_message_id_is_delivered_once(
+    bus_factory: Callable[..., Awaitable[EventBus]],
+) -> None:
     seen: list[str] = []
 
     async def handler(event: events_pb2.ScanRequested, delivery: Delivery) -> None:

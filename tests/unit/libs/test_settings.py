@@ -45,7 +45,8 @@ def test_bad_nats_scheme_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_sqlite_default_lives_in_data_dir(tmp_path: object) -> None:
     settings = DemoSettings(data_dir=tmp_path)  # type: ignore[arg-type]
     url = settings.sqlalchemy_url("demo.db")
-    assert url.startswith("sqlite+aiosqlite:///") and url.endswith("demo.db")
+    assert url.startswith("sqlite+aiosqlite:///")
+    assert url.endswith("demo.db")
     assert DemoSettings(database_url="postgresql://u@h/db").sqlalchemy_url("x.db") == (
         "postgresql://u@h/db"
     )

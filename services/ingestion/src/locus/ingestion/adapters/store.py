@@ -201,7 +201,7 @@ class IngestionStore:
         self, job_id: str, stage: str, reports: Iterable[tuple[str, str, str]]
     ) -> None:
         """Upsert (file_id, status, error) reports of one stage for files of the job."""
-        values = [
+        values: list[dict[str, object]] = [
             {"job_id": job_id, "file_id": f, "stage": stage, "status": s, "error": e}
             for f, s, e in reports
         ]
