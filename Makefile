@@ -12,11 +12,11 @@ LIBS := libs/contracts libs/config libs/telemetry libs/database libs/messaging l
 SERVICES := services/ingestion services/ast
 PYPROJECTS := $(foreach p,$(LIBS) $(SERVICES),$(p)/pyproject.toml)
 DEV_DEPS := pytest==9.2.0 pytest-asyncio==1.5.0 pytest-timeout==2.4.0 ruff==0.17.5 mypy==2.4.1 \
-	types-protobuf
+	types-protobuf pyyaml==6.0.3
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup protos lint format test test-unit test-integration demo up bench clean
+.PHONY: help setup protos lint format test test-unit test-integration demo up bench clean deploy-check
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -61,6 +61,9 @@ up: setup ## start nats-server and every service locally (Ctrl-C stops them)
 
 demo: setup ## setup, start the stack, scan this repository and show what Locus found
 	bash deploy/demo.sh
+
+deploy-check: setup ## render the Helm chart; validate it, the compose file and the Dockerfiles (tools from PyPI)
+	bash deploy/check.sh
 
 clean: ## remove the venv, generated code and local state
 	rm -rf $(VENV) $(PROTO_OUT)/locus/v1 .locus .mypy_cache .ruff_cache .pytest_cache
