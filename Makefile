@@ -9,14 +9,14 @@ PROTO_SRC := $(wildcard protos/locus/v1/*.proto)
 PROTO_OUT := libs/contracts/src
 PROTO_STAMP := $(PROTO_OUT)/locus/v1/.generated
 LIBS := libs/contracts libs/config libs/telemetry libs/database libs/messaging libs/rpc libs/cli
-SERVICES := services/ingestion services/ast
+SERVICES := services/ingestion services/ast services/retrieval services/impact services/answer services/gateway
 PYPROJECTS := $(foreach p,$(LIBS) $(SERVICES),$(p)/pyproject.toml)
 DEV_DEPS := pytest==9.2.0 pytest-asyncio==1.5.0 pytest-timeout==2.4.0 ruff==0.17.5 mypy==2.4.1 \
 	types-protobuf pyyaml==6.0.3
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup protos lint format test test-unit test-integration demo up bench clean deploy-check
+.PHONY: help setup protos lint format test test-unit test-integration demo up down bench clean deploy-check
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -56,8 +56,14 @@ test: lint ## lint, then every test (unit, contract, integration, e2e) on real p
 test-unit: setup ## only the pure-logic unit tests
 	$(VENV)/bin/pytest -q tests/unit
 
+test-integration: setup ## only the integration tests (real nats-server, gRPC, stores)
+	$(VENV)/bin/pytest -q -m integration
+
 up: setup ## start nats-server and every service locally (Ctrl-C stops them)
 	$(VENV)/bin/locus up
+
+down: setup ## stop the stack started by make up / locus up
+	$(VENV)/bin/locus down
 
 demo: setup ## setup, start the stack, scan this repository and show what Locus found
 	bash deploy/demo.sh

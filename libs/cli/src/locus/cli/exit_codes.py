@@ -30,6 +30,7 @@ _USAGE_STATUSES = frozenset(
 )
 
 START_HINT = "is the stack running? start it with `locus up`"
+DOWNSTREAM_HINT = "a service it needs is down or not installed; `locus status` shows which"
 
 
 class CliError(Exception):
@@ -53,11 +54,14 @@ def exit_code_for(status: grpc.StatusCode) -> ExitCode:
     return ExitCode.FAILED
 
 
-def describe_rpc_error(status: grpc.StatusCode, details: str | None, request_id: str) -> str:
-    """One readable error: ``NOT_FOUND: no project 'x'; create it first`` plus the request ID."""
+def describe_rpc_error(
+    status: grpc.StatusCode, details: str | None, request_id: str, *, from_server: bool = False
+) -> str:
+    """One readable error: ``NOT_FOUND: no project 'x'; create it first`` plus the request ID.
+    ``from_server``: a service answered (so it runs, and something behind it is unavailable)."""
     message = (details or "").strip() or "no details from the server"
     lines = [f"{status.name}: {message}"]
     if status == grpc.StatusCode.UNAVAILABLE:
-        lines.append(START_HINT)
+        lines.append(DOWNSTREAM_HINT if from_server else START_HINT)
     lines.append(f"request id: {request_id}")
     return "\n".join(lines)

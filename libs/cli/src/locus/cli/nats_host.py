@@ -1,4 +1,4 @@
-"""``python -m locus.cli.nats_host STORE_DIR``: runs the stack's EmbeddedNatsServer for ``locus up``.
+"""``python -m locus.cli.nats_host STORE_DIR``: the stack's EmbeddedNatsServer for ``locus up``.
 
 ``locus up`` starts this in its own session, so a Ctrl-C in the terminal reaches only ``locus up``,
 which stops the services first and this process (and with it nats-server) last. EmbeddedNatsServer

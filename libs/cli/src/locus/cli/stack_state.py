@@ -125,16 +125,21 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def load_state(state_file: Path) -> StackState | None:
-    """The stack described by ``state_file`` if its ``locus up`` process still runs."""
+def read_state(state_file: Path) -> StackState | None:
+    """What ``state_file`` says, whether or not that stack still runs."""
     data = _read_json(state_file)
     if data is None:
         return None
     try:
-        state = StackState.from_json(data)
+        return StackState.from_json(data)
     except (KeyError, TypeError, ValueError):
         return None
-    return state if process_is_alive(state.supervisor_pid) else None
+
+
+def load_state(state_file: Path) -> StackState | None:
+    """The stack described by ``state_file`` if its ``locus up`` process still runs."""
+    state = read_state(state_file)
+    return state if state is not None and process_is_alive(state.supervisor_pid) else None
 
 
 def find_running_stack() -> StackState | None:

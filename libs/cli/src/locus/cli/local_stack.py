@@ -1,0 +1,487 @@
+"""``locus up``: the whole system on one machine. An embedded nats-server and each installed
+service as its own process (``python -m locus.<name>``) with its own port, data dir, log file and
+environment; ready once every health check says SERVING; stopped in reverse order on Ctrl-C or
+SIGTERM, nats-server last; torn down with a non-zero exit when any of them dies."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from locus.cli.exit_codes import CliError, ExitCode
+from locus.cli.stack_state import (
+    STATE_FILE_NAME,
+    RunningProcess,
+    StackState,
+    process_is_alive,
+    read_state,
+    remove_state,
+    write_state,
+)
+from locus.cli.terminal_output import make_console
+from locus.rpc import wait_until_serving
+
+T = TypeVar("T")
+
+HOST = "127.0.0.1"
+# Dependency order: a service starts after the ones it calls or consumes from.
+SERVICE_ORDER = ("ingestion", "ast", "retrieval", "impact", "answer", "gateway")
+DEFAULT_PORTS = {
+    "gateway": 50050,
+    "ingestion": 50051,
+    "ast": 50052,
+    "retrieval": 50053,
+    "impact": 50054,
+    "answer": 50055,
+}
+# Stages whose index.updated reports complete a scan job, when they run.
+INDEXING_STAGES = ("ast", "retrieval", "impact")
+LOG_TAIL_LINES = 40
+
+
+@dataclass(frozen=True)
+class UpOptions:
+    data_dir: Path
+    allowed_bases: list[Path]
+    services: list[str]
+    traces_file: Path | None = None
+    startup_timeout: float = 120.0
+    stop_timeout: float = 15.0
+
+
+@dataclass
+class _Child:
+    name: str
+    process: subprocess.Popen[bytes]
+    address: str
+    log_file: Path
+
+
+class StartupFailed(Exception):
+    def __init__(self, name: str, reason: str, log_file: Path | None) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        self.reason = reason
+        self.log_file = log_file
+
+
+class _Interrupted(Exception):
+    """Ctrl-C or SIGTERM arrived while the stack was starting."""
+
+
+# choosing what to run
+
+
+def _is_runnable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except Exception:  # a half-built package may fail to import: it is not runnable yet
+        return False
+
+
+def installed_services() -> list[str]:
+    """The services this environment can run (``python -m locus.<name>`` exists)."""
+    return [name for name in SERVICE_ORDER if _is_runnable(f"locus.{name}.__main__")]
+
+
+def parse_service_list(value: str | None) -> list[str]:
+    if value is None:
+        return []
+    return [part.strip().lower() for part in value.split(",") if part.strip()]
+
+
+def select_services(requested: Sequence[str], installed: Sequence[str]) -> list[str]:
+    """What to start, in dependency order: the requested services (all installed ones when
+    none are requested). Unknown or uninstalled names are a usage error."""
+    if requested:
+        unknown = sorted(set(requested) - set(SERVICE_ORDER))
+        if unknown:
+            raise CliError(
+                f"unknown service(s) {', '.join(unknown)}; choose from {', '.join(SERVICE_ORDER)}",
+                ExitCode.USAGE,
+            )
+        missing = [name for name in SERVICE_ORDER if name in requested and name not in installed]
+        if missing:
+            raise CliError(
+                f"not installed in this environment: {', '.join(missing)} "
+                f"(no python -m locus.{missing[0]}); run `make setup` or leave them out",
+                ExitCode.USAGE,
+            )
+    chosen = [name for name in SERVICE_ORDER if name in (requested or installed)]
+    if not chosen:
+        raise CliError(
+            "no Locus service is installed in this environment; run `make setup`", ExitCode.USAGE
+        )
+    return chosen
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((HOST, port))
+        except OSError:
+            return False
+    return True
+
+
+def choose_ports(
+    services: Iterable[str], defaults: Mapping[str, int] = DEFAULT_PORTS
+) -> dict[str, int]:
+    """The default port of each service when it is free, else a free one from the OS."""
+    ports: dict[str, int] = {}
+    held: list[socket.socket] = []  # kept bound until all are chosen, so no two are the same
+    try:
+        for name in services:
+            if port_is_free(defaults[name]):
+                ports[name] = defaults[name]
+                continue
+            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            held.append(probe)
+            probe.bind((HOST, 0))
+            ports[name] = int(probe.getsockname()[1])
+    finally:
+        for probe in held:
+            probe.close()
+    return ports
+
+
+def service_environment(
+    name: str,
+    *,
+    ports: Mapping[str, int],
+    nats_url: str,
+    data_dir: Path,
+    allowed_bases: Sequence[Path],
+    traces_file: Path | None,
+    inherited: Mapping[str, str],
+) -> dict[str, str]:
+    """The environment of one service process: its port and data dir, the bus, every peer's
+    address, what ingestion may read and which stages complete a scan."""
+    prefix = f"LOCUS_{name.upper()}_"
+    env = dict(inherited)
+    env.update(
+        {
+            "PYTHONUNBUFFERED": "1",
+            "LOCUS_NATS_URL": nats_url,
+            f"{prefix}GRPC_HOST": HOST,
+            f"{prefix}GRPC_PORT": str(ports[name]),
+            f"{prefix}DATA_DIR": str(data_dir / name),
+            "LOCUS_INGESTION_ALLOWED_BASES": json.dumps([str(base) for base in allowed_bases]),
+            "LOCUS_INGESTION_REQUIRED_STAGES": ",".join(s for s in INDEXING_STAGES if s in ports),
+        }
+    )
+    for peer, port in ports.items():
+        env[f"LOCUS_{peer.upper()}_ADDR"] = f"{HOST}:{port}"
+    if traces_file is not None:
+        env["LOCUS_TRACES_FILE"] = str(traces_file)
+    return env
+
+
+def is_process_of(pid: int, command_part: str) -> bool:
+    """Whether ``pid`` runs a command line containing ``command_part`` (Linux /proc; False
+    where that cannot be checked, so an unrelated process that reused the pid is never hit)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return command_part in command
+
+
+def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 64 * 1024))
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+# running it
+
+
+class LocalStack:
+    """Starts, watches and stops the processes of one ``locus up``."""
+
+    def __init__(self, options: UpOptions, console: Console) -> None:
+        self._options = options
+        self._console = console
+        self._data_dir = options.data_dir
+        self._logs = options.data_dir / "logs"
+        self._children: list[_Child] = []
+        self._nats: _Child | None = None
+        self._nats_server_pid = 0
+        self._signals = 0
+        self._stopping = asyncio.Event()
+        self._hurry = asyncio.Event()  # a second Ctrl-C: kill instead of waiting
+
+    def _on_signal(self) -> None:
+        self._signals += 1
+        if self._signals == 2:
+            self._console.print("[yellow]second interrupt: killing what is left[/]")
+            self._hurry.set()
+        self._stopping.set()
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self._on_signal)
+        state: StackState | None = None
+        try:
+            started = time.monotonic()
+            try:
+                await self._start()
+            except _Interrupted:
+                self._console.print("interrupted while starting; stopping")
+                return ExitCode.OK
+            except StartupFailed as failure:
+                self._report_failure(failure.name, failure.reason, failure.log_file)
+                return ExitCode.FAILED
+            state = self._state()
+            write_state(state)
+            self._print_ready(state, time.monotonic() - started)
+            return await self._watch()
+        finally:
+            await self._stop_all()
+            if state is not None:
+                remove_state(state)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
+    # start
+
+    async def _start(self) -> None:
+        self._logs.mkdir(parents=True, exist_ok=True)
+        nats_url = await self._start_nats()
+        ports = choose_ports(self._options.services)
+        for name in self._options.services:
+            self._children.append(self._spawn_service(name, ports, nats_url))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for child in self._children:
+                    group.create_task(self._until_serving(child))
+        except* StartupFailed as failures:
+            first = failures.exceptions[0]
+            raise first from None
+        except* _Interrupted:
+            raise _Interrupted from None
+
+    async def _start_nats(self) -> str:
+        self._nats = self._spawn_nats_host()
+        stdout = self._nats.process.stdout
+        assert stdout is not None
+        try:
+            line = await self._unless_interrupted(
+                asyncio.wait_for(asyncio.to_thread(stdout.readline), timeout=30)
+            )
+            info = json.loads(line)
+        except (TimeoutError, ValueError):
+            raise StartupFailed("nats-server", "did not start", self._nats.log_file) from None
+        self._nats.address = str(info["url"])
+        self._nats_server_pid = int(info["pid"])
+        return self._nats.address
+
+    def _spawn_nats_host(self) -> _Child:
+        log_file = self._logs / "nats.log"
+        with log_file.open("wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "locus.cli.nats_host", str(self._data_dir / "nats")],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                start_new_session=True,  # the terminal's Ctrl-C must not reach nats-server
+            )
+        return _Child("nats-server", process, "", log_file)
+
+    def _spawn_service(self, name: str, ports: Mapping[str, int], nats_url: str) -> _Child:
+        env = service_environment(
+            name,
+            ports=ports,
+            nats_url=nats_url,
+            data_dir=self._data_dir,
+            allowed_bases=self._options.allowed_bases,
+            traces_file=self._options.traces_file,
+            inherited=os.environ,
+        )
+        (self._data_dir / name).mkdir(parents=True, exist_ok=True)
+        log_file = self._logs / f"{name}.log"
+        with log_file.open("wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", f"locus.{name}"],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # stopped by us, in order, not by the terminal's Ctrl-C
+            )
+        return _Child(name, process, f"{HOST}:{ports[name]}", log_file)
+
+    async def _until_serving(self, child: _Child) -> None:
+        health = asyncio.create_task(
+            wait_until_serving(child.address, within_seconds=self._options.startup_timeout)
+        )
+        try:
+            while not health.done():
+                if self._stopping.is_set():
+                    raise _Interrupted
+                if child.process.poll() is not None:
+                    raise StartupFailed(
+                        child.name,
+                        f"exited with code {child.process.returncode} while starting",
+                        child.log_file,
+                    )
+                await asyncio.wait({health}, timeout=0.1)
+            health.result()
+        except TimeoutError as error:
+            raise StartupFailed(child.name, str(error), child.log_file) from None
+        finally:
+            health.cancel()
+
+    async def _unless_interrupted(self, work: Awaitable[T]) -> T:
+        task = asyncio.ensure_future(work)
+        stopping = asyncio.create_task(self._stopping.wait())
+        try:
+            await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+        if not task.done():
+            task.cancel()
+            raise _Interrupted
+        return task.result()
+
+    def _state(self) -> StackState:
+        assert self._nats is not None
+        return StackState(
+            supervisor_pid=os.getpid(),
+            data_dir=str(self._data_dir),
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            traces_file=str(self._options.traces_file or ""),
+            nats=RunningProcess(
+                self._nats.address,
+                self._nats_server_pid,
+                str(self._data_dir / "nats" / "nats.log"),
+            ),
+            services={
+                child.name: RunningProcess(child.address, child.process.pid, str(child.log_file))
+                for child in self._children
+            },
+        )
+
+    def _print_ready(self, state: StackState, elapsed: float) -> None:
+        table = Table(title=f"Locus stack ({elapsed:.1f} s to start)", title_justify="left")
+        for column in ("service", "address", "pid", "log file"):
+            table.add_column(column, overflow="fold")
+        table.add_row("nats-server", state.nats.address, str(state.nats.pid), state.nats.log_file)
+        for name, running in state.services.items():
+            table.add_row(name, running.address, str(running.pid), running.log_file)
+        self._console.print(table)
+        not_running = [name for name in SERVICE_ORDER if name not in state.services]
+        if not_running:
+            self._console.print(f"not started: {', '.join(not_running)}")
+        self._console.print(f"state file: {state.state_file}")
+        if state.traces_file:
+            self._console.print(f"traces: {state.traces_file}")
+        self._console.print("ready; Ctrl-C stops the stack", style="bold green")
+
+    # watch and stop
+
+    async def _watch(self) -> int:
+        while not self._stopping.is_set():
+            for child in [*self._children, *([self._nats] if self._nats else [])]:
+                if child.process.poll() is not None:
+                    self._report_failure(
+                        child.name,
+                        f"exited unexpectedly with code {child.process.returncode}",
+                        child.log_file,
+                    )
+                    return ExitCode.FAILED
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=0.25)
+        return ExitCode.OK
+
+    def _report_failure(self, name: str, reason: str, log_file: Path | None) -> None:
+        self._console.print(f"[bold red]{escape(name)} {escape(reason)}[/]")
+        if log_file is not None:
+            tail = log_tail(log_file)
+            self._console.print(f"last lines of {log_file}:", style="red")
+            self._console.print(tail or "(empty)", markup=False, highlight=False)
+        self._console.print("stopping the rest of the stack", style="red")
+
+    async def _stop_all(self) -> None:
+        for child in reversed(self._children):
+            await self._stop(child)
+        if self._nats is not None:
+            await self._stop(self._nats)
+            if self._nats.process.stdout is not None:
+                self._nats.process.stdout.close()
+
+    async def _stop(self, child: _Child) -> None:
+        process = child.process
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            exited = asyncio.create_task(
+                asyncio.to_thread(_wait_for_exit, process, self._options.stop_timeout)
+            )
+            hurry = asyncio.create_task(self._hurry.wait())
+            await asyncio.wait({exited, hurry}, return_when=asyncio.FIRST_COMPLETED)
+            hurry.cancel()
+            if process.poll() is None:
+                self._console.print(f"{child.name} did not stop in time; killing it")
+                process.kill()
+            await exited
+        await asyncio.to_thread(process.wait)
+        self._console.print(f"stopped {child.name} (exit code {process.returncode})")
+
+
+def _wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> None:
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=timeout)
+
+
+def stop_leftovers(previous: StackState, console: Console, timeout: float) -> None:
+    """Stop what a ``locus up`` that was killed left running on its data dir: those processes
+    would hold their ports and write to the same stores as the new ones."""
+    candidates = [("nats-server", previous.nats.pid, "nats-server")]
+    candidates += [(name, p.pid, f"locus.{name}") for name, p in previous.services.items()]
+    leftovers = [(name, pid) for name, pid, command in candidates if is_process_of(pid, command)]
+    for name, pid in leftovers:
+        console.print(f"stopping {name} (pid {pid}), left running by an earlier locus up")
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while any(process_is_alive(pid) for _, pid in leftovers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for _, pid in leftovers:
+        if process_is_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def run_up(options: UpOptions, console: Console | None = None) -> int:
+    console = console or make_console()
+    previous = read_state(options.data_dir / STATE_FILE_NAME)
+    if previous is not None and process_is_alive(previous.supervisor_pid):
+        raise CliError(
+            f"a stack is already running from {options.data_dir} (locus up pid "
+            f"{previous.supervisor_pid}); stop it first or pick another --data-dir",
+            ExitCode.USAGE,
+        )
+    if previous is not None:
+        stop_leftovers(previous, console, options.stop_timeout)
+    return asyncio.run(LocalStack(options, console).run())

@@ -1,0 +1,86 @@
+"""``locus status``: the standard gRPC health check of every service of the running stack (or of
+the gateway given with --gateway), and whether its nats-server still runs."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from locus.cli.stack_state import process_is_alive, require_running_stack
+from locus.rpc import make_channel
+
+if TYPE_CHECKING:
+    from locus.cli.invocation import CommandContext
+
+HEALTH_TIMEOUT_SECONDS = 2.0
+HEALTHY = frozenset({"SERVING", "RUNNING"})
+
+
+async def check_health(address: str, context: CommandContext) -> str:
+    """SERVING / NOT_SERVING / ..., or the status code name when the check itself failed."""
+    async with make_channel(
+        address, context.telemetry, default_timeout=HEALTH_TIMEOUT_SECONDS
+    ) as channel:
+        try:
+            reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+        except grpc.aio.AioRpcError as error:
+            return str(error.code().name)
+    return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+
+
+async def stack_health(context: CommandContext) -> dict[str, Any]:
+    """A report with stable keys; ``healthy`` is true when every process is up."""
+    if context.gateway_override:
+        health = await check_health(context.gateway_override, context)
+        rows: list[dict[str, Any]] = [
+            {
+                "name": "gateway",
+                "address": context.gateway_override,
+                "pid": None,
+                "health": health,
+                "log_file": "",
+            }
+        ]
+        report: dict[str, Any] = {
+            "state_file": "",
+            "data_dir": "",
+            "supervisor_pid": None,
+            "started_at": "",
+        }
+    else:
+        stack = context.stack or require_running_stack()
+        names = list(stack.services)
+        healths = await asyncio.gather(
+            *(check_health(stack.services[name].address, context) for name in names)
+        )
+        rows = [
+            {
+                "name": "nats-server",
+                "address": stack.nats.address,
+                "pid": stack.nats.pid,
+                "health": "RUNNING" if process_is_alive(stack.nats.pid) else "EXITED",
+                "log_file": stack.nats.log_file,
+            }
+        ]
+        rows.extend(
+            {
+                "name": name,
+                "address": stack.services[name].address,
+                "pid": stack.services[name].pid,
+                "health": health,
+                "log_file": stack.services[name].log_file,
+            }
+            for name, health in zip(names, healths, strict=True)
+        )
+        report = {
+            "state_file": str(stack.state_file),
+            "data_dir": stack.data_dir,
+            "supervisor_pid": stack.supervisor_pid,
+            "started_at": stack.started_at,
+        }
+    report["services"] = rows
+    report["healthy"] = all(row["health"] in HEALTHY for row in rows)
+    return report

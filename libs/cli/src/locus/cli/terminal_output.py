@@ -1,0 +1,200 @@
+"""What a person reads: rich tables and short summaries. Locations are printed as
+``path:start-end`` so terminals and editors can open them. Text that came from the server or a
+file is escaped, never read as rich markup."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from locus.cli.json_output import dumps, line_span, scan_json
+from locus.v1 import common_pb2, gateway_pb2, ingestion_pb2
+
+WIDE_WITHOUT_TERMINAL = 160
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal:
+        # Pipes and logs: tables as wide as a wide terminal, messages never wrapped mid-path.
+        console.width = WIDE_WITHOUT_TERMINAL
+        console.soft_wrap = True
+    return console
+
+
+def print_json(console: Console, data: Any) -> None:
+    """Highlighted in a terminal; byte-for-byte ``json.dumps`` output in pipes and files."""
+    if console.is_terminal:
+        console.print_json(dumps(data))
+    else:
+        console.file.write(dumps(data) + "\n")
+        console.file.flush()
+
+
+def _table(*columns: str, title: str | None = None) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def _symbol_location(symbol: common_pb2.Symbol) -> str:
+    location = symbol.location
+    return line_span(location.relative_path, location.start_line, location.end_line)
+
+
+def _kind(symbol: common_pb2.Symbol) -> str:
+    return common_pb2.SymbolKind.Name(symbol.kind).removeprefix("SYMBOL_KIND_").lower()
+
+
+def projects_table(projects: Sequence[ingestion_pb2.Project]) -> Table:
+    table = _table("name", "project id", "system", "subsystem", "latest snapshot")
+    for project in projects:
+        table.add_row(
+            escape(project.name),
+            project.project_id,
+            escape(project.system),
+            escape(project.subsystem),
+            project.latest_snapshot_id or "(not scanned)",
+        )
+    return table
+
+
+def sources_table(sources: Sequence[ingestion_pb2.Source]) -> Table:
+    table = _table("source id", "kind", "path")
+    for source in sources:
+        kind = ingestion_pb2.SourceKind.Name(source.kind).removeprefix("SOURCE_KIND_").lower()
+        where = source.path or f"{source.git_url}@{source.git_ref}"
+        table.add_row(source.source_id, kind, escape(where))
+    return table
+
+
+def symbols_table(symbols: Sequence[common_pb2.Symbol]) -> Table:
+    table = _table("kind", "symbol", "location")
+    for symbol in symbols:
+        location = _symbol_location(symbol)
+        table.add_row(_kind(symbol), escape(symbol.qualified_name), escape(location))
+    return table
+
+
+def print_scan_summary(console: Console, job: ingestion_pb2.ScanJob, elapsed: float) -> None:
+    data = scan_json(job, elapsed)
+    stats = data["stats"]
+    state = data["state"]
+    style = {"completed": "bold green", "failed": "bold red"}.get(state, "bold")
+    console.print(
+        f"[{style}]scan {job.job_id} {state}[/] in {elapsed:.1f} s"
+        + (f" (snapshot {job.snapshot_id})" if job.snapshot_id else "")
+    )
+    console.print(
+        f"  added {stats['files_added']}  modified {stats['files_modified']}  "
+        f"deleted {stats['files_deleted']}  unchanged {stats['files_unchanged']}  "
+        f"skipped {stats['files_skipped']}"
+    )
+    console.print(
+        f"  seen {stats['files_seen']}  parsed {stats['files_parsed']}  "
+        f"indexed {stats['files_indexed']}  failed {stats['files_failed']}"
+    )
+    console.print(
+        f"  throughput {data['files_per_second']:.1f} files/s, "
+        f"{data['megabytes_per_second']:.2f} MB/s ({stats['bytes_read'] / 1_000_000:.2f} MB read)"
+    )
+    if job.error:
+        console.print(f"  [red]error:[/] {escape(job.error)}")
+    if stats["files_failed"]:
+        console.print(f"  [yellow]{stats['files_failed']} file(s) failed to index[/]")
+
+
+def _evidence_text(evidence: Sequence[gateway_pb2.Evidence], limit: int = 3) -> str:
+    parts = [f"{e.signal}" + (f" ({e.detail})" if e.detail else "") for e in evidence[:limit]]
+    return escape("; ".join(parts))
+
+
+def print_located(
+    console: Console, reply: gateway_pb2.LocateResponse, *, max_symbols_per_file: int = 5
+) -> None:
+    if not reply.files and not reply.symbols:
+        console.print("nothing located; is the project scanned? (locus scan PROJECT --wait)")
+        return
+    console.print(f"[bold]files[/] (snapshot {reply.snapshot_id or '-'})")
+    for rank, located_file in enumerate(reply.files, start=1):
+        console.print(
+            f"{rank:>2}. [bold]{escape(located_file.relative_path)}[/] "
+            f"[dim]{located_file.score:.3f} {escape(located_file.language)}[/]"
+        )
+        if located_file.evidence:
+            console.print(f"      [dim]{_evidence_text(located_file.evidence)}[/]")
+        for located in located_file.symbols[:max_symbols_per_file]:
+            _print_located_symbol(console, located, indent="      ")
+    if reply.symbols:
+        console.print("[bold]symbols[/]")
+        for located in reply.symbols:
+            _print_located_symbol(console, located, indent="  ")
+    impact = reply.impact
+    if impact.symbols or impact.files:
+        console.print(
+            f"[bold]impact[/] ({len(impact.symbols)} symbols, {len(impact.files)} files "
+            "reached from these)"
+        )
+        for impacted in impact.symbols[:10]:
+            console.print(
+                f"  {escape(_symbol_location(impacted.symbol))}  "
+                f"{escape(impacted.symbol.qualified_name)} "
+                f"[dim]distance {impacted.distance}, {impacted.score:.3f}[/]"
+            )
+        for impacted_file in impact.files[:10]:
+            console.print(
+                f"  {escape(impacted_file.relative_path)} "
+                f"[dim]distance {impacted_file.distance}, {impacted_file.score:.3f}[/]"
+            )
+
+
+def _print_located_symbol(
+    console: Console, located: gateway_pb2.LocatedSymbol, indent: str
+) -> None:
+    symbol = located.symbol
+    console.print(
+        f"{indent}{escape(_symbol_location(symbol))}  {escape(symbol.qualified_name)} "
+        f"[dim]{_kind(symbol)} {located.score:.3f}[/]"
+    )
+    if located.evidence:
+        console.print(f"{indent}  [dim]{_evidence_text(located.evidence)}[/]")
+
+
+def requests_table(records: Sequence[gateway_pb2.RequestRecord]) -> Table:
+    table = _table("request id", "kind", "status", "created", "latency", "question")
+    for record in records:
+        created = (
+            record.created_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S")
+            if record.HasField("created_at")
+            else ""
+        )
+        question = record.question if len(record.question) <= 60 else record.question[:57] + "..."
+        table.add_row(
+            record.request_id,
+            escape(record.kind),
+            escape(record.status),
+            created,
+            f"{record.latency_ms} ms" if record.latency_ms else "",
+            escape(question),
+        )
+    return table
+
+
+def status_table(rows: Sequence[dict[str, Any]]) -> Table:
+    table = _table("service", "address", "pid", "health", "log file")
+    for row in rows:
+        health = str(row["health"])
+        style = "green" if health in ("SERVING", "RUNNING") else "red"
+        table.add_row(
+            str(row["name"]),
+            str(row["address"]),
+            str(row["pid"]),
+            f"[{style}]{escape(health)}[/]",
+            escape(str(row["log_file"])),
+        )
+    return table

@@ -1,0 +1,139 @@
+"""`locus ask` and `locus locate` against a scripted Gateway on a real gRPC port (--gateway):
+the trace context and request ID go out with the call, and Ctrl-C cancels the answer stream on
+the server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from locus.v1 import answer_pb2, common_pb2, gateway_pb2, gateway_pb2_grpc
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
+
+LOCUS = Path(sys.executable).parent / "locus"
+
+
+class ScriptedGateway(gateway_pb2_grpc.GatewayServicer):
+    """Answers Locate at once; Ask sends the located code and some text, then waits."""
+
+    def __init__(self) -> None:
+        self.metadata: dict[str, str] = {}
+        self.ask_cancelled = asyncio.Event()
+
+    def _remember(self, context: grpc.aio.ServicerContext) -> None:
+        self.metadata = {key: str(value) for key, value in context.invocation_metadata() or ()}
+
+    async def Locate(
+        self, request: gateway_pb2.LocateRequest, context: grpc.aio.ServicerContext
+    ) -> gateway_pb2.LocateResponse:
+        self._remember(context)
+        symbol = common_pb2.Symbol(
+            qualified_name="locus.messaging.bus.EventBus._dead_letter",
+            name="_dead_letter",
+            kind=common_pb2.SYMBOL_KIND_METHOD,
+            location=common_pb2.CodeLocation(relative_path="bus.py", start_line=239, end_line=267),
+        )
+        located = gateway_pb2.LocatedSymbol(symbol=symbol, score=0.7)
+        return gateway_pb2.LocateResponse(
+            request_id=self.metadata.get("x-request-id", ""),
+            files=[gateway_pb2.LocatedFile(relative_path="bus.py", score=0.9, symbols=[located])][
+                : request.max_files
+            ],
+            symbols=[located],
+        )
+
+    async def Ask(
+        self, request: gateway_pb2.AskRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[gateway_pb2.AskEvent]:
+        self._remember(context)
+        yield gateway_pb2.AskEvent(
+            request_id="r_ask",
+            located=gateway_pb2.LocateResponse(
+                files=[gateway_pb2.LocatedFile(relative_path="bus.py", score=0.9)]
+            ),
+        )
+        yield gateway_pb2.AskEvent(text=answer_pb2.TextDelta(text="Events are dead-lettered in "))
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            self.ask_cancelled.set()
+            raise
+        yield gateway_pb2.AskEvent(final=answer_pb2.Final(status=answer_pb2.FINAL_STATUS_FINISHED))
+
+
+@pytest.fixture
+async def gateway() -> AsyncIterator[tuple[ScriptedGateway, str]]:
+    servicer = ScriptedGateway()
+    server = grpc.aio.server()
+    gateway_pb2_grpc.add_GatewayServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    yield servicer, f"127.0.0.1:{port}"
+    await server.stop(0)
+
+
+@pytest.fixture
+def environment(tmp_path: Path) -> dict[str, str]:
+    if not LOCUS.exists():
+        pytest.skip(f"{LOCUS} is missing: pip install -e libs/cli")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUS_")}
+    env["LOCUS_HOME"] = str(tmp_path / "home")
+    return env
+
+
+async def test_locate_sends_the_request_id_and_trace_context(
+    gateway: tuple[ScriptedGateway, str], environment: dict[str, str]
+) -> None:
+    servicer, address = gateway
+    process = await asyncio.create_subprocess_exec(
+        str(LOCUS), "locate", "demo", "where are events dead-lettered?",
+        "--gateway", address, "--json", "--max-files", "3",
+        env=environment,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    stdout, stderr = await process.communicate()
+    assert process.returncode == 0, stderr.decode()
+    data = json.loads(stdout)
+    assert data["files"][0]["path"] == "bus.py"
+    assert data["symbols"][0]["location"] == "bus.py:239-267"
+    request_id = servicer.metadata["x-request-id"]
+    assert data["request_id"] == request_id
+    # The CLI's root span is the parent of the call: one trace starts at the CLI.
+    assert servicer.metadata["traceparent"].startswith("00-")
+    assert f"locus.request_id={request_id}" in servicer.metadata["baggage"]
+
+
+async def test_ctrl_c_cancels_the_answer_stream(
+    gateway: tuple[ScriptedGateway, str], environment: dict[str, str]
+) -> None:
+    servicer, address = gateway
+    process = await asyncio.create_subprocess_exec(
+        str(LOCUS), "ask", "demo", "where are events dead-lettered?", "--gateway", address,
+        env=environment,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None
+    seen = b""
+    while b"dead-lettered in" not in seen:
+        chunk = await asyncio.wait_for(process.stdout.read(1024), timeout=20)
+        assert chunk, "the answer text never arrived"
+        seen += chunk
+    assert b"bus.py" in seen.split(b"dead-lettered in")[0]  # located code came first
+
+    process.send_signal(signal.SIGINT)
+    await asyncio.wait_for(servicer.ask_cancelled.wait(), timeout=10)
+    _, stderr = await asyncio.wait_for(process.communicate(), timeout=10)
+    assert process.returncode == 130
+    assert b"cancelled" in stderr
+    assert b"Traceback" not in stderr

@@ -1,0 +1,110 @@
+"""Argument validation and failures without a stack: exit codes and messages, no tracebacks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from locus.cli.main import app
+
+pytestmark = pytest.mark.unit
+
+Invoke = Callable[..., tuple[int, str]]
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
+    """Invoke `locus` with no stack anywhere: an empty LOCUS_HOME and working directory."""
+    monkeypatch.setenv("LOCUS_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("LOCUS_GATEWAY_ADDR", raising=False)
+    monkeypatch.delenv("LOCUS_TRACES_FILE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def invoke(*arguments: str) -> tuple[int, str]:
+        result = runner.invoke(app, list(arguments))
+        assert not isinstance(result.exception, Exception) or isinstance(
+            result.exception, SystemExit
+        ), result.exception
+        return result.exit_code, result.output
+
+    return invoke
+
+
+def test_help_lists_the_commands(run: Invoke) -> None:
+    code, output = run("--help")
+    assert code == 0
+    for command in ("up", "project", "source", "scan", "symbols", "locate", "ask", "status"):
+        assert command in output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "complaint"),
+    [
+        (("symbols", "p", "q", "--kind", "variable"), "'--kind'"),
+        (("symbols", "p", "q", "--limit", "0"), "'--limit'"),
+        (("feedback", "r_1", "6"), "'RATING'"),
+        (("feedback", "r_1", "0"), "'RATING'"),
+        (("locate", "p", "   "), "must not be empty"),
+        (("ask", "p", ""), "must not be empty"),
+        (("locate", "p", "q", "--max-files", "0"), "'--max-files'"),
+        (("scan",), "Missing argument 'PROJECT'"),
+        (("project", "create"), "Missing argument 'NAME'"),
+    ],
+)
+def test_bad_arguments_exit_2_before_any_call(
+    run: Invoke, arguments: tuple[str, ...], complaint: str
+) -> None:
+    code, output = run(*arguments)
+    assert code == 2
+    assert complaint in output
+
+
+def test_up_refuses_unknown_services(run: Invoke, tmp_path: Path) -> None:
+    code, output = run("up", "--data-dir", str(tmp_path / "d"), "--services", "ingestion,search")
+    assert code == 2
+    assert "unknown service(s) search" in output
+    assert not (tmp_path / "d").exists()
+
+
+def test_up_refuses_a_missing_allowed_base(run: Invoke, tmp_path: Path) -> None:
+    code, output = run("up", "--data-dir", str(tmp_path / "d"), "--allow-base", "/no/such/dir")
+    assert code == 2
+    assert "not a directory" in output
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("project", "list"),
+        ("project", "create", "demo"),
+        ("symbols", "demo", "retry", "--json"),
+        ("status",),
+    ],
+)
+def test_without_a_stack_commands_exit_3_and_say_how_to_start_one(
+    run: Invoke, arguments: tuple[str, ...]
+) -> None:
+    code, output = run(*arguments)
+    assert code == 3
+    assert "no running Locus stack" in output
+    assert "locus up" in output
+    assert "request id: " in output
+    assert "Traceback" not in output
+
+
+def test_an_unreachable_gateway_is_unavailable(run: Invoke) -> None:
+    code, output = run("project", "list", "--gateway", "127.0.0.1:1")
+    assert code == 3
+    assert "UNAVAILABLE" in output
+    assert "is the stack running?" in output
+    assert "Traceback" not in output
+
+
+def test_down_without_a_stack_exits_3(run: Invoke) -> None:
+    code, output = run("down")
+    assert code == 3
+    assert "no running Locus stack" in output

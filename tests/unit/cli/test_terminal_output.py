@@ -1,0 +1,77 @@
+"""Text output: locations a terminal can open, scores and evidence, server text never read as
+markup."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from locus.cli.terminal_output import print_located, symbols_table
+from locus.v1 import common_pb2, gateway_pb2, impact_pb2
+
+pytestmark = pytest.mark.unit
+
+
+def recording_console() -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    return Console(file=buffer, width=200, color_system=None, highlight=False), buffer
+
+
+def a_symbol(name: str, path: str, start: int, end: int) -> common_pb2.Symbol:
+    return common_pb2.Symbol(
+        name=name.rsplit(".", 1)[-1],
+        qualified_name=name,
+        kind=common_pb2.SYMBOL_KIND_METHOD,
+        location=common_pb2.CodeLocation(relative_path=path, start_line=start, end_line=end),
+    )
+
+
+def test_located_files_symbols_evidence_and_impact() -> None:
+    dead_letter = a_symbol("bus.EventBus._dead_letter", "libs/bus.py", 239, 267)
+    located = gateway_pb2.LocatedSymbol(
+        symbol=dead_letter,
+        score=0.8123,
+        evidence=[gateway_pb2.Evidence(signal="bm25", detail="[dlq] rank 1")],
+    )
+    reply = gateway_pb2.LocateResponse(
+        snapshot_id="snap_1",
+        files=[
+            gateway_pb2.LocatedFile(
+                relative_path="libs/bus.py", language="python", score=1.5, symbols=[located]
+            )
+        ],
+        symbols=[located],
+        impact=impact_pb2.ComputeImpactResponse(
+            symbols=[
+                impact_pb2.ImpactedSymbol(
+                    symbol=a_symbol("bus.EventBus._consume", "libs/bus.py", 159, 237),
+                    distance=1,
+                    score=0.5,
+                )
+            ]
+        ),
+    )
+    console, buffer = recording_console()
+    print_located(console, reply)
+    text = buffer.getvalue()
+    assert " 1. libs/bus.py 1.500 python" in text
+    assert "libs/bus.py:239-267  bus.EventBus._dead_letter method 0.812" in text
+    assert "bm25 ([dlq] rank 1)" in text
+    assert "impact (1 symbols, 0 files" in text
+    assert "libs/bus.py:159-237  bus.EventBus._consume distance 1" in text
+
+
+def test_nothing_located_says_what_to_check() -> None:
+    console, buffer = recording_console()
+    print_located(console, gateway_pb2.LocateResponse())
+    assert "locus scan" in buffer.getvalue()
+
+
+def test_symbols_table_shows_clickable_locations() -> None:
+    console, buffer = recording_console()
+    console.print(symbols_table([a_symbol("uploads.policy.[x]", "uploads/policy.py", 7, 12)]))
+    text = buffer.getvalue()
+    assert "uploads/policy.py:7-12" in text
+    assert "uploads.policy.[x]" in text
