@@ -127,3 +127,11 @@ def otlp_sink() -> Iterator[OtlpSink]:
     sink = OtlpSink()
     yield sink
     sink.stop()
+
+
+@pytest.fixture(scope="module")
+def module_otlp_sink() -> Iterator[OtlpSink]:
+    """One OTLP receiver for every test of a module (for module-scoped stacks)."""
+    sink = OtlpSink()
+    yield sink
+    sink.stop()

@@ -1,0 +1,33 @@
+"""NATS consumer of ast: ``files.changed`` (durable consumer ``ast``)."""
+
+from __future__ import annotations
+
+from locus.ast.indexing import AstIndexer
+from locus.messaging import Delivery, EventBus, MalformedEvent
+from locus.v1 import events_pb2
+
+AST_CONSUMER = "ast"
+
+
+def malformed_reason(event: events_pb2.FilesChanged) -> str:
+    """Why the batch can never be processed, or "" when it can."""
+    if not event.job_id or not event.project_id:
+        return "files.changed needs job_id and project_id"
+    missing = [index for index, changed in enumerate(event.files) if not changed.file_id]
+    if missing:
+        return f"files.changed has files without file_id (positions {missing[:10]})"
+    return ""
+
+
+def register_event_handlers(bus: EventBus, indexer: AstIndexer) -> None:
+    async def on_files_changed(event: events_pb2.FilesChanged, delivery: Delivery) -> None:
+        reason = malformed_reason(event)
+        if reason:
+            raise MalformedEvent(reason)
+        await indexer.index_batch(
+            event, progress=delivery.progress, final_attempt=delivery.is_last_attempt
+        )
+
+    bus.subscribe(
+        bus.subjects.files_changed, events_pb2.FilesChanged, AST_CONSUMER, on_files_changed
+    )

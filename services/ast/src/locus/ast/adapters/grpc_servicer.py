@@ -1,0 +1,230 @@
+"""AstService over gRPC: nodes, symbol search, chunk enrichment and file outlines.
+
+``project_id`` is always the project *id* as carried in events (``p_…``); ingestion is the
+service that resolves project names, so callers resolve a name there first. Errors are typed
+(``locus.rpc``): INVALID_ARGUMENT for requests that can never succeed, NOT_FOUND for ids this
+service does not hold (any more).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+
+import grpc
+
+from locus.ast.adapters.messages import (
+    SYMBOL_KIND_NAMES,
+    chunk_message,
+    dependency_message,
+    relation_message,
+    symbol_message,
+)
+from locus.ast.adapters.store import AstStore, SymbolQuery
+from locus.ast.adapters.tables import FileRow, SymbolRow
+from locus.rpc import InvalidArgument, NotFound
+from locus.v1 import ast_pb2, ast_pb2_grpc, common_pb2
+
+DEFAULT_PAGE = 50
+MAX_PAGE = 500
+MAX_NAME_CHARS = 200
+MAX_ID_CHARS = 100
+MAX_PATH_CHARS = 4096
+MAX_ENRICH_CHUNKS = 500
+DEFAULT_RELATIONS = 20
+MAX_RELATIONS = 200
+MAX_NODE_RELATIONS = 1000
+
+
+def _required_id(field: str, value: str, hint: str) -> str:
+    value = value.strip()
+    if not value:
+        raise InvalidArgument(f"{field} must not be empty; {hint}")
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidArgument(f"{field} is longer than {MAX_ID_CHARS} characters")
+    return value
+
+
+def _project_id(value: str) -> str:
+    return _required_id(
+        "project_id", value, "give the project's id (p_…), as ingestion's GetProject returns it"
+    )
+
+
+def _query_fingerprint(query: SymbolQuery) -> str:
+    key = "\0".join((query.project_id, query.text, query.kind, query.path_prefix, str(query.exact)))
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def encode_page_token(offset: int, fingerprint: str) -> str:
+    payload = json.dumps({"o": offset, "q": fingerprint}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(payload.encode()).decode()
+
+
+def decode_page_token(token: str, fingerprint: str) -> int:
+    """The offset a token of this query stands for; InvalidArgument for any other token."""
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(token.encode()).decode())
+    except (ValueError, binascii.Error):
+        raise InvalidArgument("page_token is not one this server issued") from None
+    offset = payload.get("o") if isinstance(payload, dict) else None
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise InvalidArgument("page_token is not one this server issued")
+    if payload.get("q") != fingerprint:
+        raise InvalidArgument(
+            "page_token belongs to a different query; repeat the request it came from "
+            "with the same project_id, name, kind, path_prefix and exact"
+        )
+    return offset
+
+
+class AstServicer(ast_pb2_grpc.AstServiceServicer):
+    def __init__(self, store: AstStore) -> None:
+        self._store = store
+
+    async def GetNode(
+        self, request: ast_pb2.GetNodeRequest, context: grpc.aio.ServicerContext
+    ) -> ast_pb2.GetNodeResponse:
+        node_id = _required_id(
+            "node_id", request.node_id, "take one from FindSymbols or a chunk's symbol_node_id"
+        )
+        found = await self._store.symbol(node_id)
+        if found is None:
+            raise NotFound(
+                f"no node {node_id!r}: it was never indexed, or its file changed or was deleted "
+                "since; look the symbol up again with FindSymbols"
+            )
+        symbol, file = found
+        response = ast_pb2.GetNodeResponse(
+            symbol=symbol_message(symbol, file),
+            children=[symbol_message(child, file) for child in await self._store.children(node_id)],
+        )
+        if request.include_relations:
+            response.outgoing.extend(
+                relation_message(r) for r in await self._store.outgoing(node_id, MAX_NODE_RELATIONS)
+            )
+            response.incoming.extend(
+                relation_message(r) for r in await self._store.incoming(symbol, MAX_NODE_RELATIONS)
+            )
+        return response
+
+    async def FindSymbols(
+        self, request: ast_pb2.FindSymbolsRequest, context: grpc.aio.ServicerContext
+    ) -> ast_pb2.FindSymbolsResponse:
+        project_id = _project_id(request.project_id)
+        name = request.name.strip()
+        if len(name) > MAX_NAME_CHARS:
+            raise InvalidArgument(f"name is longer than {MAX_NAME_CHARS} characters")
+        if request.exact and not name:
+            raise InvalidArgument("exact matching needs a name")
+        if request.kind != common_pb2.SYMBOL_KIND_UNSPECIFIED and (
+            request.kind not in SYMBOL_KIND_NAMES
+        ):
+            raise InvalidArgument(f"unknown symbol kind {request.kind}")
+        if len(request.path_prefix) > MAX_PATH_CHARS:
+            raise InvalidArgument(f"path_prefix is longer than {MAX_PATH_CHARS} characters")
+        if request.page.page_size < 0:
+            raise InvalidArgument("page.page_size must not be negative (0 = server default)")
+        query = SymbolQuery(
+            project_id=project_id,
+            text=name.lower(),
+            kind=SYMBOL_KIND_NAMES.get(request.kind, ""),
+            path_prefix=request.path_prefix,
+            exact=request.exact,
+        )
+        fingerprint = _query_fingerprint(query)
+        offset = (
+            decode_page_token(request.page.page_token, fingerprint)
+            if request.page.page_token
+            else 0
+        )
+        limit = min(request.page.page_size or DEFAULT_PAGE, MAX_PAGE)
+        rows = await self._store.find_symbols(query, offset, limit + 1)
+        return ast_pb2.FindSymbolsResponse(
+            symbols=[symbol_message(symbol, file) for symbol, file in rows[:limit]],
+            next_page_token=(
+                encode_page_token(offset + limit, fingerprint) if len(rows) > limit else ""
+            ),
+        )
+
+    async def Enrich(
+        self, request: ast_pb2.EnrichRequest, context: grpc.aio.ServicerContext
+    ) -> ast_pb2.EnrichResponse:
+        project_id = _project_id(request.project_id)
+        if len(request.chunk_ids) > MAX_ENRICH_CHUNKS:
+            raise InvalidArgument(
+                f"{len(request.chunk_ids)} chunk ids; ask for at most {MAX_ENRICH_CHUNKS} at once"
+            )
+        if request.max_relations < 0:
+            raise InvalidArgument("max_relations must not be negative (0 = server default)")
+        limit = min(request.max_relations or DEFAULT_RELATIONS, MAX_RELATIONS)
+        chunk_ids = list(dict.fromkeys(c.strip() for c in request.chunk_ids if c.strip()))
+        found = await self._store.chunks(project_id, chunk_ids)
+        symbols_by_file = await self._store.symbols_of_files(
+            chunk.file_id for chunk, _ in found.values()
+        )
+        response = ast_pb2.EnrichResponse()
+        for chunk_id in chunk_ids:
+            if chunk_id not in found:
+                response.missing_chunk_ids.append(chunk_id)
+                continue
+            chunk, file = found[chunk_id]
+            enriched = response.chunks.add(chunk=chunk_message(chunk, file))
+            by_node = {symbol.node_id: symbol for symbol in symbols_by_file[file.file_id]}
+            symbol = by_node.get(chunk.symbol_node_id)
+            if symbol is None:
+                continue  # a line window of a file without symbols
+            enriched.symbol.CopyFrom(symbol_message(symbol, file))
+            enriched.ancestors.extend(
+                symbol_message(ancestor, file) for ancestor in _ancestors(symbol, by_node)
+            )
+            enriched.outgoing.extend(
+                relation_message(r) for r in await self._store.outgoing(symbol.node_id, limit)
+            )
+            enriched.incoming.extend(
+                relation_message(r) for r in await self._store.incoming(symbol, limit)
+            )
+        return response
+
+    async def GetFileOutline(
+        self, request: ast_pb2.GetFileOutlineRequest, context: grpc.aio.ServicerContext
+    ) -> ast_pb2.GetFileOutlineResponse:
+        project_id = _project_id(request.project_id)
+        file_id = request.file_id.strip()
+        relative_path = request.relative_path.strip()
+        if not file_id and not relative_path:
+            raise InvalidArgument("give the file's file_id or its relative_path")
+        if len(file_id) > MAX_ID_CHARS or len(relative_path) > MAX_PATH_CHARS:
+            raise InvalidArgument("file_id or relative_path is too long")
+        files = await self._store.find_files(project_id, file_id, relative_path)
+        wanted = f"file {file_id!r}" if file_id else f"file at {relative_path!r}"
+        if not files:
+            raise NotFound(
+                f"no {wanted} in project {project_id!r}: not scanned yet, deleted, "
+                "or not a file of this project"
+            )
+        if len(files) > 1:
+            raise InvalidArgument(
+                f"{relative_path!r} exists in {len(files)} sources of the project; "
+                f"give file_id instead (one of {', '.join(f.file_id for f in files)})"
+            )
+        file: FileRow = files[0]
+        symbols, dependencies = await self._store.file_outline(file)
+        return ast_pb2.GetFileOutlineResponse(
+            symbols=[symbol_message(symbol, file) for symbol in symbols],
+            dependencies=[dependency_message(d) for d in dependencies],
+        )
+
+
+def _ancestors(symbol: SymbolRow, by_node: dict[str, SymbolRow]) -> list[SymbolRow]:
+    """Parent chain, innermost first (parents are always in the same file)."""
+    chain: list[SymbolRow] = []
+    seen = {symbol.node_id}
+    parent = by_node.get(symbol.parent_node_id)
+    while parent is not None and parent.node_id not in seen:
+        chain.append(parent)
+        seen.add(parent.node_id)
+        parent = by_node.get(parent.parent_node_id)
+    return chain

@@ -1,0 +1,559 @@
+"""The ast store: per file, its symbols, relations, dependencies and chunks. One SQLAlchemy
+implementation for SQLite and PostgreSQL (portable SQL only).
+
+Writes: a file is replaced or retracted in ONE transaction that deletes every row of its
+``file_id`` and inserts the new ones, so a redelivered event, a duplicate or a crash mid-batch
+converges to the same rows. Each file keeps the ``snapshot_seq`` of the event that wrote it; an
+event with an older ``snapshot_seq`` changes nothing.
+
+Reads: relation targets and file dependencies are resolved when read, by name, against the
+symbols of the same project as they are now (a join, not a stored id): a target file that
+arrives in a later batch, changes or is deleted is reflected at once, and concurrent writers
+cannot leave a stale id behind. A qualified name defined in several files (a ``.py`` and its
+``.pyi``) resolves to the definition in the referring file first, then to the smallest node id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from sqlalchemy import case, delete, insert, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from locus.ast.adapters.tables import (
+    Base,
+    ChunkRow,
+    FileDependencyRow,
+    FileRow,
+    RelationRow,
+    SymbolRow,
+)
+from locus.ast.domain import FileAnalysis
+from locus.ast.identifiers import chunk_id_for, node_id_for
+from locus.database import Database
+
+T = TypeVar("T")
+MODULE_SEPARATOR = "."
+_IN_LIST_SIZE = 500
+_INCOMING_SCAN_LIMIT = 5000
+
+
+@dataclass(frozen=True)
+class FileVersion:
+    """What a files.changed event says about one file."""
+
+    file_id: str
+    project_id: str
+    source_id: str
+    relative_path: str
+    sha256: str
+    language: str
+    snapshot_id: str
+    snapshot_seq: int
+    job_id: str
+
+
+@dataclass(frozen=True)
+class ResolvedRelation:
+    relation: RelationRow
+    target_node_id: str  # "" when no symbol of the project has the target's qualified name
+
+
+@dataclass(frozen=True)
+class ResolvedDependency:
+    source_file_id: str
+    target_module: str
+    target_file_id: str  # "" when no file of the project defines the module
+    line: int
+
+
+@dataclass(frozen=True)
+class FileIndex:
+    """Everything stored for one file, relations and dependencies resolved."""
+
+    file: FileRow
+    symbols: list[SymbolRow]
+    relations: list[ResolvedRelation]
+    dependencies: list[ResolvedDependency]
+    chunks: list[ChunkRow]
+
+
+@dataclass(frozen=True)
+class SymbolQuery:
+    project_id: str
+    text: str  # lowercase; "" matches every symbol
+    kind: str  # "" = any
+    path_prefix: str
+    exact: bool
+
+
+class AstStore:
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def initialize(self) -> None:
+        await self._db.create_schema(Base)
+
+    async def close(self) -> None:
+        await self._db.dispose()
+
+    # writes
+
+    async def stored_snapshot_seq(self, file_id: str) -> int | None:
+        async with self._db.sessions() as session:
+            seq = await session.scalar(
+                select(FileRow.snapshot_seq).where(FileRow.file_id == file_id)
+            )
+            return None if seq is None else int(seq)
+
+    async def replace_file(
+        self, version: FileVersion, analysis: FileAnalysis, *, unsupported_language: bool
+    ) -> FileIndex | None:
+        """Replace everything stored for the file and return it as stored, relations and
+        dependencies resolved inside the same transaction; None (and no change) when the store
+        already holds a newer snapshot of the file."""
+        rows = _rows_of(version, analysis, unsupported_language=unsupported_language)
+        async with self._db.transaction() as session:
+            if not await _clear_unless_newer(session, version):
+                return None
+            await session.execute(insert(FileRow), [rows.file])
+            for table, values in (
+                (SymbolRow, rows.symbols),
+                (RelationRow, rows.relations),
+                (FileDependencyRow, rows.dependencies),
+                (ChunkRow, rows.chunks),
+            ):
+                for batch in _batches(values, _IN_LIST_SIZE):
+                    await session.execute(insert(table), batch)
+            # Plain (transient) row objects: what was just written, without reading it back.
+            file = FileRow(**rows.file)
+            relations = [RelationRow(**values) for values in rows.relations]
+            return FileIndex(
+                file=file,
+                symbols=[SymbolRow(**values) for values in rows.symbols],
+                relations=await _resolve_relations(session, version.project_id, relations),
+                dependencies=_resolve_dependencies(
+                    file,
+                    [FileDependencyRow(**values) for values in rows.dependencies],
+                    await _module_files(session, version.project_id, rows.dependencies),
+                ),
+                chunks=[ChunkRow(**values) for values in rows.chunks],
+            )
+
+    async def retract_file(self, version: FileVersion) -> bool:
+        """Delete everything of a deleted file, keeping a tombstone with its snapshot_seq; False
+        (and no change) when the store already holds a newer snapshot of it."""
+        tombstone = _file_values(version) | {
+            "sha256": "",
+            "module_name": "",
+            "unsupported_language": False,
+            "parse_errors": 0,
+            "deleted": True,
+        }
+        async with self._db.transaction() as session:
+            if not await _clear_unless_newer(session, version):
+                return False
+            await session.execute(insert(FileRow), [tombstone])
+        return True
+
+    # reads
+
+    async def file_index(self, file_id: str) -> FileIndex | None:
+        async with self._db.sessions() as session:
+            file = await session.get(FileRow, file_id)
+            if file is None or file.deleted:
+                return None
+            symbols = list(
+                await session.scalars(
+                    select(SymbolRow)
+                    .where(SymbolRow.file_id == file_id)
+                    .order_by(SymbolRow.ordinal)
+                )
+            )
+            relations = list(
+                await session.scalars(
+                    select(RelationRow)
+                    .where(RelationRow.file_id == file_id)
+                    .order_by(RelationRow.ordinal)
+                )
+            )
+            chunks = list(
+                await session.scalars(
+                    select(ChunkRow).where(ChunkRow.file_id == file_id).order_by(ChunkRow.ordinal)
+                )
+            )
+            return FileIndex(
+                file=file,
+                symbols=symbols,
+                relations=await _resolve_relations(session, file.project_id, relations),
+                dependencies=await _file_dependencies(session, file),
+                chunks=chunks,
+            )
+
+    async def find_files(self, project_id: str, file_id: str, relative_path: str) -> list[FileRow]:
+        """Live files of the project with this id, or else with this relative path (several
+        sources of a project may hold the same path)."""
+        async with self._db.sessions() as session:
+            statement = select(FileRow).where(
+                FileRow.project_id == project_id, FileRow.deleted.is_(False)
+            )
+            if file_id:
+                statement = statement.where(FileRow.file_id == file_id)
+            else:
+                statement = statement.where(FileRow.relative_path == relative_path)
+            return list(await session.scalars(statement.order_by(FileRow.file_id)))
+
+    async def file_outline(self, file: FileRow) -> tuple[list[SymbolRow], list[ResolvedDependency]]:
+        async with self._db.sessions() as session:
+            symbols = list(
+                await session.scalars(
+                    select(SymbolRow)
+                    .where(SymbolRow.file_id == file.file_id)
+                    .order_by(SymbolRow.start_line, SymbolRow.ordinal)
+                )
+            )
+            return symbols, await _file_dependencies(session, file)
+
+    async def symbol(self, node_id: str) -> tuple[SymbolRow, FileRow] | None:
+        async with self._db.sessions() as session:
+            row = (
+                await session.execute(
+                    select(SymbolRow, FileRow)
+                    .join(FileRow, FileRow.file_id == SymbolRow.file_id)
+                    .where(SymbolRow.node_id == node_id)
+                )
+            ).first()
+            return None if row is None else (row[0], row[1])
+
+    async def children(self, node_id: str) -> list[SymbolRow]:
+        async with self._db.sessions() as session:
+            rows = await session.scalars(
+                select(SymbolRow)
+                .where(SymbolRow.parent_node_id == node_id)
+                .order_by(SymbolRow.start_line, SymbolRow.ordinal)
+            )
+            return list(rows)
+
+    async def symbols_of_files(self, file_ids: Iterable[str]) -> dict[str, list[SymbolRow]]:
+        wanted = sorted(set(file_ids))
+        found: dict[str, list[SymbolRow]] = {file_id: [] for file_id in wanted}
+        async with self._db.sessions() as session:
+            for batch in _batches(wanted, _IN_LIST_SIZE):
+                rows = await session.scalars(
+                    select(SymbolRow)
+                    .where(SymbolRow.file_id.in_(batch))
+                    .order_by(SymbolRow.file_id, SymbolRow.ordinal)
+                )
+                for row in rows:
+                    found[row.file_id].append(row)
+        return found
+
+    async def outgoing(self, node_id: str, limit: int) -> list[ResolvedRelation]:
+        async with self._db.sessions() as session:
+            rows = list(
+                await session.scalars(
+                    select(RelationRow)
+                    .where(RelationRow.source_node_id == node_id)
+                    .order_by(RelationRow.file_id, RelationRow.ordinal)
+                    .limit(limit)
+                )
+            )
+            if not rows:
+                return []
+            return await _resolve_relations(session, rows[0].project_id, rows)
+
+    async def incoming(self, symbol: SymbolRow, limit: int) -> list[ResolvedRelation]:
+        """Relations of the project whose target resolves to this symbol."""
+        async with self._db.sessions() as session:
+            rows = list(
+                await session.scalars(
+                    select(RelationRow)
+                    .where(
+                        RelationRow.project_id == symbol.project_id,
+                        RelationRow.target_qualified_name == symbol.qualified_name,
+                    )
+                    .order_by(RelationRow.file_id, RelationRow.ordinal)
+                    .limit(_INCOMING_SCAN_LIMIT)
+                )
+            )
+            resolved = await _resolve_relations(session, symbol.project_id, rows)
+        return [r for r in resolved if r.target_node_id == symbol.node_id][:limit]
+
+    async def find_symbols(
+        self, query: SymbolQuery, offset: int, limit: int
+    ) -> list[tuple[SymbolRow, FileRow]]:
+        """Symbols whose name or qualified name matches, case-insensitively: exact matches
+        first, then prefix matches, then substring matches; ties by qualified name."""
+        text = query.text
+        exact = or_(SymbolRow.name_lower == text, SymbolRow.qualified_name_lower == text)
+        prefix = or_(
+            SymbolRow.name_lower.startswith(text, autoescape=True),
+            SymbolRow.qualified_name_lower.startswith(text, autoescape=True),
+        )
+        statement = (
+            select(SymbolRow, FileRow)
+            .join(FileRow, FileRow.file_id == SymbolRow.file_id)
+            .where(SymbolRow.project_id == query.project_id)
+        )
+        if query.exact:
+            statement = statement.where(exact)
+        elif text:
+            statement = statement.where(
+                or_(
+                    SymbolRow.name_lower.contains(text, autoescape=True),
+                    SymbolRow.qualified_name_lower.contains(text, autoescape=True),
+                )
+            )
+        if query.kind:
+            statement = statement.where(SymbolRow.kind == query.kind)
+        if query.path_prefix:
+            statement = statement.where(
+                FileRow.relative_path.startswith(query.path_prefix, autoescape=True)
+            )
+        rank = case((exact, 0), (prefix, 1), else_=2)
+        statement = (
+            statement.order_by(rank, SymbolRow.qualified_name, SymbolRow.node_id)
+            .offset(offset)
+            .limit(limit)
+        )
+        async with self._db.sessions() as session:
+            return [(row[0], row[1]) for row in await session.execute(statement)]
+
+    async def chunks(
+        self, project_id: str, chunk_ids: Sequence[str]
+    ) -> dict[str, tuple[ChunkRow, FileRow]]:
+        found: dict[str, tuple[ChunkRow, FileRow]] = {}
+        async with self._db.sessions() as session:
+            for batch in _batches(sorted(set(chunk_ids)), _IN_LIST_SIZE):
+                rows = await session.execute(
+                    select(ChunkRow, FileRow)
+                    .join(FileRow, FileRow.file_id == ChunkRow.file_id)
+                    .where(ChunkRow.project_id == project_id, ChunkRow.chunk_id.in_(batch))
+                )
+                for chunk, file in rows:
+                    found[chunk.chunk_id] = (chunk, file)
+        return found
+
+    async def files(self, file_ids: Iterable[str]) -> dict[str, FileRow]:
+        found: dict[str, FileRow] = {}
+        async with self._db.sessions() as session:
+            for batch in _batches(sorted(set(file_ids)), _IN_LIST_SIZE):
+                for row in await session.scalars(select(FileRow).where(FileRow.file_id.in_(batch))):
+                    found[row.file_id] = row
+        return found
+
+
+@dataclass(frozen=True)
+class _FileRows:
+    file: dict[str, object]
+    symbols: list[dict[str, object]]
+    relations: list[dict[str, object]]
+    dependencies: list[dict[str, object]]
+    chunks: list[dict[str, object]]
+
+
+def _rows_of(
+    version: FileVersion, analysis: FileAnalysis, *, unsupported_language: bool
+) -> _FileRows:
+    """The table rows of one analysed file, with its deterministic node and chunk ids."""
+    file_id = version.file_id
+    node_ids = {
+        symbol.qualified_name: node_id_for(file_id, symbol.qualified_name, symbol.kind)
+        for symbol in analysis.symbols
+    }
+    symbols = [
+        {
+            "node_id": node_ids[symbol.qualified_name],
+            "project_id": version.project_id,
+            "file_id": file_id,
+            "ordinal": ordinal,
+            "qualified_name": symbol.qualified_name,
+            "qualified_name_lower": symbol.qualified_name.lower(),
+            "scope_name": symbol.scope_name,
+            "name": symbol.name,
+            "name_lower": symbol.name.lower(),
+            "kind": symbol.kind,
+            "start_line": symbol.start_line,
+            "end_line": symbol.end_line,
+            "signature": symbol.signature,
+            "docstring": symbol.docstring or "",
+            "parent_node_id": node_ids.get(symbol.parent_qualified_name or "", ""),
+            "parent_qualified_name": symbol.parent_qualified_name or "",
+        }
+        for ordinal, symbol in enumerate(analysis.symbols)
+    ]
+    relations = [
+        {
+            "file_id": file_id,
+            "ordinal": ordinal,
+            "project_id": version.project_id,
+            "kind": relation.kind,
+            "source_node_id": node_ids.get(relation.source_qualified_name, ""),
+            "source_qualified_name": relation.source_qualified_name,
+            "target_name": relation.target_name,
+            "target_qualified_name": relation.target_qualified_name or "",
+            "line": relation.line,
+        }
+        for ordinal, relation in enumerate(analysis.relations)
+    ]
+    dependencies = [
+        {
+            "file_id": file_id,
+            "ordinal": ordinal,
+            "project_id": version.project_id,
+            "target_module": dependency.target_module,
+            "imported_names": "\n".join(dependency.imported_names),
+            "line": dependency.line,
+        }
+        for ordinal, dependency in enumerate(analysis.dependencies)
+    ]
+    chunks = [
+        {
+            "chunk_id": chunk_id_for(file_id, chunk.ordinal, chunk.content_sha256),
+            "project_id": version.project_id,
+            "file_id": file_id,
+            "ordinal": chunk.ordinal,
+            "kind": chunk.kind,
+            "symbol_node_id": node_ids.get(chunk.symbol_qualified_name or "", ""),
+            "symbol_qualified_name": chunk.symbol_qualified_name or "",
+            "start_line": chunk.start_line,
+            "end_line": chunk.end_line,
+            "text": chunk.text,
+            "content_sha256": chunk.content_sha256,
+        }
+        for chunk in analysis.chunks
+    ]
+    file_row = _file_values(version) | {
+        "module_name": analysis.module_name,
+        "unsupported_language": unsupported_language,
+        "parse_errors": analysis.parse_errors,
+        "deleted": False,
+    }
+    return _FileRows(file_row, symbols, relations, dependencies, chunks)
+
+
+def _file_values(version: FileVersion) -> dict[str, object]:
+    return {
+        "file_id": version.file_id,
+        "project_id": version.project_id,
+        "source_id": version.source_id,
+        "relative_path": version.relative_path,
+        "sha256": version.sha256,
+        "language": version.language,
+        "snapshot_id": version.snapshot_id,
+        "snapshot_seq": version.snapshot_seq,
+        "job_id": version.job_id,
+    }
+
+
+async def _clear_unless_newer(session: AsyncSession, version: FileVersion) -> bool:
+    """Delete every row of the file unless the store holds a newer snapshot of it (then False).
+    FOR UPDATE serializes writers of one file on PostgreSQL (SQLite has one writer anyway)."""
+    stored = await session.scalar(
+        select(FileRow.snapshot_seq).where(FileRow.file_id == version.file_id).with_for_update()
+    )
+    if stored is None:
+        return True  # never stored: nothing to delete
+    if int(stored) > version.snapshot_seq:
+        return False
+    await _delete_file(session, version.file_id)
+    return True
+
+
+async def _delete_file(session: AsyncSession, file_id: str) -> None:
+    for table in (ChunkRow, FileDependencyRow, RelationRow, SymbolRow, FileRow):
+        await session.execute(delete(table).where(table.file_id == file_id))
+
+
+async def _resolve_relations(
+    session: AsyncSession, project_id: str, relations: Sequence[RelationRow]
+) -> list[ResolvedRelation]:
+    names = sorted({r.target_qualified_name for r in relations if r.target_qualified_name})
+    candidates: dict[str, list[tuple[str, str]]] = {}
+    for batch in _batches(names, _IN_LIST_SIZE):
+        rows = await session.execute(
+            select(SymbolRow.qualified_name, SymbolRow.file_id, SymbolRow.node_id).where(
+                SymbolRow.project_id == project_id, SymbolRow.qualified_name.in_(batch)
+            )
+        )
+        for qualified_name, file_id, node_id in rows:
+            candidates.setdefault(qualified_name, []).append((file_id, node_id))
+    resolved: list[ResolvedRelation] = []
+    for relation in relations:
+        options = candidates.get(relation.target_qualified_name)
+        target = ""
+        if options:
+            own_file = relation.file_id
+            target = min(options, key=lambda option: (option[0] != own_file, option[1]))[1]
+        resolved.append(ResolvedRelation(relation, target))
+    return resolved
+
+
+async def _file_dependencies(session: AsyncSession, file: FileRow) -> list[ResolvedDependency]:
+    rows = list(
+        await session.scalars(
+            select(FileDependencyRow)
+            .where(FileDependencyRow.file_id == file.file_id)
+            .order_by(FileDependencyRow.ordinal)
+        )
+    )
+    values = [{"target_module": r.target_module, "imported_names": r.imported_names} for r in rows]
+    return _resolve_dependencies(file, rows, await _module_files(session, file.project_id, values))
+
+
+def _candidate_modules(target_module: str, imported_names: str) -> list[str]:
+    """The imported module and, for ``from module import name``, the submodule it may be."""
+    names = [name for name in imported_names.split("\n") if name]
+    return [target_module, *(f"{target_module}{MODULE_SEPARATOR}{name}" for name in names)]
+
+
+async def _module_files(
+    session: AsyncSession, project_id: str, dependencies: Sequence[Mapping[str, object]]
+) -> dict[str, list[str]]:
+    """Module name → files of the project defining it, for every candidate module."""
+    modules = sorted(
+        {
+            module
+            for d in dependencies
+            for module in _candidate_modules(str(d["target_module"]), str(d["imported_names"]))
+        }
+    )
+    files_by_module: dict[str, list[str]] = {}
+    for batch in _batches(modules, _IN_LIST_SIZE):
+        found = await session.execute(
+            select(SymbolRow.qualified_name, SymbolRow.file_id).where(
+                SymbolRow.project_id == project_id,
+                SymbolRow.kind == "module",
+                SymbolRow.qualified_name.in_(batch),
+            )
+        )
+        for module, file_id in found:
+            files_by_module.setdefault(module, []).append(file_id)
+    return files_by_module
+
+
+def _resolve_dependencies(
+    file: FileRow, rows: Sequence[FileDependencyRow], files_by_module: dict[str, list[str]]
+) -> list[ResolvedDependency]:
+    """One entry per (module, file defining it); a self-import (``from . import x`` in the
+    package's own module) is left out; an import no file defines stays with target "" ."""
+    resolved: list[ResolvedDependency] = []
+    for row in rows:
+        matched = False
+        for module in _candidate_modules(row.target_module, row.imported_names):
+            for target_file_id in sorted(files_by_module.get(module, [])):
+                matched = True
+                if target_file_id != file.file_id:
+                    resolved.append(
+                        ResolvedDependency(file.file_id, module, target_file_id, row.line)
+                    )
+        if not matched:
+            resolved.append(ResolvedDependency(file.file_id, row.target_module, "", row.line))
+    return resolved
+
+
+def _batches(items: Sequence[T], size: int) -> Iterable[list[T]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])

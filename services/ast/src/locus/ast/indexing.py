@@ -1,0 +1,259 @@
+"""Service layer of ast: one ``files.changed`` batch from event to ``index.updated``.
+
+For each file of the batch, in order:
+- DELETED: retract everything of the file (one transaction, a tombstone keeps its
+  snapshot_seq) and publish a ``files.parsed`` with change type DELETED and no items;
+- otherwise: fetch its text from ingestion by sha256, extract symbols, relations, dependencies
+  and chunks in a worker thread (files the extractor has no language for become line windows,
+  ``unsupported_language``), replace the file's rows in one transaction and publish
+  ``files.parsed`` in parts (message id ``files.parsed:<job>:<file>:<sha256>:<part>``) with
+  relation targets and dependencies resolved against the project as stored at that moment.
+An event older than what the store holds for a file (snapshot_seq) changes nothing: SKIPPED.
+Up to ``parse_workers`` files are fetched and parsed ahead while earlier ones are stored.
+Then ONE ``index.updated`` (stage "ast", ``index.updated:ast:<job>:<batch>``) reports every file.
+Everything is keyed by file and content, so a redelivered batch converges to the same state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from opentelemetry import trace
+
+from locus.ast.adapters.messages import files_parsed_parts
+from locus.ast.adapters.store import AstStore, FileVersion
+from locus.ast.domain import FileAnalysis, UndecodableSource, extract, supported_languages
+from locus.ast.plain_text import plain_text_analysis
+from locus.ast.ports import ContentRejected, FileContentSource
+from locus.ast.settings import AstSettings
+from locus.messaging import EventBus
+from locus.v1 import common_pb2, events_pb2
+
+log = logging.getLogger(__name__)
+
+STAGE = "ast"
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What to do with one file once its turn to be stored comes."""
+
+    analysis: FileAnalysis | None = None
+    unsupported_language: bool = False
+    retract: bool = False
+    skipped: bool = False
+    error: str = ""
+
+
+class AstIndexer:
+    def __init__(
+        self,
+        settings: AstSettings,
+        store: AstStore,
+        content: FileContentSource,
+        bus: EventBus,
+        tracer: trace.Tracer,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._content = content
+        self._bus = bus
+        self._tracer = tracer
+        self._policy = settings.chunking_policy
+        self._languages = frozenset(supported_languages())
+
+    async def index_batch(
+        self,
+        event: events_pb2.FilesChanged,
+        *,
+        progress: Callable[[], Awaitable[None]],
+        final_attempt: bool = False,
+    ) -> events_pb2.IndexUpdated:
+        """Index every file of the batch, then publish and return its ``index.updated``.
+        Raises when a file's content cannot be fetched now (the batch is retried)."""
+        with self._tracer.start_as_current_span(
+            "ast.index_batch",
+            attributes={
+                "locus.job_id": event.job_id,
+                "locus.batch_index": event.batch_index,
+                "locus.files": len(event.files),
+            },
+        ):
+            reports = await self._index_files(event, progress, final_attempt)
+            update = events_pb2.IndexUpdated(
+                job_id=event.job_id,
+                project_id=event.project_id,
+                snapshot_id=event.snapshot_id,
+                stage=STAGE,
+                files=reports,
+            )
+            await self._bus.publish(
+                self._bus.subjects.index_updated,
+                update,
+                message_id=f"index.updated:{STAGE}:{event.job_id}:{event.batch_index}",
+            )
+        counts: dict[int, int] = {}
+        for report in reports:
+            counts[report.status] = counts.get(report.status, 0) + 1
+        log.info(
+            "job %s batch %d: %d indexed, %d skipped, %d failed",
+            event.job_id,
+            event.batch_index,
+            counts.get(events_pb2.INDEX_STATUS_INDEXED, 0),
+            counts.get(events_pb2.INDEX_STATUS_SKIPPED, 0),
+            counts.get(events_pb2.INDEX_STATUS_FAILED, 0),
+        )
+        return update
+
+    async def _index_files(
+        self,
+        event: events_pb2.FilesChanged,
+        progress: Callable[[], Awaitable[None]],
+        final_attempt: bool,
+    ) -> list[events_pb2.IndexedFile]:
+        files = [(changed, _version(event, changed)) for changed in event.files]
+        workers = asyncio.Semaphore(self._settings.parse_workers)
+
+        async def prepare(changed: events_pb2.ChangedFile, version: FileVersion) -> _Prepared:
+            async with workers:
+                return await self._prepare(changed, version, final_attempt)
+
+        tasks = [asyncio.create_task(prepare(changed, version)) for changed, version in files]
+        reports: list[events_pb2.IndexedFile] = []
+        try:
+            for (changed, version), task in zip(files, tasks, strict=True):
+                prepared = await task
+                status, error = await self._commit(event, changed, version, prepared)
+                reports.append(
+                    events_pb2.IndexedFile(
+                        file_id=changed.file_id,
+                        sha256=changed.sha256,
+                        change_type=changed.change_type,
+                        status=status,
+                        error=error,
+                    )
+                )
+                await progress()  # extends the ack deadline of a long batch
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        return reports
+
+    async def _prepare(
+        self, changed: events_pb2.ChangedFile, version: FileVersion, final_attempt: bool
+    ) -> _Prepared:
+        if changed.change_type == common_pb2.CHANGE_TYPE_DELETED:
+            return _Prepared(retract=True)
+        stored_seq = await self._store.stored_snapshot_seq(version.file_id)
+        if stored_seq is not None and stored_seq > version.snapshot_seq:
+            return _Prepared(skipped=True)
+        if not version.sha256:
+            return _Prepared(error="files.changed gave no sha256 for a file that was not deleted")
+        try:
+            text = await self._content.text(version.sha256, final_attempt=final_attempt)
+        except ContentRejected as rejected:
+            return _Prepared(error=str(rejected))
+        with self._tracer.start_as_current_span(
+            "ast.parse_file",
+            attributes={"locus.file_id": version.file_id, "locus.language": version.language},
+        ):
+            if version.language in self._languages:
+                return await self._parse(version, text)
+            analysis = await asyncio.to_thread(
+                plain_text_analysis,
+                text,
+                version.language,
+                max_lines=self._settings.text_window_lines,
+                max_chars=self._settings.chunk_max_chars,
+            )
+            return _Prepared(analysis=analysis, unsupported_language=True)
+
+    async def _parse(self, version: FileVersion, text: str) -> _Prepared:
+        try:
+            analysis = await asyncio.to_thread(
+                extract, version.relative_path, text.encode("utf-8"), version.language, self._policy
+            )
+        except UndecodableSource as error:
+            return _Prepared(error=str(error))
+        except Exception as error:  # a parser bug on one file must not block the batch
+            log.exception("extracting %s failed", version.relative_path)
+            return _Prepared(error=f"extraction failed: {type(error).__name__}: {error}")
+        return _Prepared(analysis=analysis)
+
+    async def _commit(
+        self,
+        event: events_pb2.FilesChanged,
+        changed: events_pb2.ChangedFile,
+        version: FileVersion,
+        prepared: _Prepared,
+    ) -> tuple[events_pb2.IndexStatus, str]:
+        if prepared.error:
+            log.warning("%s: %s", version.relative_path, prepared.error)
+            return events_pb2.INDEX_STATUS_FAILED, prepared.error
+        if prepared.skipped:
+            return events_pb2.INDEX_STATUS_SKIPPED, ""
+        header = events_pb2.FilesParsed(
+            job_id=event.job_id,
+            project_id=event.project_id,
+            snapshot_id=event.snapshot_id,
+            snapshot_seq=event.snapshot_seq,
+            file=changed,
+        )
+        if prepared.retract:
+            if not await self._store.retract_file(version):
+                return events_pb2.INDEX_STATUS_SKIPPED, ""
+            header.part_count = 1
+            await self._publish_parts(event, changed, [header])
+            return events_pb2.INDEX_STATUS_INDEXED, ""
+        assert prepared.analysis is not None
+        analysis = prepared.analysis
+        index = await self._store.replace_file(
+            version, analysis, unsupported_language=prepared.unsupported_language
+        )
+        if index is None:
+            return events_pb2.INDEX_STATUS_SKIPPED, ""
+        header.module_name = analysis.module_name
+        header.parse_errors = analysis.parse_errors
+        header.unsupported_language = prepared.unsupported_language
+        parts = files_parsed_parts(
+            header,
+            index,
+            max_items=self._settings.max_items_per_part,
+            max_bytes=self._settings.max_part_bytes,
+        )
+        await self._publish_parts(event, changed, parts)
+        return events_pb2.INDEX_STATUS_INDEXED, ""
+
+    async def _publish_parts(
+        self,
+        event: events_pb2.FilesChanged,
+        changed: events_pb2.ChangedFile,
+        parts: list[events_pb2.FilesParsed],
+    ) -> None:
+        for part in parts:
+            await self._bus.publish(
+                self._bus.subjects.files_parsed,
+                part,
+                message_id=(
+                    f"files.parsed:{event.job_id}:{changed.file_id}:{changed.sha256}:"
+                    f"{part.part_index}"
+                ),
+            )
+
+
+def _version(event: events_pb2.FilesChanged, changed: events_pb2.ChangedFile) -> FileVersion:
+    return FileVersion(
+        file_id=changed.file_id,
+        project_id=event.project_id,
+        source_id=changed.source_id,
+        relative_path=changed.relative_path,
+        sha256=changed.sha256,
+        language=changed.language,
+        snapshot_id=event.snapshot_id,
+        snapshot_seq=event.snapshot_seq,
+        job_id=event.job_id,
+    )

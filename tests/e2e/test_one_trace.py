@@ -1,0 +1,151 @@
+"""The whole stack as separate processes (`locus up`), exporting spans over OTLP to a real
+receiver: one scan and one question each form ONE trace whose edges cross every service they
+touch, with the CLI's request ID on every span — the trace an SRE follows in a dashboard."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+FIXTURE_PACKAGE = REPOSITORY / "tests" / "unit" / "ast" / "fixtures" / "uploads"
+LOCUS = Path(sys.executable).parent / "locus"
+ALL_SERVICES = ("ingestion", "ast", "retrieval", "impact", "answer", "gateway")
+
+
+@dataclass
+class Stack:
+    process: subprocess.Popen[bytes]
+    environment: dict[str, str]
+    repository: Path
+    log: Path
+
+    def locus(self, *arguments: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        result = subprocess.run(
+            [str(LOCUS), *arguments],
+            env=self.environment,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        assert result.returncode == 0, f"locus {arguments}: {result.stdout}\n{result.stderr}"
+        return result
+
+
+def installed(service: str) -> bool:
+    probe = subprocess.run(
+        [sys.executable, "-c", f"import locus.{service}.__main__"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
+
+
+@pytest.fixture(scope="module")
+def otlp_receiver(module_otlp_sink: Any) -> Any:
+    return module_otlp_sink
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory, otlp_receiver: Any) -> Iterator[Stack]:
+    missing = [s for s in ALL_SERVICES if not installed(s)]
+    if missing:
+        pytest.skip(f"services not installed: {missing} (run make setup)")
+    root = tmp_path_factory.mktemp("e2e")
+    repository = root / "allowed" / "shop"
+    shutil.copytree(FIXTURE_PACKAGE, repository / "uploads")
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))
+    } | otlp_receiver.environment() | {"LOCUS_HOME": str(root / "home")}
+    log = root / "up.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [
+                str(LOCUS), "up",
+                "--data-dir", str(root / "data"),
+                "--allow-base", str(root / "allowed"),
+            ],
+            env=environment,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    state = root / "data" / "stack.json"
+    deadline = time.monotonic() + 240
+    while not state.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"locus up did not start:\n{log.read_text()[-4000:]}")
+        time.sleep(0.5)
+    yield Stack(process, environment, repository, log)
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def trace_of(receiver: Any, command: str, within: float = 30.0) -> tuple[str, list[dict[str, Any]]]:
+    """The spans of the trace rooted at the CLI's `locus <command>` span, once they stop growing."""
+    deadline = time.monotonic() + within
+    previous = -1
+    while time.monotonic() < deadline:
+        spans = receiver.snapshot()
+        roots = [s for s in spans if s["service"] == "cli" and s["name"] == f"locus {command}"]
+        if roots:
+            trace_id = roots[-1]["trace_id"]
+            members = [s for s in spans if s["trace_id"] == trace_id]
+            if len(members) == previous:
+                return trace_id, members
+            previous = len(members)
+        time.sleep(1.0)
+    raise AssertionError(f"no complete trace for `locus {command}`")
+
+
+def test_a_scan_is_one_trace_from_the_cli_through_ingestion_nats_and_ast(
+    stack: Stack, otlp_receiver: Any
+) -> None:
+    stack.locus("project", "create", "shop")
+    stack.locus("source", "add", "shop", str(stack.repository))
+    stack.locus("scan", "shop", "--wait", "--json")
+    trace_id, spans = trace_of(otlp_receiver, "scan")
+    edges = otlp_receiver.edges(trace_id)
+    assert ("cli", "gateway") in edges
+    assert ("gateway", "ingestion") in edges
+    assert ("ingestion", "ast") in edges  # files.changed over NATS
+    assert ("ast", "ingestion") in edges  # GetFileContent over gRPC
+    assert ("ast", "retrieval") in edges  # files.parsed over NATS
+    assert ("ast", "impact") in edges
+    request_ids = {s["attributes"].get("locus.request_id") for s in spans}
+    assert len(request_ids) == 1, request_ids
+    assert None not in request_ids
+
+
+def test_an_ask_is_one_trace_across_every_service_with_the_request_id(
+    stack: Stack, otlp_receiver: Any
+) -> None:
+    result = stack.locus("ask", "shop", "where is the retry limit for uploads enforced?")
+    assert "policy.py" in result.stdout
+    trace_id, spans = trace_of(otlp_receiver, "ask")
+    edges = otlp_receiver.edges(trace_id)
+    for downstream in ("retrieval", "ast", "impact", "answer"):
+        assert ("gateway", downstream) in edges, (downstream, edges)
+    assert ("cli", "gateway") in edges
+    request_ids = {s["attributes"].get("locus.request_id") for s in spans}
+    assert len(request_ids) == 1, request_ids
+    assert None not in request_ids
+    requests = json.loads(stack.locus("requests", "shop", "--json").stdout)
+    persisted = json.dumps(requests)
+    assert next(iter(request_ids)) in persisted  # the gateway stored the same request ID
