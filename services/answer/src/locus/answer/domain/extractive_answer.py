@@ -1,0 +1,170 @@
+"""A grounded answer without a language model: which retrieved locations match the question
+and why, quoting the most relevant line(s) of each, every statement cited.
+
+A snippet matches through the question's words found in its symbol's name (which counts
+double) or in its lines (code, docstrings, comments). Snippets are ranked by how many of the
+question's words they contain, then by their retrieval score.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from locus.answer.domain.errors import InsufficientContext
+from locus.answer.domain.model import Snippet
+from locus.answer.domain.text_terms import identifier_words, question_terms, stem, terms
+
+MAX_SNIPPETS_IN_ANSWER = 4
+MAX_QUOTED_LINES = 2
+MAX_QUOTE_CHARS = 160
+_HEADER = re.compile(r"^\s*(@|(async\s+)?def\s|class\s)")
+_ROLE_ORDER = {"code": 0, "prose": 1, "header": 2}
+DISCLAIMER = (
+    "(Assembled from the retrieved code without a language model: read the cited lines to confirm.)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    snippet: Snippet
+    matched: tuple[str, ...]  # question terms (stems) found in the snippet
+    in_name: tuple[str, ...]  # ... of which in the symbol's name
+    quotes: tuple[tuple[int | None, str], ...]  # (line number when known, line)
+
+    @property
+    def weight(self) -> int:
+        return len(self.matched) + len(self.in_name)
+
+
+def display_name(snippet: Snippet) -> str:
+    name = snippet.symbol_qualified_name
+    if not name:
+        return snippet.location.relative_path
+    parts = name.split(".")
+    return ".".join(parts[-2:]) if snippet.symbol_kind == "method" else parts[-1]
+
+
+def _location(snippet: Snippet) -> str:
+    location = snippet.location
+    return f"{location.relative_path}:{location.start_line}-{location.end_line}"
+
+
+def _line_roles(lines: list[str]) -> list[str]:
+    """ "header" (def/class/decorator lines, already said by naming the symbol), "prose"
+    (comments and docstrings) or "code" for each line."""
+    roles = []
+    in_string = False
+    for line in lines:
+        stripped = line.strip()
+        quotes = stripped.count('"""') + stripped.count("'''")
+        if in_string or quotes:
+            roles.append("prose")
+            in_string = in_string != (quotes % 2 == 1)
+        elif stripped.startswith("#"):
+            roles.append("prose")
+        elif _HEADER.match(line):
+            roles.append("header")
+        else:
+            roles.append("code")
+    return roles
+
+
+def _quotes(
+    snippet: Snippet, wanted: set[str], already_said: set[str]
+) -> tuple[tuple[int | None, str], ...]:
+    """Up to two lines that show the question's words: code before prose before the symbol's
+    own header; a second line only when it shows a word nothing shown so far does."""
+    lines = snippet.text.splitlines()
+    start, end = snippet.location.start_line, snippet.location.end_line
+    numbered = start > 0 and end - start + 1 == len(lines)
+    roles = _line_roles(lines)
+    candidates = []
+    for index, line in enumerate(lines):
+        hits = terms(line) & wanted
+        if hits and line.strip():
+            candidates.append((_ROLE_ORDER[roles[index]], -len(hits), index, line, hits))
+    candidates.sort()
+    chosen: list[tuple[int | None, str]] = []
+    covered = set(already_said)
+    for _, _, index, line, hits in candidates:
+        if chosen and not hits - covered:
+            continue
+        text = line.strip()
+        if len(text) > MAX_QUOTE_CHARS:
+            text = text[: MAX_QUOTE_CHARS - 1] + "…"
+        chosen.append((start + index if numbered else None, text))
+        covered |= hits
+        if len(chosen) == MAX_QUOTED_LINES:
+            break
+    return tuple(sorted(chosen, key=lambda q: q[0] or 0))
+
+
+def gather_evidence(question: str, snippets: tuple[Snippet, ...]) -> list[Evidence]:
+    wanted = question_terms(question)
+    wanted_set = set(wanted)
+    found = []
+    for snippet in snippets:
+        name_terms = {stem(w) for w in identifier_words(snippet.symbol_qualified_name)}
+        text_terms = terms(snippet.text)
+        matched = tuple(t for t in wanted if t in name_terms or t in text_terms)
+        if not matched:
+            continue
+        found.append(
+            Evidence(
+                snippet=snippet,
+                matched=matched,
+                in_name=tuple(t for t in matched if t in name_terms),
+                quotes=_quotes(snippet, wanted_set, name_terms & wanted_set),
+            )
+        )
+    found.sort(key=lambda e: (-e.weight, -e.snippet.score))
+    return found
+
+
+def _spoken(question: str, matched: tuple[str, ...]) -> str:
+    """The question's own words for the matched stems: "retry, limit"."""
+    by_stem: dict[str, str] = {}
+    for word in identifier_words(question):
+        by_stem.setdefault(stem(word), word)
+    return ", ".join(by_stem.get(t, t) for t in matched)
+
+
+def _describe(evidence: Evidence, question: str, lead: bool) -> list[str]:
+    snippet = evidence.snippet
+    kind = f" ({snippet.symbol_kind})" if snippet.symbol_kind else ""
+    why = f" — {snippet.why}" if snippet.why else ""
+    opening = "The best match is" if lead else "Related:"
+    lines = [
+        f"{opening} `{display_name(snippet)}`{kind} [{snippet.citation_id}] in "
+        f"{_location(snippet)}{why}; it mentions {_spoken(question, evidence.matched)}.\n"
+    ]
+    for number, text in evidence.quotes:
+        where = f"line {number}" if number is not None else "excerpt"
+        lines.append(f"> {where}: `{text}` [{snippet.citation_id}]\n")
+    return lines
+
+
+def compose_extractive_answer(question: str, snippets: tuple[Snippet, ...]) -> list[str]:
+    """The answer as a list of pieces (one line each) to stream. Raises InsufficientContext
+    when no snippet contains a word of the question."""
+    wanted = question_terms(question)
+    if not wanted:
+        raise InsufficientContext(
+            "the question has no words to look for in the code; name the behaviour, "
+            "identifier or file you are asking about"
+        )
+    evidence = gather_evidence(question, snippets)
+    if not evidence:
+        raise InsufficientContext(
+            f"none of the retrieved snippets mentions {_spoken(question, tuple(wanted))}"
+        )
+    pieces: list[str] = []
+    for position, item in enumerate(evidence[:MAX_SNIPPETS_IN_ANSWER]):
+        pieces.extend(_describe(item, question, lead=position == 0))
+    covered = {t for item in evidence for t in item.matched}
+    missing = tuple(t for t in wanted if t not in covered)
+    if missing:
+        pieces.append(f"No retrieved snippet mentions {_spoken(question, missing)}.\n")
+    pieces.append(DISCLAIMER)
+    return pieces

@@ -1,0 +1,34 @@
+"""NATS consumer of impact: files.parsed (durable consumer ``impact``) → the graph projection."""
+
+from __future__ import annotations
+
+from locus.impact.adapters.messages import UnknownRelationKind, parsed_file_from_event
+from locus.impact.domain import InvalidParsedFile, check_parsed_file
+from locus.impact.projection import GraphProjection
+from locus.messaging import Delivery, EventBus, MalformedEvent
+from locus.v1 import events_pb2
+
+
+def register_event_handlers(
+    bus: EventBus, projection: GraphProjection, *, durable: str, fetch_batch: int = 16
+) -> None:
+    async def on_files_parsed(event: events_pb2.FilesParsed, delivery: Delivery) -> None:
+        try:
+            parsed = parsed_file_from_event(event)
+            check_parsed_file(parsed)
+            await projection.apply(parsed)
+        except (InvalidParsedFile, UnknownRelationKind) as error:
+            await projection.report_failure(event, str(error))
+            raise MalformedEvent(str(error)) from error
+        except Exception as error:
+            if delivery.is_last_attempt:
+                await projection.report_failure(event, f"{type(error).__name__}: {error}")
+            raise
+
+    bus.subscribe(
+        bus.subjects.files_parsed,
+        events_pb2.FilesParsed,
+        durable,
+        on_files_parsed,
+        fetch_batch=fetch_batch,
+    )

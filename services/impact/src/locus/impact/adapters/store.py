@@ -1,0 +1,308 @@
+"""The impact store: the persisted graph projection, one SQLAlchemy implementation for SQLite
+and PostgreSQL. Applying a files.parsed part is one transaction."""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, cast
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from locus.database import Database
+from locus.impact.adapters.tables import (
+    Base,
+    DependencyRow,
+    FileRow,
+    ProjectRow,
+    RelationRow,
+    SymbolRow,
+)
+from locus.impact.domain import (
+    GraphDependency,
+    GraphFile,
+    GraphRelation,
+    GraphSymbol,
+    HeldVersion,
+    InvalidParsedFile,
+    ParsedFile,
+    RelationKind,
+    SymbolKind,
+    UpdateDecision,
+    decide_update,
+    is_complete,
+)
+
+_ROW_TABLES = (SymbolRow, RelationRow, DependencyRow)
+_LOCK_STRIPES = 64
+
+
+@dataclass(frozen=True)
+class ApplyOutcome:
+    decision: UpdateDecision
+    complete: bool  # every part of the file's current version has been applied
+    held_snapshot_seq: int
+
+
+@dataclass(frozen=True)
+class ProjectSnapshot:
+    version: int
+    files: list[GraphFile]
+    symbols: list[GraphSymbol]
+    relations: list[GraphRelation]
+    dependencies: list[GraphDependency]
+
+
+def _symbol(
+    node_id: str, qualified_name: str, scope_name: str, name: str, kind: str, *rest: Any
+) -> GraphSymbol:
+    return GraphSymbol(node_id, qualified_name, scope_name, name, cast(SymbolKind, kind), *rest)
+
+
+def _relation(kind: str, *rest: Any) -> GraphRelation:
+    return GraphRelation(cast(RelationKind, kind), *rest)
+
+
+def _parts(text: str) -> frozenset[int]:
+    return frozenset(int(p) for p in text.split(",") if p)
+
+
+def _held(row: FileRow | None) -> HeldVersion | None:
+    if row is None:
+        return None
+    return HeldVersion(
+        project_id=row.project_id,
+        snapshot_seq=row.snapshot_seq,
+        sha256=row.sha256,
+        deleted=row.deleted,
+        part_count=row.part_count,
+        parts_done=_parts(row.parts_done),
+    )
+
+
+class ImpactStore:
+    """FastStream hands the messages of one fetched batch to concurrent tasks, so parts of one
+    file can arrive together: applies of a file are serialized here (and across replicas by
+    the file row's lock on PostgreSQL). SQLite has a single writer, so there every apply is
+    serialized, which also avoids failing to upgrade a stale read transaction to a write."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+        self._write_lock = asyncio.Lock()
+        self._file_locks = [asyncio.Lock() for _ in range(_LOCK_STRIPES)]
+
+    @asynccontextmanager
+    async def _exclusive(self, file_id: str) -> AsyncIterator[None]:
+        if self._db.is_sqlite:
+            async with self._write_lock:
+                yield
+            return
+        async with self._file_locks[zlib.crc32(file_id.encode()) % _LOCK_STRIPES]:
+            yield
+
+    async def initialize(self) -> None:
+        await self._db.create_schema(Base)
+
+    async def close(self) -> None:
+        await self._db.dispose()
+
+    async def apply(self, event: ParsedFile) -> ApplyOutcome:
+        async with self._exclusive(event.file_id):
+            return await self._apply(event)
+
+    async def _apply(self, event: ParsedFile) -> ApplyOutcome:
+        async with self._db.transaction() as session:
+            row = await session.get(FileRow, event.file_id, with_for_update=True)
+            held = _held(row)
+            if held is not None and held.project_id != event.project_id:
+                raise InvalidParsedFile(
+                    f"file {event.file_id} belongs to project {held.project_id}, "
+                    f"not {event.project_id}"
+                )
+            decision = decide_update(held, event)
+            if decision is UpdateDecision.STALE:
+                assert held is not None
+                return ApplyOutcome(
+                    decision, is_complete(held.part_count, held.parts_done), held.snapshot_seq
+                )
+            if decision is UpdateDecision.NEW_VERSION:
+                for table in _ROW_TABLES:
+                    await session.execute(delete(table).where(table.file_id == event.file_id))
+                parts_done: frozenset[int] = frozenset()
+            else:
+                assert held is not None
+                parts_done = held.parts_done
+                for table in _ROW_TABLES:
+                    await session.execute(
+                        delete(table).where(
+                            table.file_id == event.file_id, table.part_index == event.part_index
+                        )
+                    )
+            await self._insert_part(session, event)
+            parts_done = parts_done | {event.part_index}
+            values: dict[str, Any] = {
+                "project_id": event.project_id,
+                "snapshot_id": event.snapshot_id,
+                "snapshot_seq": event.snapshot_seq,
+                "sha256": event.sha256,
+                "relative_path": event.relative_path,
+                "module_name": event.module_name,
+                "language": event.language,
+                "deleted": event.deleted,
+                "part_count": max(event.part_count, 1),
+                "parts_done": ",".join(str(p) for p in sorted(parts_done)),
+            }
+            if row is None:
+                await session.execute(insert(FileRow).values(file_id=event.file_id, **values))
+            else:
+                await session.execute(
+                    update(FileRow).where(FileRow.file_id == event.file_id).values(**values)
+                )
+            await self._bump_version(session, event.project_id)
+            return ApplyOutcome(
+                decision, is_complete(max(event.part_count, 1), parts_done), event.snapshot_seq
+            )
+
+    async def _insert_part(self, session: AsyncSession, event: ParsedFile) -> None:
+        key = {"file_id": event.file_id, "part_index": event.part_index}
+        project = {"project_id": event.project_id}
+        symbols = [
+            {
+                **key,
+                **project,
+                "ordinal": ordinal,
+                "node_id": s.node_id,
+                "qualified_name": s.qualified_name,
+                "scope_name": s.scope_name,
+                "name": s.name,
+                "kind": s.kind,
+                "relative_path": s.relative_path or event.relative_path,
+                "start_line": s.start_line,
+                "end_line": s.end_line,
+                "language": s.language or event.language,
+                "snapshot_id": s.snapshot_id or event.snapshot_id,
+                "signature": s.signature,
+                "docstring": s.docstring,
+                "parent_node_id": s.parent_node_id,
+                "parent_qualified_name": s.parent_qualified_name,
+            }
+            for ordinal, s in enumerate(event.symbols)
+        ]
+        relations = [
+            {
+                **key,
+                **project,
+                "ordinal": ordinal,
+                "kind": r.kind,
+                "source_node_id": r.source_node_id,
+                "source_qualified_name": r.source_qualified_name,
+                "target_name": r.target_name,
+                "target_qualified_name": r.target_qualified_name,
+                "target_node_id": r.target_node_id,
+                "line": r.line,
+            }
+            for ordinal, r in enumerate(event.relations)
+        ]
+        dependencies = [
+            {
+                **key,
+                **project,
+                "ordinal": ordinal,
+                "target_module": d.target_module,
+                "target_file_id": d.target_file_id,
+                "line": d.line,
+            }
+            for ordinal, d in enumerate(event.dependencies)
+        ]
+        for table, rows in (
+            (SymbolRow, symbols),
+            (RelationRow, relations),
+            (DependencyRow, dependencies),
+        ):
+            if rows:
+                await session.execute(insert(table), rows)
+
+    async def _bump_version(self, session: AsyncSession, project_id: str) -> None:
+        result = await session.execute(
+            update(ProjectRow)
+            .where(ProjectRow.project_id == project_id)
+            .values(version=ProjectRow.version + 1)
+        )
+        if getattr(result, "rowcount", 0) == 0:
+            session.add(ProjectRow(project_id=project_id, version=1))
+
+    async def project_version(self, project_id: str) -> int | None:
+        async with self._db.sessions() as session:
+            version: int | None = await session.scalar(
+                select(ProjectRow.version).where(ProjectRow.project_id == project_id)
+            )
+            return version
+
+    async def load_project(self, project_id: str) -> ProjectSnapshot | None:
+        """The project's current graph rows, tagged with the version read before them (a
+        change landing meanwhile makes the next read rebuild again, never miss it)."""
+        async with self._db.sessions() as session:
+            version = await session.scalar(
+                select(ProjectRow.version).where(ProjectRow.project_id == project_id)
+            )
+            if version is None:
+                return None
+            file_rows = await session.execute(
+                select(
+                    FileRow.file_id,
+                    FileRow.relative_path,
+                    FileRow.module_name,
+                    FileRow.language,
+                    FileRow.snapshot_id,
+                ).where(FileRow.project_id == project_id, FileRow.deleted.is_(False))
+            )
+            files = [GraphFile(*r) for r in file_rows]
+            symbol_rows = await session.execute(
+                select(
+                    SymbolRow.node_id,
+                    SymbolRow.qualified_name,
+                    SymbolRow.scope_name,
+                    SymbolRow.name,
+                    SymbolRow.kind,
+                    SymbolRow.file_id,
+                    SymbolRow.relative_path,
+                    SymbolRow.start_line,
+                    SymbolRow.end_line,
+                    SymbolRow.language,
+                    SymbolRow.snapshot_id,
+                    SymbolRow.signature,
+                    SymbolRow.docstring,
+                    SymbolRow.parent_node_id,
+                    SymbolRow.parent_qualified_name,
+                )
+                .where(SymbolRow.project_id == project_id)
+                .order_by(SymbolRow.file_id, SymbolRow.part_index, SymbolRow.ordinal)
+            )
+            symbols = [_symbol(*r) for r in symbol_rows]
+            relation_rows = await session.execute(
+                select(
+                    RelationRow.kind,
+                    RelationRow.source_node_id,
+                    RelationRow.source_qualified_name,
+                    RelationRow.target_name,
+                    RelationRow.target_qualified_name,
+                    RelationRow.target_node_id,
+                    RelationRow.file_id,
+                    RelationRow.line,
+                ).where(RelationRow.project_id == project_id)
+            )
+            relations = [_relation(*r) for r in relation_rows]
+            dependency_rows = await session.execute(
+                select(
+                    DependencyRow.file_id,
+                    DependencyRow.target_module,
+                    DependencyRow.target_file_id,
+                    DependencyRow.line,
+                ).where(DependencyRow.project_id == project_id)
+            )
+            dependencies = [GraphDependency(*r) for r in dependency_rows]
+            return ProjectSnapshot(int(version), files, symbols, relations, dependencies)

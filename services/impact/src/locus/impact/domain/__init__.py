@@ -1,0 +1,62 @@
+"""Pure domain of the impact service: the code graph of a project, how files.parsed events
+update it, and the impact walk over it. No grpc, nats, protobuf or SQL here."""
+
+from locus.impact.domain.errors import (
+    ImpactError,
+    InvalidImpactQuery,
+    InvalidParsedFile,
+    SeedsNotFound,
+)
+from locus.impact.domain.graph import CodeGraph, build_graph, subsystem_for
+from locus.impact.domain.model import (
+    GraphDependency,
+    GraphFile,
+    GraphRelation,
+    GraphSymbol,
+    ImpactedFile,
+    ImpactedSymbol,
+    ImpactQuery,
+    ImpactResult,
+    ImpactStep,
+    ParsedFile,
+    RelationKind,
+    SymbolKind,
+)
+from locus.impact.domain.traversal import EDGE_WEIGHTS, compute_impact, validate_query
+from locus.impact.domain.versions import (
+    HeldVersion,
+    UpdateDecision,
+    check_parsed_file,
+    decide_update,
+    is_complete,
+)
+
+__all__ = [
+    "EDGE_WEIGHTS",
+    "CodeGraph",
+    "GraphDependency",
+    "GraphFile",
+    "GraphRelation",
+    "GraphSymbol",
+    "HeldVersion",
+    "ImpactError",
+    "ImpactQuery",
+    "ImpactResult",
+    "ImpactStep",
+    "ImpactedFile",
+    "ImpactedSymbol",
+    "InvalidImpactQuery",
+    "InvalidParsedFile",
+    "ParsedFile",
+    "RelationKind",
+    "SeedsNotFound",
+    "SymbolKind",
+    "UpdateDecision",
+    "build_graph",
+    "check_parsed_file",
+    "compute_impact",
+    "decide_update",
+    "is_complete",
+    "subsystem_for",
+    "validate_query",
+]

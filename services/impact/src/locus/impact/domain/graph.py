@@ -1,0 +1,196 @@
+"""The in-memory code graph of one project: symbols as nodes, resolved relations as edges, with
+adjacency in both directions for fast traversal.
+
+``build_graph`` resolves what the ast service could not: a relation whose ``target_node_id`` is
+empty (or names a node that no longer exists) is resolved by its ``target_qualified_name``
+against this project's symbols, following re-exports (``from .client import UploadClient`` in
+``uploads/__init__.py`` makes ``uploads.UploadClient`` resolve to ``uploads.client.UploadClient``).
+Resolution happens at build time, so a target file that arrives later, or is deleted, is
+picked up by the next build.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from locus.impact.domain.model import (
+    GraphDependency,
+    GraphFile,
+    GraphRelation,
+    GraphSymbol,
+    RelationKind,
+)
+
+MAX_ALIAS_HOPS = 4
+_RELATION_ORDER: dict[RelationKind, int] = {
+    "calls": 0,
+    "inherits": 1,
+    "imports": 2,
+    "references": 3,
+    "contains": 4,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    relation: RelationKind
+    reverse: bool
+    node_id: str
+
+
+@dataclass
+class CodeGraph:
+    symbols: dict[str, GraphSymbol]
+    files: dict[str, GraphFile]
+    outgoing: dict[str, list[tuple[RelationKind, str]]]
+    incoming: dict[str, list[tuple[RelationKind, str]]]
+    symbols_by_file: dict[str, list[str]]
+    subsystem_by_file: dict[str, str]
+    unresolved_relations: int = 0
+    edge_count: int = field(default=0)
+
+    def neighbours(self, node_id: str) -> Iterator[Neighbour]:
+        """Edges leaving the node in either direction, callers and subclasses first."""
+        for relation, target in self.incoming.get(node_id, ()):
+            yield Neighbour(relation, True, target)
+        for relation, target in self.outgoing.get(node_id, ()):
+            yield Neighbour(relation, False, target)
+
+    def subsystem_of(self, node_id: str) -> str:
+        return self.subsystem_by_file.get(self.symbols[node_id].file_id, "")
+
+
+def subsystem_for(file: GraphFile) -> str:
+    """The top-level package of a file (first part of its module name), else its top-level
+    directory; a file at the root of a project without a module name has subsystem ""."""
+    if file.module_name:
+        return file.module_name.split(".", 1)[0]
+    path = file.relative_path.replace("\\", "/").strip("/")
+    return path.split("/", 1)[0] if "/" in path else ""
+
+
+class _Resolver:
+    """Qualified name → node ids of one project, including names re-exported by imports."""
+
+    def __init__(self, symbols: dict[str, GraphSymbol], relations: Iterable[GraphRelation]):
+        self._by_name: dict[str, list[str]] = defaultdict(list)
+        for symbol in symbols.values():
+            self._by_name[symbol.qualified_name].append(symbol.node_id)
+        self._modules = {s.qualified_name for s in symbols.values() if s.kind == "module"}
+        # module → {local name → absolute target}, from the module's own import statements
+        self._exports: dict[str, dict[str, str]] = defaultdict(dict)
+        for relation in relations:
+            if relation.kind != "imports" or not relation.target_qualified_name:
+                continue
+            if relation.source_qualified_name not in self._modules:
+                continue
+            local = relation.target_name.rsplit(".", 1)[-1] or relation.target_qualified_name
+            self._exports[relation.source_qualified_name].setdefault(
+                local, relation.target_qualified_name
+            )
+
+    def resolve(self, qualified_name: str) -> list[str]:
+        name = qualified_name
+        for _ in range(MAX_ALIAS_HOPS):
+            found = self._by_name.get(name)
+            if found:
+                return found
+            aliased = self._through_exports(name)
+            if aliased is None or aliased == name:
+                return []
+            name = aliased
+        return []
+
+    def _through_exports(self, name: str) -> str | None:
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module not in self._modules:
+                continue
+            target = self._exports.get(module, {}).get(parts[cut])
+            if target is None:
+                return None
+            return ".".join([target, *parts[cut + 1 :]])
+        return None
+
+
+def build_graph(
+    files: Iterable[GraphFile],
+    symbols: Iterable[GraphSymbol],
+    relations: Iterable[GraphRelation],
+    dependencies: Iterable[GraphDependency],
+) -> CodeGraph:
+    file_map = {f.file_id: f for f in files}
+    symbol_map: dict[str, GraphSymbol] = {}
+    for symbol in symbols:
+        if symbol.file_id in file_map:
+            symbol_map.setdefault(symbol.node_id, symbol)
+    relation_list = [r for r in relations if r.file_id in file_map]
+    resolver = _Resolver(symbol_map, relation_list)
+
+    edges: set[tuple[str, RelationKind, str]] = set()
+    unresolved = 0
+
+    def endpoints(node_id: str, qualified_name: str) -> list[str]:
+        if node_id and node_id in symbol_map:
+            return [node_id]
+        return resolver.resolve(qualified_name) if qualified_name else []
+
+    for relation in relation_list:
+        sources = endpoints(relation.source_node_id, relation.source_qualified_name)
+        targets = endpoints(relation.target_node_id, relation.target_qualified_name)
+        if not sources or not targets:
+            unresolved += 1
+            continue
+        for source in sources:
+            for target in targets:
+                if source != target:
+                    edges.add((source, relation.kind, target))
+
+    for symbol in symbol_map.values():
+        parents = endpoints(symbol.parent_node_id, symbol.parent_qualified_name)
+        for parent in parents:
+            if parent != symbol.node_id and symbol_map[parent].file_id == symbol.file_id:
+                edges.add((parent, "contains", symbol.node_id))
+
+    symbols_by_file: dict[str, list[str]] = defaultdict(list)
+    module_of_file: dict[str, str] = {}
+    for symbol in sorted(symbol_map.values(), key=lambda s: (s.start_line, s.qualified_name)):
+        symbols_by_file[symbol.file_id].append(symbol.node_id)
+        if symbol.kind == "module":
+            module_of_file.setdefault(symbol.file_id, symbol.node_id)
+
+    for dependency in dependencies:
+        importer = module_of_file.get(dependency.source_file_id)
+        if importer is None:
+            continue
+        if dependency.target_file_id in module_of_file:
+            targets = [module_of_file[dependency.target_file_id]]
+        else:
+            targets = [
+                node
+                for node in resolver.resolve(dependency.target_module)
+                if symbol_map[node].kind == "module"
+            ]
+        for target in targets:
+            if target != importer:
+                edges.add((importer, "imports", target))
+
+    outgoing: dict[str, list[tuple[RelationKind, str]]] = defaultdict(list)
+    incoming: dict[str, list[tuple[RelationKind, str]]] = defaultdict(list)
+    for source, kind, target in sorted(edges, key=lambda e: (_RELATION_ORDER[e[1]], e[0], e[2])):
+        outgoing[source].append((kind, target))
+        incoming[target].append((kind, source))
+
+    return CodeGraph(
+        symbols=symbol_map,
+        files=file_map,
+        outgoing=dict(outgoing),
+        incoming=dict(incoming),
+        symbols_by_file=dict(symbols_by_file),
+        subsystem_by_file={file_id: subsystem_for(f) for file_id, f in file_map.items()},
+        unresolved_relations=unresolved,
+        edge_count=len(edges),
+    )

@@ -1,0 +1,60 @@
+"""Composition root of the impact service: the only place that reads settings and builds the
+store, the bus, the in-memory graphs, the gRPC server and telemetry."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from opentelemetry.sdk.trace.export import SpanExporter
+
+from locus.database import Database
+from locus.impact.adapters.event_handlers import register_event_handlers
+from locus.impact.adapters.graph_cache import ProjectGraphs
+from locus.impact.adapters.grpc_servicer import ImpactServicer
+from locus.impact.adapters.store import ImpactStore
+from locus.impact.projection import GraphProjection
+from locus.impact.settings import ImpactSettings
+from locus.messaging import EventBus, Subjects
+from locus.rpc import RpcServer, ServiceRuntime
+from locus.telemetry import configure_logging, setup_telemetry
+from locus.v1 import impact_pb2, impact_pb2_grpc
+
+
+class _StoreComponent:
+    def __init__(self, store: ImpactStore) -> None:
+        self._store = store
+
+    async def start(self) -> None:
+        await self._store.initialize()
+
+    async def stop(self) -> None:
+        await self._store.close()
+
+
+def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -> ServiceRuntime:
+    configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
+    telemetry = setup_telemetry(settings.service_name, exporters=exporters)
+    store = ImpactStore(Database(settings.sqlalchemy_url("impact.db")))
+    bus = EventBus(
+        settings.nats_url,
+        telemetry,
+        subjects=Subjects(settings.subject_prefix),
+        stream_name=settings.stream_name,
+        max_deliver=settings.max_deliver,
+        ack_wait_seconds=settings.ack_wait_seconds,
+        graceful_timeout_seconds=settings.shutdown_grace_seconds,
+    )
+    register_event_handlers(
+        bus,
+        GraphProjection(store, bus),
+        durable=settings.consumer_name,
+        fetch_batch=settings.fetch_batch,
+    )
+    graphs = ProjectGraphs(store, max_projects=settings.max_cached_projects)
+    server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
+    server.add_service(
+        impact_pb2_grpc.add_ImpactServiceServicer_to_server,
+        ImpactServicer(graphs),
+        impact_pb2.DESCRIPTOR.services_by_name["ImpactService"].full_name,
+    )
+    return ServiceRuntime(settings.service_name, server, telemetry, [_StoreComponent(store), bus])

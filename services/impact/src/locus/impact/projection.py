@@ -1,0 +1,111 @@
+"""Service layer of impact's graph projection: apply each files.parsed part to the store and
+report the file on index.updated (stage "impact") once all its parts are in.
+
+Reports use the message id ``index.updated:impact:<job_id>:<file_id>:<sha256>``, so a report
+repeated after a redelivery is deduplicated by JetStream. A stale event (older snapshot than
+the one held) is reported SKIPPED, so the older job still completes.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from locus.impact.adapters.store import ImpactStore
+from locus.impact.domain import ParsedFile, UpdateDecision
+from locus.messaging import EventBus
+from locus.v1 import common_pb2, events_pb2
+
+log = logging.getLogger(__name__)
+
+STAGE = "impact"
+_CHANGE_VALUES = {
+    "added": common_pb2.CHANGE_TYPE_ADDED,
+    "modified": common_pb2.CHANGE_TYPE_MODIFIED,
+    "deleted": common_pb2.CHANGE_TYPE_DELETED,
+    "unspecified": common_pb2.CHANGE_TYPE_UNSPECIFIED,
+}
+
+
+def index_updated_message_id(job_id: str, file_id: str, sha256: str) -> str:
+    return f"index.updated:{STAGE}:{job_id}:{file_id}:{sha256}"
+
+
+class GraphProjection:
+    def __init__(self, store: ImpactStore, bus: EventBus) -> None:
+        self._store = store
+        self._bus = bus
+
+    async def apply(self, event: ParsedFile) -> None:
+        outcome = await self._store.apply(event)
+        if outcome.decision is UpdateDecision.STALE:
+            log.info(
+                "ignoring files.parsed of %s at snapshot %d: snapshot %d is held",
+                event.file_id,
+                event.snapshot_seq,
+                outcome.held_snapshot_seq,
+            )
+            await self._report(
+                event.job_id,
+                event.project_id,
+                event.snapshot_id,
+                events_pb2.IndexedFile(
+                    file_id=event.file_id,
+                    sha256=event.sha256,
+                    change_type=_CHANGE_VALUES[event.change],
+                    status=events_pb2.INDEX_STATUS_SKIPPED,
+                    error=f"superseded by snapshot {outcome.held_snapshot_seq}",
+                ),
+            )
+            return
+        if not outcome.complete:
+            return
+        status = (
+            events_pb2.INDEX_STATUS_SKIPPED
+            if event.unsupported_language
+            else events_pb2.INDEX_STATUS_INDEXED
+        )
+        await self._report(
+            event.job_id,
+            event.project_id,
+            event.snapshot_id,
+            events_pb2.IndexedFile(
+                file_id=event.file_id,
+                sha256=event.sha256,
+                change_type=_CHANGE_VALUES[event.change],
+                status=status,
+            ),
+        )
+
+    async def report_failure(self, event: events_pb2.FilesParsed, error: str) -> None:
+        """Report a file that will never be applied, when the event says enough to do so."""
+        if not event.job_id or not event.file.file_id:
+            return
+        await self._report(
+            event.job_id,
+            event.project_id,
+            event.snapshot_id,
+            events_pb2.IndexedFile(
+                file_id=event.file.file_id,
+                sha256=event.file.sha256,
+                change_type=event.file.change_type,
+                status=events_pb2.INDEX_STATUS_FAILED,
+                error=error[:2000],
+            ),
+        )
+
+    async def _report(
+        self, job_id: str, project_id: str, snapshot_id: str, file: events_pb2.IndexedFile
+    ) -> None:
+        if not job_id:
+            return  # not part of a scan job: nobody waits for a report
+        await self._bus.publish(
+            self._bus.subjects.index_updated,
+            events_pb2.IndexUpdated(
+                job_id=job_id,
+                project_id=project_id,
+                snapshot_id=snapshot_id,
+                stage=STAGE,
+                files=[file],
+            ),
+            message_id=index_updated_message_id(job_id, file.file_id, file.sha256),
+        )

@@ -1,0 +1,398 @@
+"""A real nats-server, the impact service built in-process on its own subjects and stream, and
+files.parsed events made by the ast domain's extractor from the `uploads` fixture package."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import nats
+import pytest
+from nats.aio.msg import Msg
+
+from locus.ast.domain import FileAnalysis, extract
+from locus.database import Database
+from locus.impact.adapters.store import ImpactStore
+from locus.impact.main import build
+from locus.impact.settings import ImpactSettings
+from locus.messaging import EmbeddedNatsServer, EventBus, Subjects
+from locus.rpc import ServiceRuntime
+from locus.telemetry import setup_telemetry
+from locus.v1 import common_pb2, events_pb2, impact_pb2, impact_pb2_grpc
+
+UPLOADS = Path(__file__).resolve().parents[2] / "unit" / "ast" / "fixtures" / "uploads"
+
+_KINDS = {
+    "module": common_pb2.SYMBOL_KIND_MODULE,
+    "class": common_pb2.SYMBOL_KIND_CLASS,
+    "function": common_pb2.SYMBOL_KIND_FUNCTION,
+    "method": common_pb2.SYMBOL_KIND_METHOD,
+}
+_RELATIONS = {
+    "contains": common_pb2.RELATION_KIND_CONTAINS,
+    "calls": common_pb2.RELATION_KIND_CALLS,
+    "imports": common_pb2.RELATION_KIND_IMPORTS,
+    "inherits": common_pb2.RELATION_KIND_INHERITS,
+}
+
+
+def file_id_of(project_id: str, name: str) -> str:
+    return "f_" + hashlib.sha256(f"{project_id}\0src/uploads/{name}".encode()).hexdigest()[:30]
+
+
+def node_id_of(file_id: str, qualified_name: str, kind: str) -> str:
+    return "n_" + hashlib.sha256(f"{file_id}\0{qualified_name}\0{kind}".encode()).hexdigest()[:30]
+
+
+@dataclass
+class ParsedUploads:
+    """files.parsed events of one file of the uploads package, as the ast service sends them:
+    node ids for the file's own symbols, targets in other files left to the consumer."""
+
+    project_id: str
+    name: str
+    analysis: FileAnalysis
+    file_id: str = ""
+    sha256: str = ""
+
+    def __post_init__(self) -> None:
+        self.file_id = file_id_of(self.project_id, self.name)
+        self.sha256 = hashlib.sha256((UPLOADS / self.name).read_bytes()).hexdigest()
+
+    def node_id(self, qualified_name: str) -> str:
+        kind = next(s.kind for s in self.analysis.symbols if s.qualified_name == qualified_name)
+        return node_id_of(self.file_id, qualified_name, kind)
+
+    def event(
+        self, job_id: str, snapshot_seq: int, *, parts: int = 1
+    ) -> list[events_pb2.FilesParsed]:
+        path = f"src/uploads/{self.name}"
+        location = common_pb2.CodeLocation(
+            project_id=self.project_id,
+            snapshot_id=f"s{snapshot_seq}",
+            file_id=self.file_id,
+            relative_path=path,
+            language="python",
+        )
+        own = {
+            s.qualified_name: node_id_of(self.file_id, s.qualified_name, s.kind)
+            for s in self.analysis.symbols
+        }
+        symbols = []
+        for s in self.analysis.symbols:
+            symbol_location = common_pb2.CodeLocation()
+            symbol_location.CopyFrom(location)
+            symbol_location.start_line = s.start_line
+            symbol_location.end_line = s.end_line
+            symbol_location.node_id = own[s.qualified_name]
+            symbols.append(
+                common_pb2.Symbol(
+                    node_id=own[s.qualified_name],
+                    qualified_name=s.qualified_name,
+                    scope_name=s.scope_name,
+                    name=s.name,
+                    kind=_KINDS[s.kind],
+                    location=symbol_location,
+                    signature=s.signature,
+                    docstring=s.docstring or "",
+                    parent_node_id=own.get(s.parent_qualified_name or "", ""),
+                    parent_qualified_name=s.parent_qualified_name or "",
+                )
+            )
+        relations = [
+            common_pb2.Relation(
+                kind=_RELATIONS[r.kind],
+                source_node_id=own[r.source_qualified_name],
+                source_qualified_name=r.source_qualified_name,
+                target_name=r.target_name,
+                target_qualified_name=r.target_qualified_name or "",
+                target_node_id=own.get(r.target_qualified_name or "", ""),
+                line=r.line,
+                file_id=self.file_id,
+            )
+            for r in self.analysis.relations
+        ]
+        dependencies = [
+            common_pb2.FileDependency(
+                source_file_id=self.file_id, target_module=d.target_module, line=d.line
+            )
+            for d in self.analysis.dependencies
+        ]
+        changed = events_pb2.ChangedFile(
+            file_id=self.file_id,
+            source_id="src1",
+            relative_path=path,
+            change_type=common_pb2.CHANGE_TYPE_ADDED,
+            sha256=self.sha256,
+            language="python",
+        )
+        base = dict(
+            job_id=job_id,
+            project_id=self.project_id,
+            snapshot_id=f"s{snapshot_seq}",
+            snapshot_seq=snapshot_seq,
+            file=changed,
+            module_name=self.analysis.module_name,
+            part_count=parts,
+        )
+        if parts == 1:
+            return [
+                events_pb2.FilesParsed(
+                    **base, symbols=symbols, relations=relations, dependencies=dependencies
+                )
+            ]
+        # symbols in the first part, relations and dependencies in the last one
+        return [
+            events_pb2.FilesParsed(**base, part_index=0, symbols=symbols),
+            *[events_pb2.FilesParsed(**base, part_index=i) for i in range(1, parts - 1)],
+            events_pb2.FilesParsed(
+                **base, part_index=parts - 1, relations=relations, dependencies=dependencies
+            ),
+        ]
+
+    def deleted(self, job_id: str, snapshot_seq: int) -> events_pb2.FilesParsed:
+        return events_pb2.FilesParsed(
+            job_id=job_id,
+            project_id=self.project_id,
+            snapshot_id=f"s{snapshot_seq}",
+            snapshot_seq=snapshot_seq,
+            file=events_pb2.ChangedFile(
+                file_id=self.file_id,
+                source_id="src1",
+                relative_path=f"src/uploads/{self.name}",
+                change_type=common_pb2.CHANGE_TYPE_DELETED,
+                previous_sha256=self.sha256,
+                language="python",
+            ),
+            module_name=self.analysis.module_name,
+            part_count=1,
+        )
+
+
+def parse_uploads(project_id: str) -> dict[str, ParsedUploads]:
+    return {
+        name: ParsedUploads(
+            project_id,
+            name,
+            extract(f"src/uploads/{name}", (UPLOADS / name).read_bytes(), "python"),
+        )
+        for name in ("__init__.py", "client.py", "errors.py", "policy.py")
+    }
+
+
+@dataclass
+class Received:
+    """Messages a core NATS subscription saw on one subject."""
+
+    messages: list[Msg] = field(default_factory=list)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def on_message(self, message: Msg) -> None:
+        self.messages.append(message)
+        self.arrived.set()
+
+    async def wait_for(self, predicate: object, within_seconds: float = 15.0) -> None:
+        assert callable(predicate)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_seconds
+        while not predicate(self.messages):
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AssertionError(f"timed out; received {len(self.messages)} messages")
+            self.arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.arrived.wait(), timeout=min(remaining, 0.5))
+
+
+@dataclass
+class ImpactHarness:
+    settings: ImpactSettings
+    runtime: ServiceRuntime
+    publisher: EventBus
+    channel: grpc.aio.Channel
+    stub: impact_pb2_grpc.ImpactServiceStub
+    reports: Received
+    dead_letters: Received
+    project_id: str = field(default_factory=lambda: "p_" + uuid.uuid4().hex[:12])
+    files: dict[str, ParsedUploads] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.files = parse_uploads(self.project_id)
+
+    async def publish(self, event: events_pb2.FilesParsed, *, message_id: str = "") -> None:
+        message_id = message_id or (
+            f"files.parsed:{event.job_id}:{event.file.file_id}:{event.file.sha256}:"
+            f"{event.part_index}"
+        )
+        await self.publisher.publish(
+            self.publisher.subjects.files_parsed, event, message_id=message_id
+        )
+
+    async def publish_files(self, job_id: str, snapshot_seq: int, *names: str) -> None:
+        for name in names:
+            for event in self.files[name].event(job_id, snapshot_seq):
+                await self.publish(event)
+        await self.wait_reported(*(self.files[name].file_id for name in names))
+
+    async def compute(self, **request: object) -> impact_pb2.ComputeImpactResponse:
+        request.setdefault("project_id", self.project_id)
+        message = impact_pb2.ComputeImpactRequest(**request)  # type: ignore[arg-type]
+        response: impact_pb2.ComputeImpactResponse = await self.stub.Compute(message, timeout=10)
+        return response
+
+    def statuses(self) -> dict[str, list[int]]:
+        """file_id → statuses reported on index.updated, in order."""
+        seen: dict[str, list[int]] = {}
+        for message in self.reports.messages:
+            update = events_pb2.IndexUpdated.FromString(message.data)
+            for f in update.files:
+                seen.setdefault(f.file_id, []).append(f.status)
+        return seen
+
+    async def wait_reported(self, *file_ids: str, count: int = 1) -> None:
+        await self.reports.wait_for(
+            lambda _: all(len(self.statuses().get(f, [])) >= count for f in file_ids)
+        )
+
+
+def _postgres_binaries() -> Path | None:
+    for candidate in (shutil.which("pg_ctl"), *Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
+        if candidate and Path(candidate).exists():
+            return Path(candidate).resolve().parent
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def impact_postgres_url() -> Iterator[str]:
+    """A PostgreSQL server: LOCUS_TEST_PG_URL, or one started in a temp dir (as the postgres
+    user when running as root, which PostgreSQL refuses)."""
+    given = os.environ.get("LOCUS_TEST_PG_URL")
+    if given:
+        yield given
+        return
+    binaries = _postgres_binaries()
+    if binaries is None:
+        pytest.skip("no PostgreSQL binaries here and LOCUS_TEST_PG_URL is not set")
+    as_postgres: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("runuser") is None:
+            pytest.skip("running as root without runuser: cannot start PostgreSQL")
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+    root = Path(tempfile.mkdtemp(prefix="locus-impact-pg-"))
+    if as_postgres:
+        shutil.chown(root, "postgres")
+    data, port = root / "data", _free_port()
+    initdb = [str(binaries / "initdb"), "-D", str(data), "-U", "locus", "--auth=trust"]
+    subprocess.run(
+        [*as_postgres, *initdb, "-E", "UTF8", "--locale=C.UTF-8"], check=True, capture_output=True
+    )
+    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+    start = [str(binaries / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w"]
+    subprocess.run([*as_postgres, *start, "-o", options, "start"], check=True, capture_output=True)
+    try:
+        yield f"postgresql://locus@127.0.0.1:{port}/postgres"
+    finally:
+        stop = [str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]
+        subprocess.run([*as_postgres, *stop], capture_output=True, check=False)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+async def impact_store(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[ImpactStore]:
+    """A fresh, initialized store: an SQLite file, or a new database on PostgreSQL."""
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path / 'impact.db'}"
+    else:
+        import asyncpg
+
+        server = request.getfixturevalue("impact_postgres_url")
+        name = f"impact_{uuid.uuid4().hex[:12]}"
+        connection = await asyncpg.connect(server)
+        try:
+            await connection.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await connection.close()
+        url = server.rsplit("/", 1)[0] + f"/{name}"
+    store = ImpactStore(Database(url))
+    await store.initialize()
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def uploads() -> dict[str, ParsedUploads]:
+    return parse_uploads("p_" + uuid.uuid4().hex[:12])
+
+
+@pytest.fixture(scope="module")
+def nats_server() -> Iterator[EmbeddedNatsServer]:
+    with EmbeddedNatsServer() as server:
+        yield server
+
+
+@pytest.fixture
+def impact_settings(nats_server: EmbeddedNatsServer, tmp_path: Path) -> ImpactSettings:
+    suffix = uuid.uuid4().hex[:10]
+    return ImpactSettings(
+        nats_url=nats_server.url,
+        subject_prefix=f"t{suffix}.v1",
+        stream_name=f"LOCUS_{suffix}",
+        grpc_port=0,
+        data_dir=tmp_path / "impact",
+        max_deliver=2,
+        ack_wait_seconds=5,
+        shutdown_grace_seconds=1,
+    )
+
+
+@pytest.fixture
+async def impact(impact_settings: ImpactSettings) -> AsyncIterator[ImpactHarness]:
+    runtime = build(impact_settings)
+    await runtime.start()
+    publisher = EventBus(
+        impact_settings.nats_url,
+        setup_telemetry("impact-test-publisher", from_environment=False, set_global=False),
+        subjects=Subjects(impact_settings.subject_prefix),
+        stream_name=impact_settings.stream_name,
+    )
+    await publisher.start()
+    client = await nats.connect(impact_settings.nats_url)
+    reports, dead_letters = Received(), Received()
+    subjects = publisher.subjects
+    await client.subscribe(subjects.index_updated, cb=reports.on_message)
+    await client.subscribe(subjects.dead_letter(subjects.files_parsed), cb=dead_letters.on_message)
+    channel = grpc.aio.insecure_channel(runtime.address)
+    try:
+        yield ImpactHarness(
+            settings=impact_settings,
+            runtime=runtime,
+            publisher=publisher,
+            channel=channel,
+            stub=impact_pb2_grpc.ImpactServiceStub(channel),
+            reports=reports,
+            dead_letters=dead_letters,
+        )
+    finally:
+        await channel.close()
+        await client.close()
+        await publisher.stop()
+        await runtime.stop()

@@ -1,0 +1,142 @@
+"""Building the graph: resolution of relation targets, containment, file dependencies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from locus.impact.domain import GraphFile, GraphSymbol, build_graph, subsystem_for
+
+pytestmark = pytest.mark.unit
+
+Files = list[GraphFile]
+Symbols = list[GraphSymbol]
+
+
+def test_unresolved_targets_resolve_by_qualified_name_against_the_projects_symbols(
+    parts: Any, uploads_files: Files, uploads_symbols: Symbols
+) -> None:
+    call = parts.relation(
+        "calls",
+        "uploads.client.UploadClient.upload",
+        "uploads.policy.enforce_retry_limit",
+        "client",
+    )
+
+    graph = build_graph(uploads_files, uploads_symbols, [call], [])
+
+    assert ("calls", "n:uploads.policy.enforce_retry_limit") in graph.outgoing[
+        "n:uploads.client.UploadClient.upload"
+    ]
+    assert ("calls", "n:uploads.client.UploadClient.upload") in graph.incoming[
+        "n:uploads.policy.enforce_retry_limit"
+    ]
+    assert graph.unresolved_relations == 0
+
+
+def test_a_target_node_id_that_no_longer_exists_falls_back_to_the_qualified_name(
+    parts: Any, uploads_files: Files, uploads_symbols: Symbols
+) -> None:
+    stale = parts.relation(
+        "calls",
+        "uploads.client.UploadClient.upload",
+        "uploads.policy.enforce_retry_limit",
+        "client",
+        target_node_id="n:deleted-long-ago",
+    )
+
+    graph = build_graph(uploads_files, uploads_symbols, [stale], [])
+
+    assert graph.outgoing["n:uploads.client.UploadClient.upload"] == [
+        ("calls", "n:uploads.policy.enforce_retry_limit")
+    ]
+
+
+def test_targets_outside_the_project_stay_unresolved_and_add_no_edge(
+    parts: Any, uploads_files: Files, uploads_symbols: Symbols
+) -> None:
+    call = parts.relation(
+        "calls", "uploads.client.UploadClient.upload", "os.path.getsize", "client"
+    )
+
+    graph = build_graph(uploads_files, uploads_symbols, [call], [])
+
+    assert "n:uploads.client.UploadClient.upload" not in graph.outgoing
+    assert graph.unresolved_relations == 1
+
+
+def test_names_re_exported_by_a_package_resolve_to_their_definition(
+    parts: Any, uploads_files: Files, uploads_symbols: Symbols
+) -> None:
+    graph = build_graph(
+        [*uploads_files, parts.file("app", "src/app/main.py", "app.main")],
+        [
+            *uploads_symbols,
+            parts.symbol("app.main", "module", "app"),
+            parts.symbol("app.main.run", "function", "app"),
+        ],
+        [
+            parts.relation("imports", "uploads", "uploads.client.UploadClient", "init"),
+            parts.relation("calls", "app.main.run", "uploads.UploadClient.upload", "app"),
+        ],
+        [],
+    )
+
+    assert graph.outgoing["n:app.main.run"] == [("calls", "n:uploads.client.UploadClient.upload")]
+
+
+def test_containment_comes_from_parents_within_the_file(
+    uploads_files: Files, uploads_symbols: Symbols
+) -> None:
+    graph = build_graph(uploads_files, uploads_symbols, [], [])
+
+    assert graph.outgoing["n:uploads.client.UploadClient"] == [
+        ("contains", "n:uploads.client.UploadClient.upload")
+    ]
+    assert graph.incoming["n:uploads.client.UploadClient"] == [("contains", "n:uploads.client")]
+
+
+def test_file_dependencies_link_module_nodes_by_file_id_or_module_name(
+    parts: Any, uploads_files: Files, uploads_symbols: Symbols
+) -> None:
+    graph = build_graph(
+        uploads_files,
+        uploads_symbols,
+        [],
+        [
+            parts.dependency("client", "uploads.policy"),
+            parts.dependency("init", "uploads.client", target_file="client"),
+            parts.dependency("init", "uploads"),  # `from . import policy` names the package
+            parts.dependency("client", "logging"),
+        ],
+    )
+
+    assert ("imports", "n:uploads.policy") in graph.outgoing["n:uploads.client"]
+    assert ("imports", "n:uploads.client") in graph.outgoing["n:uploads"]
+    assert ("imports", "n:uploads") not in graph.outgoing["n:uploads"]
+
+
+def test_rows_of_files_the_graph_does_not_hold_are_ignored(
+    parts: Any, uploads_files: Files, uploads_symbols: Symbols
+) -> None:
+    orphan = parts.symbol("ghost.mod", "module", "deleted-file")
+
+    graph = build_graph(uploads_files, [*uploads_symbols, orphan], [], [])
+
+    assert "n:ghost.mod" not in graph.symbols
+
+
+@pytest.mark.parametrize(
+    ("path", "module", "expected"),
+    [
+        ("src/uploads/client.py", "uploads.client", "uploads"),
+        ("src/uploads/__init__.py", "uploads", "uploads"),
+        ("web/static/app.js", "", "web"),
+        ("setup.py", "", ""),
+    ],
+)
+def test_the_subsystem_is_the_top_level_package_else_directory(
+    parts: Any, path: str, module: str, expected: str
+) -> None:
+    assert subsystem_for(parts.file("f", path, module)) == expected

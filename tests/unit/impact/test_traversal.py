@@ -1,0 +1,208 @@
+"""The impact walk: reason chains, ranking by edge type and distance, boundaries, validation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from locus.impact.domain import (
+    CodeGraph,
+    ImpactQuery,
+    InvalidImpactQuery,
+    SeedsNotFound,
+    build_graph,
+    compute_impact,
+    validate_query,
+)
+
+pytestmark = pytest.mark.unit
+
+
+def query(
+    *nodes: str,
+    files: tuple[str, ...] = (),
+    depth: int = 2,
+    subsystem: bool = False,
+    limit: int = 50,
+) -> ImpactQuery:
+    return validate_query("p1", [f"n:{n}" for n in nodes], list(files), depth, subsystem, limit)
+
+
+@pytest.fixture
+def chain(parts: Any) -> CodeGraph:
+    """app.cli.main → uploads.client.upload → uploads.client.retry → uploads.policy.limit, and a
+    subclass of uploads.client.Client in another package."""
+    f, s, r = parts.file, parts.symbol, parts.relation
+    return build_graph(
+        [
+            f("policy", "src/uploads/policy.py", "uploads.policy"),
+            f("client", "src/uploads/client.py", "uploads.client"),
+            f("cli", "src/app/cli.py", "app.cli"),
+        ],
+        [
+            s("uploads.policy.limit", "function", "policy", lines=(7, 12)),
+            s("uploads.client.Client", "class", "client"),
+            s("uploads.client.upload", "function", "client"),
+            s("uploads.client.retry", "function", "client"),
+            s("app.cli.main", "function", "cli"),
+            s("app.cli.Special", "class", "cli"),
+        ],
+        [
+            r("calls", "app.cli.main", "uploads.client.upload", "cli"),
+            r("calls", "uploads.client.upload", "uploads.client.retry", "client"),
+            r("calls", "uploads.client.retry", "uploads.policy.limit", "client"),
+            r("inherits", "app.cli.Special", "uploads.client.Client", "cli"),
+        ],
+        [],
+    )
+
+
+def names(result: Any) -> list[str]:
+    return [item.symbol.qualified_name for item in result.symbols]
+
+
+def test_callers_come_with_a_called_by_reason_chain_from_the_seed(chain: CodeGraph) -> None:
+    result = compute_impact(chain, query("uploads.policy.limit", depth=3))
+
+    retry, upload, main = result.symbols
+    assert [retry.symbol.qualified_name, upload.symbol.qualified_name] == [
+        "uploads.client.retry",
+        "uploads.client.upload",
+    ]
+    assert (retry.distance, retry.score) == (1, 1.0)
+    assert [(s.relation, s.reverse) for s in main.reason] == [("calls", True)] * 3
+    assert [s.label for s in upload.reason] == ["called-by", "called-by"]
+    assert [(s.from_node_id, s.to_node_id) for s in upload.reason] == [
+        ("n:uploads.policy.limit", "n:uploads.client.retry"),
+        ("n:uploads.client.retry", "n:uploads.client.upload"),
+    ]
+
+
+def test_the_score_decays_with_distance_and_depth_bounds_the_walk(chain: CodeGraph) -> None:
+    shallow = compute_impact(chain, query("uploads.policy.limit", depth=1))
+    deep = compute_impact(chain, query("uploads.policy.limit", depth=3))
+
+    assert names(shallow) == ["uploads.client.retry"]
+    scores = [item.score for item in deep.symbols]
+    assert scores == sorted(scores, reverse=True)
+    assert scores[1] == pytest.approx(0.7)
+    assert scores[2] == pytest.approx(0.49)
+
+
+def test_callers_outrank_callees(chain: CodeGraph) -> None:
+    result = compute_impact(chain, query("uploads.client.retry", depth=1))
+
+    assert names(result) == ["uploads.client.upload", "uploads.policy.limit"]
+    caller, callee = result.symbols
+    assert caller.score > callee.score
+    assert [s.label for s in callee.reason] == ["calls"]
+
+
+def test_subclasses_are_impacted_through_inherited_by(chain: CodeGraph) -> None:
+    result = compute_impact(chain, query("uploads.client.Client", depth=1))
+
+    assert names(result) == ["app.cli.Special"]
+    assert [s.label for s in result.symbols[0].reason] == ["inherited-by"]
+
+
+def test_stay_in_subsystem_keeps_to_the_seeds_top_level_package(chain: CodeGraph) -> None:
+    everywhere = compute_impact(chain, query("uploads.client.upload", depth=2))
+    inside = compute_impact(chain, query("uploads.client.upload", depth=2, subsystem=True))
+
+    assert "app.cli.main" in names(everywhere)
+    assert names(inside) == ["uploads.client.retry", "uploads.policy.limit"]
+
+
+def test_a_node_keeps_its_best_scoring_path_even_when_it_is_longer(parts: Any) -> None:
+    f, s, r = parts.file, parts.symbol, parts.relation
+    graph = build_graph(
+        [f("m", "m.py", "m")],
+        [s("m.seed", "function", "m"), s("m.middle", "function", "m"), s("m.t", "function", "m")],
+        [
+            r("calls", "m.seed", "m.t", "m"),  # t is a callee of the seed: weak
+            r("calls", "m.middle", "m.seed", "m"),  # middle calls the seed ...
+            r("calls", "m.t", "m.middle", "m"),  # ... and t calls middle: caller of a caller
+        ],
+        [],
+    )
+
+    result = compute_impact(graph, query("m.seed", depth=2))
+
+    t = next(item for item in result.symbols if item.symbol.qualified_name == "m.t")
+    assert (t.distance, t.score) == (2, pytest.approx(0.7))
+    assert [s.label for s in t.reason] == ["called-by", "called-by"]
+
+
+def test_cycles_do_not_repeat_nodes_or_reach_back_to_the_seed(parts: Any) -> None:
+    f, s, r = parts.file, parts.symbol, parts.relation
+    graph = build_graph(
+        [f("m", "m.py", "m")],
+        [s("m.ping", "function", "m"), s("m.pong", "function", "m")],
+        [r("calls", "m.ping", "m.pong", "m"), r("calls", "m.pong", "m.ping", "m")],
+        [],
+    )
+
+    result = compute_impact(graph, query("m.ping", depth=5))
+
+    assert names(result) == ["m.pong"]
+    assert result.symbols[0].distance == 1
+
+
+def test_file_seeds_expand_to_their_symbols_and_impacted_files_are_ranked(
+    chain: CodeGraph,
+) -> None:
+    result = compute_impact(chain, query(files=("policy",), depth=3))
+
+    assert "uploads.policy.limit" not in names(result)
+    assert [(f.file.file_id, f.distance) for f in result.files] == [("client", 1), ("cli", 3)]
+    assert result.files[0].score == pytest.approx(1.0)
+    assert [s.label for s in result.files[1].reason] == ["called-by"] * 3
+
+
+def test_unknown_seeds_are_listed_and_ignored_when_some_are_known(chain: CodeGraph) -> None:
+    q = validate_query("p1", ["n:uploads.policy.limit", "n:nope"], ["gone"], 1, False, 0)
+
+    result = compute_impact(chain, q)
+
+    assert names(result) == ["uploads.client.retry"]
+    assert result.unknown_seed_node_ids == ("n:nope",)
+    assert result.unknown_seed_file_ids == ("gone",)
+
+
+def test_only_unknown_seeds_is_not_found(chain: CodeGraph) -> None:
+    with pytest.raises(SeedsNotFound, match="n:nope"):
+        compute_impact(chain, validate_query("p1", ["n:nope"], [], 2, False, 0))
+
+
+def test_limit_keeps_the_best_ranked(chain: CodeGraph) -> None:
+    result = compute_impact(chain, query("uploads.policy.limit", depth=3, limit=1))
+
+    assert names(result) == ["uploads.client.retry"]
+
+
+@pytest.mark.parametrize(
+    ("project", "nodes", "files", "depth", "limit", "message"),
+    [
+        ("", ["n"], [], 2, 0, "project_id"),
+        ("  ", ["n"], [], 2, 0, "project_id"),
+        ("p", [], [], 2, 0, "at least one seed"),
+        ("p", [""], [""], 2, 0, "at least one seed"),
+        ("p", ["n"], [], -1, 0, "depth"),
+        ("p", ["n"], [], 6, 0, "depth"),
+        ("p", ["n"], [], 2, -3, "limit"),
+    ],
+)
+def test_invalid_queries_are_refused(
+    project: str, nodes: list[str], files: list[str], depth: int, limit: int, message: str
+) -> None:
+    with pytest.raises(InvalidImpactQuery, match=message):
+        validate_query(project, nodes, files, depth, False, limit)
+
+
+def test_defaults_apply_for_zero_depth_and_limit_and_the_limit_is_capped() -> None:
+    q = validate_query("p", ["a", "a", "b"], ["f"], 0, True, 0)
+    capped = validate_query("p", ["a"], [], 5, False, 10**6)
+
+    assert (q.depth, q.limit, q.seed_node_ids) == (2, 50, ("a", "b"))
+    assert (capped.depth, capped.limit) == (5, 1000)
