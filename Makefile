@@ -13,6 +13,7 @@ SERVICES := services/ingestion services/ast services/retrieval services/impact s
 PYPROJECTS := $(foreach p,$(LIBS) $(SERVICES),$(p)/pyproject.toml)
 DEV_DEPS := pytest==9.2.0 pytest-asyncio==1.5.0 pytest-timeout==2.4.0 ruff==0.17.5 mypy==2.4.1 \
 	types-protobuf pyyaml==6.0.3
+MODEL_DIR := .locus/models/all-minilm-l6-v2
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
 .DEFAULT_GOAL := help
@@ -26,6 +27,9 @@ $(STAMP): $(PYPROJECTS) Makefile
 	mkdir -p $(PROTO_OUT)/locus/v1
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q $(foreach p,$(LIBS) $(SERVICES),-e ./$(p)) grpcio-tools==1.85.1 $(DEV_DEPS)
+	# torch only exports the embedding model to ONNX; pinned to the local CPU wheel (an
+	# unpinned torch pulls gigabytes of CUDA wheels).
+	$(PIP) install -q -e './services/retrieval[model]' torch==2.13.0
 	touch $(STAMP)
 
 $(PROTO_STAMP): $(PROTO_SRC) $(STAMP)
@@ -35,7 +39,10 @@ $(PROTO_STAMP): $(PROTO_SRC) $(STAMP)
 		--grpc_python_out=$(PROTO_OUT) $(PROTO_SRC)
 	touch $@
 
-setup: $(STAMP) $(PROTO_STAMP) ## create .venv, install every lib and service (editable) and generate protos
+$(MODEL_DIR)/model.onnx: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m locus.retrieval.export_model --out $(MODEL_DIR)
+
+setup: $(STAMP) $(PROTO_STAMP) $(MODEL_DIR)/model.onnx ## create .venv, install every lib and service (editable), generate protos, export the embedding model
 
 protos: $(STAMP) ## regenerate Python code from protos/ (with .pyi)
 	rm -f $(PROTO_STAMP)

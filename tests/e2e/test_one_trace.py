@@ -66,9 +66,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory, otlp_receiver: Any) -> Itera
     root = tmp_path_factory.mktemp("e2e")
     repository = root / "allowed" / "shop"
     shutil.copytree(FIXTURE_PACKAGE, repository / "uploads")
-    environment = {
-        k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))
-    } | otlp_receiver.environment() | {"LOCUS_HOME": str(root / "home")}
+    environment = (
+        {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+        | otlp_receiver.environment()
+        | {"LOCUS_HOME": str(root / "home")}
+    )
     log = root / "up.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(

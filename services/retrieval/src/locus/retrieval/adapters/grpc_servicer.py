@@ -1,0 +1,60 @@
+"""RetrievalService over gRPC: validates requests, maps domain errors to status codes."""
+
+from __future__ import annotations
+
+import grpc
+
+from locus.retrieval.adapters.proto_mapping import SEARCH_MODES, search_hit, search_mode_value
+from locus.retrieval.domain.errors import (
+    EmbedderUnavailable,
+    IndexIncompatible,
+    InvalidSearch,
+    NothingIndexed,
+)
+from locus.retrieval.domain.search_request import SearchLimits, plan_search
+from locus.retrieval.searching import Searcher
+from locus.rpc import FailedPrecondition, InvalidArgument, Unavailable
+from locus.v1 import retrieval_pb2, retrieval_pb2_grpc
+
+
+class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
+    def __init__(self, searcher: Searcher, limits: SearchLimits) -> None:
+        self._searcher = searcher
+        self._limits = limits
+
+    async def Search(
+        self, request: retrieval_pb2.SearchRequest, context: grpc.aio.ServicerContext
+    ) -> retrieval_pb2.SearchResponse:
+        mode = SEARCH_MODES.get(request.mode)
+        if mode is None:
+            raise InvalidArgument(
+                f"unknown search mode {request.mode}; use SEARCH_MODE_BM25, SEARCH_MODE_VECTOR "
+                "or SEARCH_MODE_HYBRID"
+            )
+        filters = request.filters
+        try:
+            plan = plan_search(
+                query=request.query,
+                mode=mode,
+                project_id=filters.project_id,
+                subsystem=filters.subsystem,
+                languages=list(filters.languages),
+                path_prefix=filters.path_prefix,
+                snapshot_id=filters.snapshot_id,
+                top_k=request.top_k,
+                top_k_lexical=request.top_k_lexical,
+                top_k_vector=request.top_k_vector,
+                rrf_k=request.rrf_k,
+                limits=self._limits,
+            )
+            result = await self._searcher.search(plan)
+        except InvalidSearch as error:
+            raise InvalidArgument(str(error)) from error
+        except (NothingIndexed, IndexIncompatible) as error:
+            raise FailedPrecondition(str(error)) from error
+        except EmbedderUnavailable as error:
+            raise Unavailable(str(error)) from error
+        return retrieval_pb2.SearchResponse(
+            hits=[search_hit(hit) for hit in result.hits],
+            mode=search_mode_value(result.mode),  # type: ignore[arg-type]
+        )

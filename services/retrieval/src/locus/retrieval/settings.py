@@ -1,0 +1,94 @@
+"""Retrieval settings (LOCUS_RETRIEVAL_*). Fails fast on invalid values.
+
+Backends are chosen by configuration only: an OpenSearch URL switches BM25 to OpenSearch, a
+Qdrant URL switches vectors to a Qdrant server, an embeddings URL switches the embedder to an
+OpenAI-compatible endpoint; without them everything runs embedded under ``data_dir``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import SettingsConfigDict
+
+from locus.config import ServiceSettings
+
+
+class RetrievalSettings(ServiceSettings):
+    model_config = SettingsConfigDict(env_prefix="LOCUS_RETRIEVAL_", extra="ignore")
+
+    service_name: str = "retrieval"
+    grpc_port: int = Field(default=50053, ge=0, le=65535)
+
+    # Embeddings. "onnx" needs the exported model (python -m locus.retrieval.export_model);
+    # "torch" needs the `model` extra. A set embeddings_url wins over both.
+    embedder: Literal["onnx", "torch"] = "onnx"
+    model_dir: Path = Path(".locus/models/all-minilm-l6-v2")
+    embed_batch_size: int = Field(default=32, ge=1, le=1024)
+    embed_threads: int = Field(default=0, ge=0, le=256)  # 0 = every core
+    embeddings_url: str = ""  # e.g. http://vllm:8000/v1 (POST {url}/embeddings)
+    embeddings_model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    embeddings_api_key: str = ""
+    embeddings_dimension: int = Field(default=384, ge=1, le=16384)
+
+    # Backends: "auto" picks the server adapter when its URL is set, else the embedded one
+    # (tantivy / qdrant-edge under data_dir); naming the server adapter requires its URL.
+    bm25_backend: Literal["auto", "tantivy", "opensearch"] = "auto"
+    vector_backend: Literal["auto", "edge", "qdrant"] = "auto"
+    opensearch_url: str = ""
+    opensearch_index: str = "locus-chunks"
+    qdrant_url: str = ""
+    qdrant_api_key: str = ""
+    qdrant_collection: str = "locus-chunks"
+
+    # Indexing: how many files.parsed messages one fetch takes; they are embedded together.
+    fetch_batch: int = Field(default=32, ge=1, le=1000)
+    batch_linger_seconds: float = Field(default=0.05, ge=0, le=10)
+    # Payload/HNSW optimisation of the embedded vector index after this many written points.
+    optimize_every_points: int = Field(default=20_000, ge=1)
+
+    # Search defaults and bounds.
+    default_top_k: int = Field(default=10, ge=1, le=1000)
+    max_top_k: int = Field(default=100, ge=1, le=1000)
+    default_candidates: int = Field(default=50, ge=1, le=5000)
+    max_candidates: int = Field(default=500, ge=1, le=5000)
+    default_rrf_k: int = Field(default=60, ge=1, le=100_000)
+    max_query_chars: int = Field(default=4000, ge=1)
+
+    @field_validator("embeddings_url", "opensearch_url", "qdrant_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError(f"must start with http:// or https:// (got {value!r})")
+        return value
+
+    @model_validator(mode="after")
+    def _backend_urls(self) -> RetrievalSettings:
+        if self.bm25_backend == "opensearch" and not self.opensearch_url:
+            raise ValueError("bm25_backend=opensearch needs LOCUS_RETRIEVAL_OPENSEARCH_URL")
+        if self.vector_backend == "qdrant" and not self.qdrant_url:
+            raise ValueError("vector_backend=qdrant needs LOCUS_RETRIEVAL_QDRANT_URL")
+        return self
+
+    @property
+    def uses_opensearch(self) -> bool:
+        return self.bm25_backend == "opensearch" or (
+            self.bm25_backend == "auto" and bool(self.opensearch_url)
+        )
+
+    @property
+    def uses_qdrant_server(self) -> bool:
+        return self.vector_backend == "qdrant" or (
+            self.vector_backend == "auto" and bool(self.qdrant_url)
+        )
+
+    @property
+    def bm25_dir(self) -> Path:
+        return self.data_dir / "bm25"
+
+    @property
+    def vectors_dir(self) -> Path:
+        return self.data_dir / "vectors"

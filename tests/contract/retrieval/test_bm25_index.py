@@ -1,0 +1,216 @@
+"""The BM25Index contract, run against every adapter: tantivy always, OpenSearch when
+LOCUS_TEST_OPENSEARCH_URL points at a server (skipped visibly otherwise)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from locus.retrieval.adapters.opensearch_bm25 import OpenSearchBM25Index
+from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
+from locus.retrieval.domain.model import ChunkFilter, IndexedChunk
+from locus.retrieval.domain.ports import BM25Index
+
+pytestmark = pytest.mark.contract
+
+OPENSEARCH_URL = os.environ.get("LOCUS_TEST_OPENSEARCH_URL", "")
+OpenIndex = Callable[[], Awaitable[BM25Index]]
+
+
+@pytest.fixture(
+    params=[
+        "tantivy",
+        pytest.param(
+            "opensearch",
+            marks=pytest.mark.skipif(
+                not OPENSEARCH_URL,
+                reason="OpenSearch adapter: set LOCUS_TEST_OPENSEARCH_URL to a server to run",
+            ),
+        ),
+    ]
+)
+async def open_index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[OpenIndex]:
+    """Opens the adapter on the same storage each time it is called (for reopen tests)."""
+    opened: list[BM25Index] = []
+    index_name = f"locus-test-{uuid.uuid4().hex[:12]}"
+
+    async def open_one() -> BM25Index:
+        index: Any
+        if request.param == "tantivy":
+            index = TantivyBM25Index(tmp_path / "bm25")
+        else:
+            index = OpenSearchBM25Index(OPENSEARCH_URL, index_name)
+        await index.open()
+        opened.append(index)
+        return index  # type: ignore[no-any-return]
+
+    yield open_one
+    for index in opened:
+        await index.close()
+    if request.param == "opensearch":
+        from opensearchpy import AsyncOpenSearch
+
+        client = AsyncOpenSearch(hosts=[OPENSEARCH_URL])
+        await client.indices.delete(index=index_name, ignore_unavailable=True)
+        await client.close()
+
+
+def ids(hits: list[Any]) -> list[str]:
+    return [hit.chunk.chunk_id for hit in hits]
+
+
+@pytest.fixture
+def corpus(make_chunk: Any) -> list[IndexedChunk]:
+    return [
+        make_chunk(
+            "upload-client",
+            "class UploadClient:\n    def upload(self, path):\n        return self._send(path)",
+            path="src/uploads/client.py",
+            symbol="uploads.client.UploadClient",
+        ),
+        make_chunk(
+            "retry-policy",
+            "def enforce_retry_limit(attempts):\n    return min(attempts, MAX_RETRIES)",
+            path="src/uploads/policy.py",
+            symbol="uploads.policy.enforce_retry_limit",
+        ),
+        make_chunk(
+            "http-client",
+            "class HTTPClient:\n    timeout = 30",
+            path="src/net/http.py",
+            symbol="net.http.HTTPClient",
+        ),
+        make_chunk(
+            "http-helper",
+            "def make_http_client(): return connect()",
+            path="lib/helpers.go",
+            language="go",
+            subsystem="tools",
+            symbol="helpers.make_http_client",
+            snapshot_seq=3,
+        ),
+        make_chunk(
+            "other-project",
+            "class UploadClient: pass",
+            project_id="p2",
+            path="src/uploads/client.py",
+            file_id="f-p2-client",
+        ),
+    ]
+
+
+async def test_identifier_query_ranks_its_definition_first(
+    open_index: OpenIndex, corpus: list[IndexedChunk]
+) -> None:
+    index = await open_index()
+    await index.write([], corpus)
+    hits = await index.search("UploadClient", ChunkFilter("p1"), 10)
+    assert ids(hits)[0] == "upload-client"
+    assert hits[0].chunk == corpus[0]
+    assert hits[0].score > 0
+
+
+@pytest.mark.parametrize("query", ["HTTPClient", "HttpClient", "http_client", "http client"])
+async def test_identifier_spellings_meet(
+    open_index: OpenIndex, corpus: list[IndexedChunk], query: str
+) -> None:
+    index = await open_index()
+    await index.write([], corpus)
+    found = set(ids(await index.search(query, ChunkFilter("p1"), 10)))
+    assert {"http-client", "http-helper"} <= found
+
+
+async def test_plain_language_finds_inflected_words(
+    open_index: OpenIndex, corpus: list[IndexedChunk]
+) -> None:
+    index = await open_index()
+    await index.write([], corpus)
+    assert ids(await index.search("retries", ChunkFilter("p1"), 10))[0] == "retry-policy"
+    assert "upload-client" in ids(await index.search("uploading files", ChunkFilter("p1"), 10))
+
+
+async def test_filters(open_index: OpenIndex, corpus: list[IndexedChunk]) -> None:
+    index = await open_index()
+    await index.write([], corpus)
+    query = "UploadClient http client retry"
+    assert set(ids(await index.search(query, ChunkFilter("p2"), 10))) == {"other-project"}
+    assert ids(await index.search(query, ChunkFilter("p1", languages=("go",)), 10)) == [
+        "http-helper"
+    ]
+    assert set(ids(await index.search(query, ChunkFilter("p1", path_prefix="src/up"), 10))) == {
+        "upload-client",
+        "retry-policy",
+    }
+    assert ids(await index.search(query, ChunkFilter("p1", subsystem="tools"), 10)) == [
+        "http-helper"
+    ]
+    assert "http-helper" not in ids(
+        await index.search(query, ChunkFilter("p1", max_snapshot_seq=2), 10)
+    )
+    every = ChunkFilter("p1", languages=("python", "go"), max_snapshot_seq=3)
+    assert len(await index.search(query, every, 10)) == 4
+
+
+async def test_limit_and_unmatched_queries(
+    open_index: OpenIndex, corpus: list[IndexedChunk]
+) -> None:
+    index = await open_index()
+    await index.write([], corpus)
+    assert len(await index.search("client", ChunkFilter("p1"), 1)) == 1
+    assert await index.search("zebra", ChunkFilter("p1"), 10) == []
+    assert await index.search("   ...   ", ChunkFilter("p1"), 10) == []
+
+
+async def test_removing_a_file_removes_all_its_chunks(
+    open_index: OpenIndex, corpus: list[IndexedChunk], make_chunk: Any
+) -> None:
+    index = await open_index()
+    second_part = make_chunk(
+        "upload-client-2", "def download(self): pass", path="src/uploads/client.py"
+    )
+    await index.write([], [*corpus, second_part])
+    assert await index.count("p1") == 5
+    await index.write(["f-src/uploads/client.py"], [])
+    assert await index.count("p1") == 3
+    assert await index.count("p2") == 1  # another file, another project
+    assert "upload-client" not in ids(await index.search("UploadClient", ChunkFilter("p1"), 10))
+
+
+async def test_rewriting_is_idempotent_and_replaces(
+    open_index: OpenIndex, corpus: list[IndexedChunk], make_chunk: Any
+) -> None:
+    index = await open_index()
+    await index.write([], corpus)
+    await index.write([], corpus)  # redelivery
+    assert await index.count("p1") == 4
+    assert (
+        ids(await index.search("enforce_retry_limit", ChunkFilter("p1"), 10)).count("retry-policy")
+        == 1
+    )
+    changed = make_chunk(
+        "retry-policy-v2",
+        "def enforce_backoff(delay): return delay * 2",
+        path="src/uploads/policy.py",
+        snapshot_seq=2,
+    )
+    await index.write(["f-src/uploads/policy.py"], [changed])
+    assert "retry-policy" not in ids(
+        await index.search("enforce_retry_limit", ChunkFilter("p1"), 10)
+    )
+    assert ids(await index.search("backoff", ChunkFilter("p1"), 10)) == ["retry-policy-v2"]
+
+
+async def test_persists_across_reopen(open_index: OpenIndex, corpus: list[IndexedChunk]) -> None:
+    index = await open_index()
+    await index.write([], corpus)
+    await index.close()
+    reopened = await open_index()
+    assert await reopened.count("p1") == 4
+    hits = await reopened.search("HttpClient", ChunkFilter("p1"), 10)
+    assert ids(hits)[0] == "http-client"
+    assert hits[0].chunk == corpus[2]

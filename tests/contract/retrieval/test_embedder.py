@@ -1,0 +1,131 @@
+"""The Embedder contract, run against every adapter with the real all-MiniLM-L6-v2: onnxruntime,
+sentence-transformers (torch), and the OpenAI-compatible client against a real embeddings
+server started here (plus a real endpoint when LOCUS_TEST_EMBEDDINGS_URL is set)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
+from locus.retrieval.adapters.openai_embedder import OpenAICompatibleEmbedder
+from locus.retrieval.adapters.torch_embedder import SentenceTransformerEmbedder
+from locus.retrieval.domain.errors import EmbedderUnavailable
+from locus.retrieval.domain.ports import Embedder
+
+pytestmark = pytest.mark.contract
+
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+REAL_ENDPOINT = os.environ.get("LOCUS_TEST_EMBEDDINGS_URL", "")
+REAL_MODEL = os.environ.get("LOCUS_TEST_EMBEDDINGS_MODEL", MODEL)
+REAL_DIMENSION = int(os.environ.get("LOCUS_TEST_EMBEDDINGS_DIMENSION", "384"))
+
+UPLOAD_CODE = (
+    "def upload(self, path):\n    '''Send one file to remote storage.'''\n"
+    "    return self._send(path)"
+)
+TEXTS = [
+    "x",
+    UPLOAD_CODE,
+    "class RetryPolicy:\n    max_attempts = 3\n" * 40,  # past 256 word pieces: truncated
+    "parse the YAML configuration file and return a dict",
+    "def add(a, b):\n    return a + b",
+]
+
+
+@pytest.fixture(
+    params=[
+        "onnx",
+        "torch",
+        "openai-compatible-local-server",
+        pytest.param(
+            "openai-compatible-endpoint",
+            marks=pytest.mark.skipif(
+                not REAL_ENDPOINT,
+                reason="real OpenAI-compatible endpoint: set LOCUS_TEST_EMBEDDINGS_URL to run",
+            ),
+        ),
+    ]
+)
+async def embedder(request: pytest.FixtureRequest) -> AsyncIterator[Embedder]:
+    adapter: Any
+    if request.param == "onnx":
+        adapter = request.getfixturevalue("onnx_embedder")
+    elif request.param == "torch":
+        adapter = request.getfixturevalue("torch_embedder")
+    elif request.param == "openai-compatible-local-server":
+        adapter = OpenAICompatibleEmbedder(
+            request.getfixturevalue("embeddings_server"), MODEL, 384, batch_size=2
+        )
+    else:
+        adapter = OpenAICompatibleEmbedder(REAL_ENDPOINT, REAL_MODEL, REAL_DIMENSION)
+    if isinstance(adapter, OpenAICompatibleEmbedder):
+        await adapter.open()
+    yield adapter
+    if isinstance(adapter, OpenAICompatibleEmbedder):
+        await adapter.close()
+
+
+async def test_one_unit_vector_per_text_in_order(embedder: Embedder) -> None:
+    vectors = await embedder.embed(TEXTS)
+    assert vectors.shape == (len(TEXTS), embedder.dimension)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    one_by_one = np.vstack([await embedder.embed([text]) for text in TEXTS])
+    assert np.allclose(vectors, one_by_one, atol=1e-4)  # batching and padding change nothing
+
+
+async def test_deterministic_and_empty(embedder: Embedder) -> None:
+    first = await embedder.embed([UPLOAD_CODE])
+    second = await embedder.embed([UPLOAD_CODE])
+    assert np.allclose(first, second, atol=1e-6)
+    assert (await embedder.embed([])).shape == (0, embedder.dimension)
+    assert embedder.model_id
+
+
+async def test_meaning_is_closer_than_unrelated_text(embedder: Embedder) -> None:
+    query, related, unrelated = await embedder.embed(
+        [
+            "send a file to remote storage",
+            UPLOAD_CODE,
+            "def add(a, b):\n    return a + b",
+        ]
+    )
+    assert float(query @ related) > float(query @ unrelated) + 0.1
+
+
+async def test_local_adapters_agree(
+    onnx_embedder: OnnxEmbedder, torch_embedder: SentenceTransformerEmbedder
+) -> None:
+    """The ONNX export reproduces sentence-transformers, so both share the embedding cache."""
+    assert onnx_embedder.model_id == torch_embedder.model_id
+    onnx_vectors = await onnx_embedder.embed(TEXTS)
+    torch_vectors = await torch_embedder.embed(TEXTS)
+    assert float(np.abs(onnx_vectors - torch_vectors).max()) < 1e-4
+
+
+async def test_onnx_refuses_clearly_without_an_exported_model(tmp_path: Any) -> None:
+    with pytest.raises(EmbedderUnavailable, match="export_model --out"):
+        await OnnxEmbedder(tmp_path / "missing").open()
+
+
+async def test_openai_compatible_errors_are_clear(embeddings_server: str) -> None:
+    wrong_model = OpenAICompatibleEmbedder(embeddings_server, "no-such-model", 384)
+    await wrong_model.open()
+    with pytest.raises(EmbedderUnavailable, match="answered 404"):
+        await wrong_model.embed(["hello"])
+    await wrong_model.close()
+    wrong_size = OpenAICompatibleEmbedder(embeddings_server, MODEL, 768)
+    await wrong_size.open()
+    with pytest.raises(EmbedderUnavailable, match="LOCUS_RETRIEVAL_EMBEDDINGS_DIMENSION"):
+        await wrong_size.embed(["hello"])
+    await wrong_size.close()
+    nobody = OpenAICompatibleEmbedder("http://127.0.0.1:9/v1", MODEL, 384, timeout_seconds=2)
+    await nobody.open()
+    with pytest.raises(EmbedderUnavailable, match="unreachable"):
+        await nobody.embed(["hello"])
+    await nobody.close()

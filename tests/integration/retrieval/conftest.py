@@ -1,0 +1,323 @@
+"""Fixtures for the retrieval integration tests: a real nats-server, the service built in-process
+with the real MiniLM model (loaded once per session), and real FilesParsed events made from the
+fixture repository by the ast extractor (or a line-window chunker where it cannot parse)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import nats
+import numpy as np
+import pytest
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from numpy.typing import NDArray
+
+from locus.messaging import EmbeddedNatsServer
+from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder, onnx_model_ready
+from locus.retrieval.adapters.project_catalog import StaticProjectCatalog
+from locus.retrieval.main import RetrievalRuntime, build
+from locus.retrieval.settings import RetrievalSettings
+from locus.v1 import common_pb2, events_pb2, retrieval_pb2_grpc
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+FIXTURE_REPO = Path(__file__).resolve().parent / "fixtures"
+PROJECT = "p_uploads"
+LANGUAGES = {".py": "python", ".go": "go"}
+KINDS = {
+    "function": common_pb2.CHUNK_KIND_FUNCTION,
+    "method": common_pb2.CHUNK_KIND_METHOD,
+    "class_header": common_pb2.CHUNK_KIND_CLASS_HEADER,
+    "module": common_pb2.CHUNK_KIND_MODULE,
+    "fragment": common_pb2.CHUNK_KIND_FRAGMENT,
+}
+
+
+@pytest.fixture(scope="session")
+def shared_embedder() -> OnnxEmbedder:
+    configured = os.environ.get("LOCUS_RETRIEVAL_MODEL_DIR")
+    directory = Path(configured) if configured else REPO_ROOT / ".locus/models/all-minilm-l6-v2"
+    if not onnx_model_ready(directory):
+        try:
+            from locus.retrieval.export_model import export
+
+            export(directory)
+        except (ImportError, SystemExit) as error:
+            pytest.skip(f"no exported ONNX model in {directory} and no torch to export it: {error}")
+    embedder = OnnxEmbedder(directory)
+    embedder.load()
+    return embedder
+
+
+class KeepOpen:
+    """The session's embedder, passed to each service instance: the runtime's stop must not
+    unload a model the next test uses."""
+
+    def __init__(self, inner: OnnxEmbedder) -> None:
+        self._inner = inner
+
+    @property
+    def model_id(self) -> str:
+        return self._inner.model_id
+
+    @property
+    def dimension(self) -> int:
+        return self._inner.dimension
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return await self._inner.embed(texts)
+
+
+def file_id_for(relative_path: str) -> str:
+    return "f_" + hashlib.sha256(f"{PROJECT}\0{relative_path}".encode()).hexdigest()[:30]
+
+
+def _chunks(relative_path: str, data: bytes, language: str) -> list[tuple[str, str, int, int, str]]:
+    """(kind, symbol, start, end, text) per chunk: the ast extractor where it is installed and
+    parses the language, else one chunk per top-level or method definition (Python) or per
+    15-line window (plain-text chunks, as ast sends for languages it cannot parse)."""
+    try:
+        from locus.ast.domain import extract
+
+        analysis = extract(relative_path, data, language)
+        return [
+            (c.kind, c.symbol_qualified_name or "", c.start_line, c.end_line, c.text)
+            for c in analysis.chunks
+        ]
+    except Exception:
+        lines = data.decode().splitlines()
+        if language == "python":
+            return _definition_chunks(relative_path, lines)
+        return [
+            (
+                "fragment",
+                "",
+                start + 1,
+                min(start + 15, len(lines)),
+                "\n".join(lines[start : start + 15]),
+            )
+            for start in range(0, len(lines), 15)
+        ]
+
+
+def _definition_chunks(
+    relative_path: str, lines: list[str]
+) -> list[tuple[str, str, int, int, str]]:
+    module = relative_path.removesuffix(".py").replace("/", ".")
+    definition = re.compile(r"^(    )?(?:async )?(def|class) (\w+)")
+    starts: list[tuple[int, str, str]] = [(0, "module", module)]
+    current_class = ""
+    for number, line in enumerate(lines):
+        match = definition.match(line)
+        if not match:
+            continue
+        nested, keyword, name = match.groups()
+        if not nested:
+            current_class = name if keyword == "class" else ""
+            starts.append(
+                (number, "class_header" if keyword == "class" else "function", f"{module}.{name}")
+            )
+        elif current_class:
+            starts.append((number, "method", f"{module}.{current_class}.{name}"))
+    bounds = [*(s[0] for s in starts[1:]), len(lines)]
+    return [
+        (kind, symbol, first + 1, last, "\n".join(lines[first:last]).strip("\n"))
+        for (first, kind, symbol), last in zip(starts, bounds, strict=True)
+        if "\n".join(lines[first:last]).strip()
+    ]
+
+
+def files_parsed(
+    relative_path: str,
+    *,
+    job_id: str,
+    snapshot_seq: int,
+    parts: int = 1,
+    data: bytes | None = None,
+    change: int = common_pb2.CHANGE_TYPE_ADDED,
+) -> list[events_pb2.FilesParsed]:
+    """The files.parsed messages the ast service would publish for one fixture file."""
+    file_id = file_id_for(relative_path)
+    snapshot_id = f"snap_{snapshot_seq}"
+    language = LANGUAGES[Path(relative_path).suffix]
+    if change == common_pb2.CHANGE_TYPE_DELETED:
+        return [
+            events_pb2.FilesParsed(
+                job_id=job_id,
+                project_id=PROJECT,
+                snapshot_id=snapshot_id,
+                snapshot_seq=snapshot_seq,
+                file=events_pb2.ChangedFile(
+                    file_id=file_id,
+                    relative_path=relative_path,
+                    change_type=change,
+                    language=language,
+                ),
+                part_index=0,
+                part_count=1,
+            )
+        ]
+    data = data if data is not None else (FIXTURE_REPO / relative_path).read_bytes()
+    sha256 = hashlib.sha256(data).hexdigest()
+    chunks = []
+    for ordinal, (kind, symbol, start, end, text) in enumerate(
+        _chunks(relative_path, data, language)
+    ):
+        content_sha = hashlib.sha256(text.encode()).hexdigest()
+        chunk_id = hashlib.sha256(f"{file_id}:{ordinal}:{content_sha}".encode()).hexdigest()[:32]
+        chunks.append(
+            common_pb2.Chunk(
+                chunk_id=chunk_id,
+                location=common_pb2.CodeLocation(
+                    project_id=PROJECT,
+                    snapshot_id=snapshot_id,
+                    file_id=file_id,
+                    relative_path=relative_path,
+                    start_line=start,
+                    end_line=end,
+                    language=language,
+                    node_id=f"node:{symbol}" if symbol else "",
+                ),
+                kind=KINDS.get(kind, common_pb2.CHUNK_KIND_FRAGMENT),
+                symbol_node_id=f"node:{symbol}" if symbol else "",
+                symbol_qualified_name=symbol,
+                text=text,
+                content_sha256=content_sha,
+                ordinal=ordinal,
+            )
+        )
+    size = max(1, -(-len(chunks) // parts))
+    return [
+        events_pb2.FilesParsed(
+            job_id=job_id,
+            project_id=PROJECT,
+            snapshot_id=snapshot_id,
+            snapshot_seq=snapshot_seq,
+            file=events_pb2.ChangedFile(
+                file_id=file_id,
+                relative_path=relative_path,
+                change_type=change,
+                sha256=sha256,
+                language=language,
+                size_bytes=len(data),
+            ),
+            part_index=index,
+            part_count=parts,
+            chunks=chunks[index * size : (index + 1) * size],
+        )
+        for index in range(parts)
+    ]
+
+
+@dataclass
+class Events:
+    """Messages seen on a subject (core NATS subscription: JetStream publishes reach it too)."""
+
+    messages: list[Msg] = field(default_factory=list)
+
+    async def on_message(self, message: Msg) -> None:
+        self.messages.append(message)
+
+    def index_updates(self) -> list[events_pb2.IndexUpdated]:
+        return [events_pb2.IndexUpdated.FromString(m.data) for m in self.messages]
+
+    async def wait_for(self, predicate: Callable[[Events], bool], within: float = 60.0) -> None:
+        deadline = time.monotonic() + within
+        while not predicate(self):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out; seen {len(self.messages)} messages")
+            await asyncio.sleep(0.05)
+
+
+@dataclass
+class RetrievalHarness:
+    runtime: RetrievalRuntime
+    nats: NatsClient
+    stub: retrieval_pb2_grpc.RetrievalServiceStub
+    updates: Events
+    dead_letters: Events
+
+    async def publish(self, event: events_pb2.FilesParsed | bytes, message_id: str) -> None:
+        payload = event if isinstance(event, bytes) else event.SerializeToString()
+        ack = await self.nats.jetstream().publish(
+            "locus.v1.files.parsed", payload, headers={"Nats-Msg-Id": message_id}
+        )
+        assert ack.stream
+
+    async def publish_file(self, events: list[events_pb2.FilesParsed]) -> None:
+        for event in events:
+            await self.publish(
+                event,
+                f"files.parsed:{event.job_id}:{event.file.file_id}:{event.file.sha256}:"
+                f"{event.part_index}",
+            )
+
+    def reported(self, job_id: str) -> dict[str, events_pb2.IndexedFile]:
+        return {
+            f.file_id: f
+            for u in self.updates.index_updates()
+            if u.job_id == job_id
+            for f in u.files
+        }
+
+
+@pytest.fixture
+async def harness(
+    nats_server: EmbeddedNatsServer, tmp_path: Path, shared_embedder: OnnxEmbedder
+) -> AsyncIterator[RetrievalHarness]:
+    settings = RetrievalSettings(
+        nats_url=nats_server.url,
+        grpc_port=0,
+        data_dir=tmp_path / "data",
+        max_deliver=3,
+        ack_wait_seconds=30,
+        fetch_batch=16,
+        shutdown_grace_seconds=2,
+    )
+    runtime = build(
+        settings,
+        embedder=KeepOpen(shared_embedder),
+        projects=StaticProjectCatalog({PROJECT: "uploads"}),
+    )
+    await runtime.start()
+    client = await nats.connect(nats_server.url)
+    updates, dead_letters = Events(), Events()
+    await client.subscribe("locus.v1.index.updated", cb=updates.on_message)
+    await client.subscribe("locus.v1.dlq.>", cb=dead_letters.on_message)
+    channel = grpc.aio.insecure_channel(runtime.address)
+    try:
+        yield RetrievalHarness(
+            runtime, client, retrieval_pb2_grpc.RetrievalServiceStub(channel), updates, dead_letters
+        )
+    finally:
+        await channel.close()
+        await client.close()
+        await runtime.stop()
+
+
+MakeEvents = Callable[..., list[events_pb2.FilesParsed]]
+
+
+@pytest.fixture
+def make_events() -> MakeEvents:
+    """``make_events(relative_path, job_id=, snapshot_seq=, parts=, data=, change=)``."""
+    return files_parsed
+
+
+@pytest.fixture
+def file_id() -> Callable[[str], str]:
+    return file_id_for

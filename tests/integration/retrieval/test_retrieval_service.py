@@ -1,0 +1,215 @@
+"""The retrieval service end to end on real components: nats-server, the service (built
+in-process), tantivy, qdrant-edge, the MiniLM model; files.parsed in, index.updated and Search
+over gRPC out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import pytest
+
+from locus.v1 import common_pb2, events_pb2, retrieval_pb2
+
+pytestmark = pytest.mark.integration
+
+PROJECT = "p_uploads"
+FILES = ["uploads/client.py", "uploads/policy.py", "uploads/errors.py", "storage/blob_store.go"]
+
+
+def search(
+    query: str,
+    mode: int = retrieval_pb2.SEARCH_MODE_UNSPECIFIED,
+    project_id: str = PROJECT,
+    **options: Any,
+) -> retrieval_pb2.SearchRequest:
+    filters = retrieval_pb2.SearchFilters(
+        project_id=project_id,
+        languages=options.pop("languages", []),
+        path_prefix=options.pop("path_prefix", ""),
+        subsystem=options.pop("subsystem", ""),
+        snapshot_id=options.pop("snapshot_id", ""),
+    )
+    return retrieval_pb2.SearchRequest(query=query, mode=mode, filters=filters, **options)
+
+
+def paths(response: retrieval_pb2.SearchResponse) -> list[str]:
+    return [hit.chunk.location.relative_path for hit in response.hits]
+
+
+async def index_fixture_repo(harness: Any, make_events: Any, job_id: str = "job_1") -> None:
+    for path in FILES:
+        await harness.publish_file(make_events(path, job_id=job_id, snapshot_seq=1))
+    await harness.updates.wait_for(lambda seen: len(harness.reported(job_id)) == len(FILES))
+
+
+async def test_scan_is_indexed_reported_and_searchable(
+    harness: Any, make_events: Any, file_id: Callable[[str], str]
+) -> None:
+    await index_fixture_repo(harness, make_events)
+
+    reported = harness.reported("job_1")
+    assert set(reported) == {file_id(path) for path in FILES}
+    assert {f.status for f in reported.values()} == {events_pb2.INDEX_STATUS_INDEXED}
+    update_ids = {m.headers["Nats-Msg-Id"] for m in harness.updates.messages}
+    client = make_events("uploads/client.py", job_id="job_1", snapshot_seq=1)[0].file
+    assert f"index.updated:retrieval:job_1:{client.file_id}:{client.sha256}" in update_ids
+    assert {u.stage for u in harness.updates.index_updates()} == {"retrieval"}
+
+    # An identifier finds its definition, with the chunk's location.
+    bm25 = await harness.stub.Search(search("UploadClient", retrieval_pb2.SEARCH_MODE_BM25))
+    assert bm25.mode == retrieval_pb2.SEARCH_MODE_BM25
+    top = bm25.hits[0]
+    assert top.chunk.location.relative_path == "uploads/client.py"
+    assert "class UploadClient" in top.chunk.text
+    assert top.chunk.location.start_line <= 23 <= top.chunk.location.end_line
+    assert top.chunk.location.project_id == PROJECT
+    assert top.chunk.location.language == "python"
+    assert (top.lexical_rank, top.vector_rank) == (1, 0)
+    assert top.lexical_score > 0
+
+    # Plain language, by meaning only.
+    vector = await harness.stub.Search(
+        search("give up when every attempt failed", retrieval_pb2.SEARCH_MODE_VECTOR, top_k=3)
+    )
+    assert vector.hits[0].vector_rank == 1
+    assert vector.hits[0].lexical_rank == 0
+    assert vector.hits[0].vector_score > 0.2
+    assert "uploads/errors.py" in paths(vector) or "uploads/client.py" in paths(vector)
+
+    # Hybrid (the default) fuses both lists with RRF (k = 60).
+    hybrid = await harness.stub.Search(search("retry limit for uploads", top_k=5))
+    assert hybrid.mode == retrieval_pb2.SEARCH_MODE_HYBRID
+    assert hybrid.hits[0].chunk.location.relative_path in {"uploads/policy.py", "uploads/client.py"}
+    both = [h for h in hybrid.hits if h.lexical_rank and h.vector_rank]
+    assert both, "hybrid should find chunks in both lists"
+    first = both[0]
+    assert first.score == pytest.approx(
+        1 / (60 + first.lexical_rank) + 1 / (60 + first.vector_rank)
+    )
+    assert [h.score for h in hybrid.hits] == sorted((h.score for h in hybrid.hits), reverse=True)
+
+    # Filters.
+    go = await harness.stub.Search(search("store blobs on disk", languages=["go"]))
+    assert set(paths(go)) == {"storage/blob_store.go"}
+    prefixed = await harness.stub.Search(search("upload", path_prefix="uploads/pol"))
+    assert set(paths(prefixed)) == {"uploads/policy.py"}
+    assert (await harness.stub.Search(search("upload", subsystem="uploads"))).hits
+    assert not (await harness.stub.Search(search("upload", subsystem="billing"))).hits
+
+
+@pytest.mark.parametrize(
+    ("request_", "code", "message"),
+    [
+        (search(""), grpc.StatusCode.INVALID_ARGUMENT, "must not be empty"),
+        (search("x" * 4001), grpc.StatusCode.INVALID_ARGUMENT, "limit is 4000"),
+        (search("upload", project_id=""), grpc.StatusCode.INVALID_ARGUMENT, "project_id"),
+        (search("upload", mode=42), grpc.StatusCode.INVALID_ARGUMENT, "unknown search mode"),
+        (search("upload", top_k=1000), grpc.StatusCode.INVALID_ARGUMENT, "top_k"),
+        (search("upload", rrf_k=-1), grpc.StatusCode.INVALID_ARGUMENT, "rrf_k"),
+        (
+            search("upload", project_id="p_new"),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "project p_new has no indexed chunks yet; run a scan",
+        ),
+    ],
+)
+async def test_invalid_searches_are_refused(
+    harness: Any, request_: retrieval_pb2.SearchRequest, code: grpc.StatusCode, message: str
+) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await harness.stub.Search(request_)
+    assert caught.value.code() == code
+    assert message in (caught.value.details() or "")
+
+
+async def test_deletes_retract_and_rescans_reuse_cached_embeddings(
+    harness: Any, make_events: Any, file_id: Callable[[str], str]
+) -> None:
+    await index_fixture_repo(harness, make_events)
+    stats = harness.runtime.indexer.stats
+    embedded_after_first_scan = stats.vectors_embedded
+    assert embedded_after_first_scan > 0
+
+    # A second scan: policy.py deleted, client.py re-parsed unchanged under a newer snapshot.
+    await harness.publish_file(
+        make_events("uploads/policy.py", job_id="job_2", snapshot_seq=2, change=3)
+    )
+    client_again = make_events("uploads/client.py", job_id="job_2", snapshot_seq=2, change=2)
+    await harness.publish_file(client_again)
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_2")) == 2)
+    deleted = harness.reported("job_2")[file_id("uploads/policy.py")]
+    assert deleted.change_type == common_pb2.CHANGE_TYPE_DELETED
+    assert deleted.status == events_pb2.INDEX_STATUS_INDEXED
+
+    for mode in (retrieval_pb2.SEARCH_MODE_BM25, retrieval_pb2.SEARCH_MODE_VECTOR):
+        found = await harness.stub.Search(search("enforce_retry_limit", mode, top_k=50))
+        assert "uploads/policy.py" not in paths(found)
+    assert stats.vectors_embedded == embedded_after_first_scan  # nothing re-embedded
+    assert stats.vectors_from_cache >= len(client_again[0].chunks)
+    hit = (await harness.stub.Search(search("UploadClient", retrieval_pb2.SEARCH_MODE_BM25))).hits
+    assert hit[0].chunk.location.snapshot_id == "snap_2"
+    assert sum(1 for h in hit if "class UploadClient" in h.chunk.text) == 1  # replaced, not added
+
+    # snapshot_id filter: as of snapshot 1 nothing of the re-indexed client.py is valid.
+    as_of_1 = await harness.stub.Search(search("UploadClient", snapshot_id="snap_1", top_k=50))
+    assert "uploads/client.py" not in paths(as_of_1)
+
+    # A stale event (older snapshot, other content) is ignored and reported skipped.
+    stale = make_events(
+        "uploads/client.py", job_id="job_old", snapshot_seq=1, data=b"class StaleThing:\n    pass\n"
+    )
+    await harness.publish_file(stale)
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_old")) == 1)
+    assert harness.reported("job_old")[file_id("uploads/client.py")].status == (
+        events_pb2.INDEX_STATUS_SKIPPED
+    )
+    assert not (
+        await harness.stub.Search(search("StaleThing", retrieval_pb2.SEARCH_MODE_BM25))
+    ).hits
+
+    # Redelivering the same parts (new message ids) writes nothing and embeds nothing.
+    chunks_written = stats.chunks_written
+    for event in client_again:
+        await harness.publish(event, f"redelivery:{event.part_index}")
+    await harness.updates.wait_for(lambda seen: stats.parts_duplicate >= len(client_again))
+    assert stats.chunks_written == chunks_written
+    assert stats.vectors_embedded == embedded_after_first_scan
+
+
+async def test_a_multi_part_file_is_reported_once_all_parts_are_in(
+    harness: Any, make_events: Any, file_id: Callable[[str], str]
+) -> None:
+    parts = make_events("uploads/client.py", job_id="job_parts", snapshot_seq=1, parts=3)
+    assert all(p.chunks for p in parts)
+    await harness.publish_file([parts[2], parts[1]])  # out of order, one part missing
+    await harness.updates.wait_for(lambda seen: harness.runtime.indexer.stats.parts >= 2)
+    assert harness.reported("job_parts") == {}
+    await harness.publish_file([parts[0]])
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_parts")) == 1)
+    # Vector search ranks every chunk of the project: all three parts' chunks are there.
+    found = await harness.stub.Search(search("upload", retrieval_pb2.SEARCH_MODE_VECTOR, top_k=50))
+    assert {h.chunk.chunk_id for h in found.hits} == {c.chunk_id for p in parts for c in p.chunks}
+    assert harness.runtime.indexer.stats.files_reported == 1
+
+
+async def test_malformed_files_parsed_goes_to_the_dead_letter_subject(
+    harness: Any, make_events: Any, file_id: Callable[[str], str]
+) -> None:
+    await harness.publish(b"\xff\x00 not a protobuf", "garbage-1")
+    no_file = events_pb2.FilesParsed(job_id="job_bad", project_id=PROJECT)
+    await harness.publish(no_file, "no-file-1")
+    bad_part = make_events("uploads/errors.py", job_id="job_bad", snapshot_seq=1)[0]
+    bad_part.part_index = 5
+    await harness.publish(bad_part, "bad-part-1")
+    await harness.dead_letters.wait_for(lambda seen: len(seen.messages) == 3)
+    assert {m.subject for m in harness.dead_letters.messages} == {"locus.v1.dlq.files.parsed"}
+    letters = [events_pb2.DeadLetter.FromString(m.data) for m in harness.dead_letters.messages]
+    assert {letter.consumer for letter in letters} == {"retrieval"}
+    assert any("without file.file_id" in letter.error for letter in letters)
+    # The file that could be named is reported failed, so its scan job can still complete.
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_bad")) == 1)
+    failed = harness.reported("job_bad")[file_id("uploads/errors.py")]
+    assert failed.status == events_pb2.INDEX_STATUS_FAILED
+    assert "part_index 5" in failed.error

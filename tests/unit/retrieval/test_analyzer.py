@@ -1,0 +1,78 @@
+"""The code-aware analyzer: identifiers split on case, underscores, digits and paths."""
+
+from __future__ import annotations
+
+import pytest
+
+from locus.retrieval.domain.analyzer import analyze, code_tokens, light_stem, query_terms
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize("spelling", ["HTTPClient", "HttpClient", "http_client", "httpClient"])
+def test_identifier_spellings_share_parts_and_joined_form(spelling: str) -> None:
+    assert analyze(spelling) == ["http", "client", "httpclient"]
+
+
+def test_plain_words_meet_identifier_parts() -> None:
+    assert set(analyze("http client")) <= set(analyze("HTTPClient"))
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        (
+            "parseHTTPResponse2xx",
+            ["parse", "pars", "http", "response", "respons", "2", "xx", "parsehttpresponse2xx"],
+        ),
+        ("utf8Decode", ["utf", "8", "decode", "decod", "utf8decode"]),
+        ("services/retrieval/main.py", ["servic", "services", "retrieval", "main", "py"]),
+        ("__init__", ["init"]),
+        ("MAX_RETRIES", ["max", "retries", "retry", "maxretries"]),
+        ("ÉtéHTTPServeur", ["été", "http", "serveur", "étéhttpserveur"]),
+        ("a-b.c", ["a", "b", "c"]),
+    ],
+)
+def test_splitting(text: str, tokens: list[str]) -> None:
+    assert sorted(analyze(text)) == sorted(tokens)
+
+
+def test_positions_and_offsets() -> None:
+    tokens = code_tokens("x = UploadClient()")
+    assert [(t.text, t.position) for t in tokens] == [
+        ("x", 0),
+        ("upload", 1),
+        ("client", 2),
+        ("uploadclient", 1),  # the joined form stands where the identifier starts
+    ]
+    upload = tokens[1]
+    assert "x = UploadClient()"[upload.start : upload.end] == "Upload"
+
+
+def test_overlong_runs_are_dropped() -> None:
+    assert analyze("a" * 41) == []
+    assert analyze("deadbeef" * 6 + " ok") == ["ok"]
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("uploading", "upload"),
+        ("uploads", "upload"),
+        ("retries", "retry"),
+        ("parsed", "pars"),
+        ("parse", "pars"),
+        ("stopped", "stop"),
+        ("class", "class"),
+        ("status", "status"),
+        ("process", "process"),
+        ("bus", "bus"),
+    ],
+)
+def test_light_stem(word: str, stem: str) -> None:
+    assert light_stem(word) == stem
+
+
+def test_query_terms_are_distinct_and_bounded() -> None:
+    assert query_terms("Upload upload UPLOAD") == ["upload"]
+    assert len(query_terms(" ".join(f"w{i}x" for i in range(1000)), limit=10)) == 10
