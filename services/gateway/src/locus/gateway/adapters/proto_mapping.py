@@ -1,0 +1,209 @@
+"""Mapping between locus.v1 protobufs and the gateway's domain types (the only place that does)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from locus.gateway.domain.context_selection import ContextChoice
+from locus.gateway.domain.ranking import ChunkMatch, Evidence, RankedSymbol, Ranking, SymbolRef
+from locus.gateway.domain.requests import Artifact, ArtifactKind, StoredRequest
+from locus.v1 import answer_pb2, common_pb2, gateway_pb2, impact_pb2
+
+_KIND_NAMES = {
+    common_pb2.SYMBOL_KIND_MODULE: "module",
+    common_pb2.SYMBOL_KIND_CLASS: "class",
+    common_pb2.SYMBOL_KIND_FUNCTION: "function",
+    common_pb2.SYMBOL_KIND_METHOD: "method",
+}
+_KIND_VALUES = {name: value for value, name in _KIND_NAMES.items()}
+
+
+def symbol_ref(symbol: Any) -> SymbolRef:
+    location = symbol.location
+    return SymbolRef(
+        node_id=symbol.node_id,
+        name=symbol.name,
+        qualified_name=symbol.qualified_name,
+        scope_name=symbol.scope_name,
+        kind=_KIND_NAMES.get(symbol.kind, ""),
+        file_id=location.file_id,
+        relative_path=location.relative_path,
+        language=location.language,
+        start_line=location.start_line,
+        end_line=location.end_line,
+    )
+
+
+def chunk_match(rank: int, hit: Any, enriched: Any | None) -> ChunkMatch:
+    """A retrieval SearchHit and, when ast knows the chunk, its innermost symbol."""
+    location = hit.chunk.location
+    symbol = None
+    if enriched is not None and enriched.HasField("symbol") and enriched.symbol.node_id:
+        symbol = symbol_ref(enriched.symbol)
+    return ChunkMatch(
+        chunk_id=hit.chunk.chunk_id,
+        file_id=location.file_id,
+        relative_path=location.relative_path,
+        language=location.language,
+        start_line=location.start_line,
+        end_line=location.end_line,
+        rank=rank,
+        score=hit.score,
+        lexical_rank=hit.lexical_rank,
+        vector_rank=hit.vector_rank,
+        lexical_score=hit.lexical_score,
+        vector_score=hit.vector_score,
+        symbol=symbol,
+    )
+
+
+def symbol_message(ref: SymbolRef, known: Mapping[str, Any]) -> Any:
+    """The Symbol as ast returned it, or one rebuilt from the reference."""
+    if ref.node_id in known:
+        return known[ref.node_id]
+    return common_pb2.Symbol(
+        node_id=ref.node_id,
+        qualified_name=ref.qualified_name,
+        scope_name=ref.scope_name,
+        name=ref.name,
+        kind=_KIND_VALUES.get(ref.kind, common_pb2.SYMBOL_KIND_UNSPECIFIED),
+        location=common_pb2.CodeLocation(
+            file_id=ref.file_id,
+            relative_path=ref.relative_path,
+            start_line=ref.start_line,
+            end_line=ref.end_line,
+            language=ref.language,
+            node_id=ref.node_id,
+        ),
+    )
+
+
+def evidence_messages(evidence: Sequence[Evidence]) -> list[Any]:
+    return [
+        gateway_pb2.Evidence(
+            signal=e.signal, detail=e.detail, weight=round(e.weight, 4), chunk_id=e.chunk_id
+        )
+        for e in evidence
+    ]
+
+
+def located_symbol(ranked: RankedSymbol, known: Mapping[str, Any]) -> Any:
+    return gateway_pb2.LocatedSymbol(
+        symbol=symbol_message(ranked.symbol, known),
+        score=round(ranked.score, 6),
+        evidence=evidence_messages(ranked.evidence),
+    )
+
+
+def locate_response(
+    request_id: str,
+    ranking: Ranking,
+    known_symbols: Mapping[str, Any],
+    impact: Any | None,
+    snapshot_id: str,
+) -> Any:
+    response = gateway_pb2.LocateResponse(
+        request_id=request_id,
+        snapshot_id=snapshot_id,
+        symbols=[located_symbol(s, known_symbols) for s in ranking.symbols],
+        files=[
+            gateway_pb2.LocatedFile(
+                file_id=f.file_id,
+                relative_path=f.relative_path,
+                language=f.language,
+                score=round(f.score, 6),
+                symbols=[located_symbol(s, known_symbols) for s in f.symbols],
+                evidence=evidence_messages(f.evidence),
+            )
+            for f in ranking.files
+        ],
+    )
+    response.impact.CopyFrom(impact if impact is not None else impact_pb2.ComputeImpactResponse())
+    return response
+
+
+def context_snippet(choice: ContextChoice, chunk: Any) -> Any:
+    return answer_pb2.ContextSnippet(
+        citation_id=choice.citation_id,
+        chunk=chunk,
+        symbol_qualified_name=choice.symbol.qualified_name if choice.symbol else "",
+        symbol_kind=(
+            _KIND_VALUES.get(choice.symbol.kind, common_pb2.SYMBOL_KIND_UNSPECIFIED)
+            if choice.symbol
+            else common_pb2.SYMBOL_KIND_UNSPECIFIED
+        ),
+        score=round(choice.score, 6),
+        why=choice.why,
+    )
+
+
+def hit_artifact(ordinal: int, hit: Any) -> Artifact:
+    """A retrieved chunk for the audit log; its text is left out (the chunk id and content hash
+    identify it), the snippets actually sent to the answer service keep theirs."""
+    stripped = type(hit)()
+    stripped.CopyFrom(hit)
+    stripped.chunk.text = ""
+    location = hit.chunk.location
+    return Artifact(
+        kind=ArtifactKind.CHUNK,
+        ordinal=ordinal,
+        chunk_id=hit.chunk.chunk_id,
+        relative_path=location.relative_path,
+        start_line=location.start_line,
+        end_line=location.end_line,
+        score=hit.score,
+        payload=stripped.SerializeToString(),
+    )
+
+
+def snippet_artifact(ordinal: int, snippet: Any) -> Artifact:
+    location = snippet.chunk.location
+    return Artifact(
+        kind=ArtifactKind.CONTEXT,
+        ordinal=ordinal,
+        chunk_id=snippet.chunk.chunk_id,
+        relative_path=location.relative_path,
+        start_line=location.start_line,
+        end_line=location.end_line,
+        score=snippet.score,
+        payload=snippet.SerializeToString(),
+    )
+
+
+def citation_artifact(ordinal: int, citation: Any) -> Artifact:
+    return Artifact(
+        kind=ArtifactKind.CITATION,
+        ordinal=ordinal,
+        chunk_id=citation.chunk_id,
+        relative_path=citation.location.relative_path,
+        start_line=citation.location.start_line,
+        end_line=citation.location.end_line,
+        payload=citation.SerializeToString(),
+    )
+
+
+def request_record(stored: StoredRequest, citations: Sequence[Artifact]) -> Any:
+    record = gateway_pb2.RequestRecord(
+        request_id=stored.request_id,
+        project_id=stored.project_id or stored.project_ref,
+        kind=stored.kind.value,
+        question=stored.question,
+        status=stored.status.value,
+        answer_text=stored.answer_text,
+        citations=[answer_pb2.Citation.FromString(c.payload) for c in citations],
+        latency_ms=stored.latency_ms,
+    )
+    record.created_at.FromDatetime(stored.created_at)
+    if stored.completed_at is not None:
+        record.completed_at.FromDatetime(stored.completed_at)
+    return record
+
+
+def optional_time(owner: Any, field: str) -> datetime | None:
+    """An unset google.protobuf.Timestamp field is None, otherwise an aware UTC datetime."""
+    if not owner.HasField(field):
+        return None
+    moment: datetime = getattr(owner, field).ToDatetime(tzinfo=UTC)
+    return moment

@@ -1,0 +1,209 @@
+"""Service layer of Ask: locate, send the context bundle to the answer service, relay its stream.
+
+The stream is: one ``located`` event, the answer's events (text deltas, citations, usage,
+errors) and exactly one ``final``. Problems before ``located`` end the call with a status code
+(like Locate); later ones become an ``error`` event and a FAILED final. A client that cancels
+cancels the answer stream (which cancels the LLM request) and the request is recorded
+cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from locus.gateway.adapters.proto_mapping import (
+    citation_artifact,
+    context_snippet,
+    hit_artifact,
+    snippet_artifact,
+)
+from locus.gateway.domain.context_selection import select_context
+from locus.gateway.domain.requests import RequestStatus
+from locus.gateway.domain.validation import bounded_count
+from locus.gateway.downstream import AnswerGenerator, AnswerStream
+from locus.gateway.locating import LocateQuery, Locator
+from locus.gateway.request_log import OpenRequest, RequestJournal
+from locus.gateway.settings import GatewaySettings
+from locus.rpc import ServiceError
+from locus.v1 import answer_pb2, gateway_pb2
+
+DRAIN_SECONDS = 2.0  # how long the rest of an answer stream may take after its final
+_FINAL_STATUSES = {
+    answer_pb2.FINAL_STATUS_FINISHED: RequestStatus.COMPLETED,
+    answer_pb2.FINAL_STATUS_FAILED: RequestStatus.FAILED,
+    answer_pb2.FINAL_STATUS_CANCELLED: RequestStatus.CANCELLED,
+}
+
+
+@dataclass
+class AskSession:
+    """One Ask in flight; ``cancel`` may be called from outside (the RPC's done callback)."""
+
+    entry: OpenRequest
+    stream: AnswerStream | None = None
+    finished: bool = False
+    client_gone: bool = False
+    error_code: str = ""
+    text: list[str] = field(default_factory=list)
+    citations: list[Any] = field(default_factory=list)
+
+    def cancel(self) -> None:
+        """The client went away: stop the answer (a no-op once the final was sent)."""
+        if self.finished:
+            return
+        self.client_gone = True
+        if self.stream is not None:
+            self.stream.cancel()
+
+
+class Asker:
+    def __init__(
+        self,
+        settings: GatewaySettings,
+        locator: Locator,
+        answers: AnswerGenerator,
+        journal: RequestJournal,
+    ) -> None:
+        self._settings = settings
+        self._locator = locator
+        self._answers = answers
+        self._journal = journal
+
+    async def ask(
+        self, project_ref: str, question: str, max_context_chunks: int, session: AskSession
+    ) -> AsyncIterator[Any]:
+        """AskEvents. Raises (before the first event) for invalid requests and failed locates;
+        the caller records those. After the first event this records the outcome itself."""
+        entry = session.entry
+        s = self._settings
+        context_size = bounded_count(
+            "max_context_chunks",
+            max_context_chunks,
+            default=s.default_context_chunks,
+            limit=s.max_context_chunks_limit,
+        )
+        located = await self._locator.locate(
+            LocateQuery(project_ref=project_ref, question=question), entry
+        )
+        await self._journal.add_artifacts(
+            entry, [hit_artifact(i, hit) for i, hit in enumerate(located.hits)]
+        )
+        choices = select_context(
+            located.ranking,
+            context_size,
+            has_text=lambda chunk_id: bool(
+                chunk_id in located.chunks and located.chunks[chunk_id].text
+            ),
+        )
+        snippets = [context_snippet(c, located.chunks[c.chunk_id]) for c in choices]
+        await self._journal.add_artifacts(
+            entry, [snippet_artifact(i, snippet) for i, snippet in enumerate(snippets)]
+        )
+        response_bytes = located.response.SerializeToString()
+        request_id = entry.request_id
+        try:
+            yield gateway_pb2.AskEvent(located=located.response, request_id=request_id)
+            final = None
+            try:
+                with entry.timed("answer"):
+                    async for event in self._relay(located.question, snippets, session):
+                        if event.WhichOneof("event") == "final":
+                            final = event.final  # sent last, once the outcome is recorded
+                        else:
+                            yield event
+            except ServiceError as error:
+                session.error_code = error.code.name
+                yield gateway_pb2.AskEvent(
+                    error=answer_pb2.GenerationError(code=error.code.name, message=error.message),
+                    request_id=request_id,
+                )
+                final = answer_pb2.Final(
+                    status=answer_pb2.FINAL_STATUS_FAILED, message=error.message
+                )
+            if final is None:
+                message = "the answer service ended the stream without a final status"
+                session.error_code = "INTERNAL"
+                yield gateway_pb2.AskEvent(
+                    error=answer_pb2.GenerationError(code="INTERNAL", message=message),
+                    request_id=request_id,
+                )
+                final = answer_pb2.Final(status=answer_pb2.FINAL_STATUS_FAILED, message=message)
+            session.finished = True
+            status = _FINAL_STATUSES.get(final.status, RequestStatus.FAILED)
+            if session.client_gone:
+                status = RequestStatus.CANCELLED
+            # Recorded before the final event goes out: a client that leaves right after it
+            # must not turn a finished answer into a cancelled one.
+            await self._finish(session, status, response_bytes, final.message)
+            yield gateway_pb2.AskEvent(final=final, request_id=request_id)
+        finally:
+            if not entry.closed:
+                # The client went away (CancelledError inside, or GeneratorExit at a yield).
+                session.cancel()
+                await self._finish(session, RequestStatus.CANCELLED, response_bytes, "")
+
+    async def _relay(
+        self, question: str, snippets: list[Any], session: AskSession
+    ) -> AsyncIterator[Any]:
+        entry = session.entry
+        stream = self._answers.generate(
+            answer_pb2.GenerateRequest(
+                request_id=entry.request_id,
+                question=question,
+                context=snippets,
+                max_tokens=self._settings.answer_max_tokens,
+                min_relevance=self._settings.answer_min_relevance,
+            )
+        )
+        session.stream = stream
+        events = aiter(stream)
+        try:
+            async for event in events:
+                kind = event.WhichOneof("event")
+                if kind == "text":
+                    session.text.append(event.text.text)
+                    yield gateway_pb2.AskEvent(text=event.text, request_id=entry.request_id)
+                elif kind == "citation":
+                    session.citations.append(event.citation)
+                    yield gateway_pb2.AskEvent(citation=event.citation, request_id=entry.request_id)
+                elif kind == "usage":
+                    yield gateway_pb2.AskEvent(usage=event.usage, request_id=entry.request_id)
+                elif kind == "error":
+                    session.error_code = session.error_code or event.error.code or "ANSWER_ERROR"
+                    yield gateway_pb2.AskEvent(error=event.error, request_id=entry.request_id)
+                elif kind == "final":
+                    yield gateway_pb2.AskEvent(final=event.final, request_id=entry.request_id)
+                    break
+            # The answer service ends its stream right after the final: read on to that end so
+            # the call (and its client span) completes normally rather than being cancelled.
+            with contextlib.suppress(TimeoutError, ServiceError):
+                await asyncio.wait_for(_discard(events), DRAIN_SECONDS)
+        finally:
+            stream.cancel()
+
+    async def _finish(
+        self, session: AskSession, status: RequestStatus, response: bytes, message: str
+    ) -> None:
+        error_code = {
+            RequestStatus.COMPLETED: "",
+            RequestStatus.CANCELLED: "CANCELLED",
+        }.get(status, session.error_code or "ANSWER_FAILED")
+        # A failed record is logged by the journal; the stream goes on to its final.
+        with contextlib.suppress(Exception):
+            await self._journal.close(
+                session.entry,
+                status,
+                error_code=error_code,
+                error_message="" if status == RequestStatus.COMPLETED else message,
+                response=response,
+                answer_text="".join(session.text),
+                citations=[citation_artifact(i, c) for i, c in enumerate(session.citations)],
+            )
+
+
+async def _discard(events: AsyncIterator[Any]) -> None:
+    async for _ in events:
+        pass

@@ -1,0 +1,74 @@
+"""Ports of the gateway: the request log store, the audit trail and the optional reranker.
+Adapters live in ``locus.gateway.adapters``; every store adapter passes tests/contract/gateway."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from locus.gateway.domain.ranking import Ranking
+from locus.gateway.domain.requests import (
+    Artifact,
+    ArtifactKind,
+    Feedback,
+    NewRequest,
+    RequestOutcome,
+    RequestPage,
+    RequestQuery,
+    StoredRequest,
+)
+
+
+class MetadataStore(Protocol):
+    """Requests, their final responses, artifacts and feedback."""
+
+    async def initialize(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def create_request(self, request: NewRequest) -> None:
+        """Record a running request; RequestIdTaken when its id is recorded already."""
+
+    async def finish_request(self, request_id: str, outcome: RequestOutcome) -> bool:
+        """Record the outcome of a running request. False (and nothing changes) when the
+        request already has an outcome; RequestNotFound when it is unknown."""
+
+    async def add_artifacts(self, request_id: str, artifacts: Sequence[Artifact]) -> None: ...
+
+    async def get_request(self, request_id: str) -> StoredRequest | None: ...
+
+    async def list_requests(self, query: RequestQuery) -> RequestPage:
+        """Newest first; InvalidPageToken for a token this store did not issue."""
+
+    async def artifacts(
+        self, request_ids: Sequence[str], kind: ArtifactKind | None = None
+    ) -> dict[str, list[Artifact]]:
+        """Artifacts of each request (ordered by kind, then ordinal); absent ids are left out."""
+
+    async def record_feedback(self, feedback: Feedback) -> None:
+        """RequestNotFound when the request is unknown."""
+
+    async def feedback(self, request_id: str) -> list[Feedback]: ...
+
+
+class AuditTrail(Protocol):
+    """Audit events about requests (published on the bus). Never fails a request."""
+
+    async def request_submitted(self, request: NewRequest) -> None: ...
+
+    async def request_completed(
+        self,
+        request_id: str,
+        project_id: str,
+        status: str,
+        citations: int,
+        latency_ms: int,
+    ) -> None: ...
+
+    async def feedback_recorded(self, feedback: Feedback) -> None: ...
+
+
+class Reranker(Protocol):
+    """Reorders a ranking (e.g. with a cross-encoder). It may drop but must not invent results."""
+
+    async def rerank(self, question: str, ranking: Ranking) -> Ranking: ...

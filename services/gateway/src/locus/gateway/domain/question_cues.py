@@ -1,0 +1,243 @@
+"""Cues in a question that point at code: identifiers, dotted names, file paths and stack-trace
+frames, found in prose and in markdown code spans. The ranking boosts the symbols and files they
+name; the service looks the names up in the symbol index."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from locus.gateway.domain.path_roles import PathRole, classify_path
+
+MAX_CUES_PER_KIND = 32
+
+CODE_EXTENSIONS = frozenset(
+    {
+        "py", "pyi", "pyx", "go", "java", "kt", "kts", "scala", "groovy", "gradle", "js", "jsx",
+        "mjs", "cjs", "ts", "tsx", "mts", "cts", "vue", "svelte", "c", "h", "cc", "cpp", "cxx",
+        "hpp", "hh", "hxx", "cs", "fs", "rb", "rs", "php", "swift", "m", "mm", "sh", "bash",
+        "zsh", "ps1", "sql", "proto", "graphql", "yaml", "yml", "toml", "json", "ini", "cfg",
+        "conf", "xml", "html", "css", "scss", "less", "md", "rst", "lua", "pl", "pm", "r", "jl",
+        "dart", "ex", "exs", "erl", "hrl", "hs", "ml", "mli", "clj", "cljs", "elm", "zig", "nim",
+        "tf", "hcl", "cmake", "mk", "ipynb",
+    }
+)  # fmt: skip
+
+KEYWORDS = frozenset(
+    {
+        # python
+        "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+        "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+        "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+        "with", "yield", "None", "True", "False", "self", "cls", "print", "len", "str", "int",
+        "float", "bool", "list", "dict", "set", "tuple", "bytes", "object", "type", "range",
+        # c-family, java, js, go, rust
+        "abstract", "boolean", "byte", "case", "catch", "char", "const", "default", "do",
+        "double", "enum", "export", "extends", "final", "func", "function", "goto", "implements",
+        "instanceof", "interface", "let", "long", "new", "null", "package", "private",
+        "protected", "public", "short", "static", "super", "switch", "this", "throw", "throws",
+        "typeof", "undefined", "var", "void", "volatile", "true", "false", "nil", "fn", "impl",
+        "mut", "pub", "struct", "trait", "use", "mod", "match", "string", "error", "err",
+        # traceback and shell noise
+        "Traceback", "most", "recent", "call", "last", "line", "File", "the", "at", "echo",
+    }
+)  # fmt: skip
+
+_TEST_WORDS = frozenset(
+    {
+        "test", "tests", "tested", "testing", "pytest", "unittest", "jest", "junit", "mocha",
+        "conftest", "fixture", "fixtures", "mock", "mocks", "mocking", "spec", "specs",
+        "testcase", "testcases",
+    }
+)  # fmt: skip
+
+_NOT_DOTTED = frozenset({"e.g", "i.e", "etc", "vs", "a.k.a", "cf", "approx"})
+
+_FENCED = re.compile(r"```(?P<body>.*?)(?:```|\Z)", re.S)
+_INLINE = re.compile(r"`(?P<body>[^`\n]+)`")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
+# Python: File "src/app/x.py", line 12, in handle
+_PY_FRAME = re.compile(
+    r'File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<function><?[\w.]+>?))?'
+)
+# JVM: at com.acme.orders.OrderService.place(OrderService.java:42)
+_JVM_FRAME = re.compile(
+    r"\bat\s+(?P<owner>[\w$.]+)\.(?P<function>[\w$<>]+)\((?P<path>[\w$.-]+\.\w+):(?P<line>\d+)\)"
+)
+# Node: at placeOrder (/srv/app/src/orders.js:10:5)   or   at /srv/app/src/orders.js:10:5
+_JS_FRAME = re.compile(
+    r"\bat\s+(?:(?P<function>[\w$.<>\[\]]+)\s+\()?(?P<path>[^\s()]+\.\w+):(?P<line>\d+):\d+\)?"
+)
+# Go, compilers, linters: path/to/file.go:123 (the extension must be a code extension)
+_FILE_LINE = re.compile(
+    r"(?<![\w/.-])(?P<path>/?(?:[\w@+.-]+/)*[\w@+-][\w@+.-]*\.(?P<ext>\w+)):(?P<line>\d+)"
+)
+_TOKEN = re.compile(r"[A-Za-z0-9_$@./\\+-]+")
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
+_DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")
+_CAMEL_HUMP = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
+_T = TypeVar("_T", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class StackFrame:
+    path: str
+    line: int
+    function: str = ""
+
+
+@dataclass(frozen=True)
+class QuestionCues:
+    identifiers: tuple[str, ...] = ()
+    dotted_names: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+    frames: tuple[StackFrame, ...] = ()
+    about_tests: bool = False
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.identifiers or self.dotted_names or self.paths or self.frames)
+
+    def lookup_names(self, limit: int) -> list[str]:
+        """Names worth an exact symbol lookup: frame functions, dotted names, identifiers."""
+        names = [f.function for f in self.frames if _IDENTIFIER.match(f.function or "-")]
+        names += list(self.dotted_names) + list(self.identifiers)
+        return _unique(n for n in names if n not in KEYWORDS)[:limit]
+
+
+def extract_cues(question: str) -> QuestionCues:
+    """Find what in ``question`` names code. Deterministic: cues keep their first-seen order."""
+    frames = _frames(question)
+    code_spans: list[str] = []
+
+    def keep_code(match: re.Match[str]) -> str:
+        code_spans.append(_strip_language_tag(match.group("body")))
+        return " "
+
+    prose = _INLINE.sub(keep_code, _FENCED.sub(keep_code, question))
+    identifiers: list[str] = []
+    dotted: list[str] = []
+    paths: list[str] = []
+    for text, in_code in [(prose, False), *((span, True) for span in code_spans)]:
+        _scan_tokens(_URL.sub(" ", text), in_code, identifiers, dotted, paths)
+    paths += [f.path for f in frames]
+    unique_paths = tuple(_unique(paths)[:MAX_CUES_PER_KIND])
+    words = {w.lower() for w in re.findall(r"[A-Za-z_]+", question)}
+    about_tests = (
+        bool(words & _TEST_WORDS)
+        or any(w.startswith("test_") or w.endswith(("_test", "_tests")) for w in words)
+        or any(classify_path(p) == PathRole.TEST for p in unique_paths)
+    )
+    return QuestionCues(
+        identifiers=tuple(_unique(identifiers)[:MAX_CUES_PER_KIND]),
+        dotted_names=tuple(_unique(dotted)[:MAX_CUES_PER_KIND]),
+        paths=unique_paths,
+        frames=tuple(_unique(frames)[:MAX_CUES_PER_KIND]),
+        about_tests=about_tests,
+    )
+
+
+def looks_like_code(token: str) -> bool:
+    """snake_case, SCREAMING_CASE, __dunder__, camelCase, PascalCase with a hump, HTTPServer."""
+    if len(token) > 4 and token.startswith("__") and token.endswith("__"):
+        return True
+    core = token.strip("_")
+    if not core or not any(c.isalpha() for c in core):
+        return False
+    return "_" in core or bool(_CAMEL_HUMP.search(core))
+
+
+def _frames(text: str) -> list[StackFrame]:
+    frames: list[StackFrame] = []
+    for match in _PY_FRAME.finditer(text):
+        function = match.group("function") or ""
+        frames.append(
+            StackFrame(_clean_path(match.group("path")), int(match.group("line")), function)
+        )
+    for match in _JVM_FRAME.finditer(text):
+        frames.append(
+            StackFrame(match.group("path"), int(match.group("line")), match.group("function"))
+        )
+    for match in _JS_FRAME.finditer(text):
+        function = (match.group("function") or "").rsplit(".", 1)[-1]
+        frames.append(
+            StackFrame(_clean_path(match.group("path")), int(match.group("line")), function)
+        )
+    known = {(f.path, f.line) for f in frames}
+    for match in _FILE_LINE.finditer(text):
+        path, line = _clean_path(match.group("path")), int(match.group("line"))
+        if match.group("ext").lower() in CODE_EXTENSIONS and (path, line) not in known:
+            frames.append(StackFrame(path, line))
+    return frames
+
+
+def _scan_tokens(
+    text: str, in_code: bool, identifiers: list[str], dotted: list[str], paths: list[str]
+) -> None:
+    for match in _TOKEN.finditer(text):
+        token = match.group().replace("\\", "/").rstrip(".-+").lstrip("-+")
+        is_call = text[match.end() : match.end() + 1] == "("
+        if not token:
+            continue
+        if "/" in token:
+            path = _as_path(token)
+            if path:
+                paths.append(path)
+            continue
+        if _DOTTED.match(token) and token.lower() not in _NOT_DOTTED:
+            extension = token.rsplit(".", 1)[1]
+            if extension.lower() in CODE_EXTENSIONS and not is_call:
+                paths.append(token)
+                continue
+            dotted.append(token)
+            last = token.rsplit(".", 1)[1]
+            if len(last) >= 3 and last not in KEYWORDS:
+                identifiers.append(last)
+            continue
+        if not _IDENTIFIER.match(token) or token in KEYWORDS:
+            continue
+        # Prose words count only when they look like code; in code spans every name counts.
+        if looks_like_code(token) or ((is_call or in_code) and len(token) >= 3):
+            identifiers.append(token)
+
+
+def _as_path(token: str) -> str:
+    """A path-looking token: a code extension on its last segment, or at least two slashes."""
+    path = _clean_path(token)
+    segments = [s for s in path.split("/") if s]
+    if not segments or not any(c.isalpha() for c in segments[-1]):
+        return ""
+    last = segments[-1]
+    has_extension = "." in last and last.rsplit(".", 1)[1].lower() in CODE_EXTENSIONS
+    if has_extension or path.count("/") >= 2:
+        return path
+    return ""
+
+
+def _clean_path(path: str) -> str:
+    path = path.strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    if path.startswith("file:///"):
+        path = path[len("file://") :]
+    return path.rstrip("/.:,;")
+
+
+def _strip_language_tag(body: str) -> str:
+    """```python\\ncode``` → code (a one-word first line of a fenced block is its language)."""
+    first, newline, rest = body.partition("\n")
+    if newline and re.fullmatch(r"[\w+#.-]*", first.strip()):
+        return rest
+    return body
+
+
+def _unique(items: Iterable[_T]) -> list[_T]:
+    seen: set[_T] = set()
+    result: list[_T] = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            result.append(item)
+    return result

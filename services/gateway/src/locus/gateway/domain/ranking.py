@@ -1,0 +1,475 @@
+"""Ranking of located code: chunk hits from retrieval (already mapped to their innermost symbol)
+and symbols found by name become ranked symbols and files, each with the evidence that put it
+there. ``Ranker`` is the seam for better rankings; ``RankingV1`` is the first, hand-tuned one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol
+
+from locus.gateway.domain.path_roles import PathRole, classify_path
+from locus.gateway.domain.question_cues import QuestionCues
+
+RRF_K = 60  # the retrieval service's default reciprocal-rank-fusion constant
+
+
+@dataclass(frozen=True)
+class SymbolRef:
+    node_id: str
+    name: str
+    qualified_name: str
+    scope_name: str
+    kind: str  # "module" | "class" | "function" | "method" | ""
+    file_id: str
+    relative_path: str
+    language: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class ChunkMatch:
+    """One retrieval hit and the innermost symbol that covers it (None when unknown)."""
+
+    chunk_id: str
+    file_id: str
+    relative_path: str
+    language: str
+    start_line: int
+    end_line: int
+    rank: int  # 1-based position in the fused list
+    score: float  # fused retrieval score
+    lexical_rank: int = 0  # 0 = not in the lexical list
+    vector_rank: int = 0  # 0 = not in the vector list
+    lexical_score: float = 0.0
+    vector_score: float = 0.0
+    symbol: SymbolRef | None = None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    signal: str  # "bm25", "vector", "identifier", "dotted_name", "path", "stacktrace", ...
+    detail: str
+    weight: float  # what the signal added to the score (negative when it lowered it)
+    chunk_id: str = ""
+
+
+@dataclass(frozen=True)
+class RankedSymbol:
+    symbol: SymbolRef
+    score: float
+    evidence: tuple[Evidence, ...]
+    chunk_ids: tuple[str, ...]  # the chunks that matched it, best first
+
+
+@dataclass(frozen=True)
+class RankedFile:
+    file_id: str
+    relative_path: str
+    language: str
+    score: float
+    symbols: tuple[RankedSymbol, ...]
+    evidence: tuple[Evidence, ...]
+    chunk_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    files: tuple[RankedFile, ...] = ()
+    symbols: tuple[RankedSymbol, ...] = ()
+
+
+@dataclass(frozen=True)
+class RankingInput:
+    cues: QuestionCues
+    chunks: Sequence[ChunkMatch]
+    named_symbols: Sequence[SymbolRef] = ()  # found by looking up names from the question
+    include_tests: bool = False
+    max_files: int = 10
+    max_symbols: int = 20
+
+
+class Ranker(Protocol):
+    def rank(self, request: RankingInput) -> Ranking: ...
+
+
+_DEFAULT_ROLE_FACTORS: Mapping[PathRole, float] = MappingProxyType(
+    {
+        PathRole.TEST: 0.35,
+        PathRole.DOCS: 0.4,
+        PathRole.EXAMPLE: 0.5,
+        PathRole.VENDORED: 0.25,
+        PathRole.GENERATED: 0.5,
+    }
+)
+
+
+@dataclass(frozen=True)
+class RankingWeights:
+    """Every knob of RankingV1, so a benchmark can tune them without touching the logic."""
+
+    # Retrieval scores are normalized so that the best hit scores 1.0; a cue the question
+    # states outright (a name, a path, a frame) is worth about as much as the best hit.
+    multi_hit_bonus: float = 0.15  # times the normalized score of each further hit
+    multi_hit_cap: float = 0.45
+    identifier: float = 1.2  # an identifier of the question is the symbol's name
+    identifier_casefold: float = 0.5  # ... ignoring case
+    dotted_name: float = 1.5  # a dotted name is the symbol's qualified/scope name or its tail
+    path: float = 0.6  # a path of the question is the file (or a tail of it)
+    path_basename: float = 0.35  # a bare file name of the question is the file's name
+    path_directory: float = 0.15  # a directory of the question contains the file
+    path_share_for_symbols: float = 0.8  # symbols get this share of their file's path boost
+    stacktrace_line: float = 1.5  # a frame's file and line fall inside the symbol
+    stacktrace_function: float = 1.0  # a frame's file and function name match the symbol
+    stacktrace_file: float = 0.5  # a frame names the file
+    boost_cap: float = 3.0
+    module_factor: float = 0.85  # a module is a coarser answer than its functions
+    role_factors: Mapping[PathRole, float] = field(default_factory=lambda: _DEFAULT_ROLE_FACTORS)
+    max_evidence: int = 8
+    symbols_per_file: int = 5
+
+
+def aggregate_hits(scores: Iterable[float], bonus: float, cap: float) -> float:
+    """Best hit plus a bonus for further hits: max + min(cap, bonus * sum(the others))."""
+    ordered = sorted(scores, reverse=True)
+    if not ordered:
+        return 0.0
+    return ordered[0] + min(cap, bonus * sum(ordered[1:]))
+
+
+def match_path(cue: str, relative_path: str) -> str:
+    """How a path from the question names ``relative_path``: "exact" (equal, or the cue is a
+    longer path ending in it), "suffix" (a tail of it), "basename", "directory" or ""."""
+    cue = cue.strip().replace("\\", "/")
+    while cue.startswith("./"):
+        cue = cue[2:]
+    path = relative_path.strip("/")
+    if not cue or not path:
+        return ""
+    if cue == path or cue.endswith("/" + path):
+        return "exact"
+    if path.endswith("/" + cue):
+        return "suffix" if "/" in cue else "basename"
+    directory = cue.rstrip("/")
+    is_directory = bool(directory) and "." not in directory.rsplit("/", 1)[-1]
+    if is_directory and ("/" + directory + "/") in ("/" + path):
+        return "directory"
+    return ""
+
+
+@dataclass
+class _SymbolCandidate:
+    ref: SymbolRef
+    hits: list[tuple[float, ChunkMatch]] = field(default_factory=list)
+
+
+@dataclass
+class _FileCandidate:
+    file_id: str
+    relative_path: str
+    language: str
+    hits: list[tuple[float, ChunkMatch]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Scored:
+    raw: float  # before the path-role factor
+    score: float
+    evidence: tuple[Evidence, ...]
+    cue_evidence: tuple[Evidence, ...]
+
+
+class RankingV1:
+    """Aggregate chunk hits to symbols and files (max + multi-hit bonus), add boosts for names,
+    paths and stack-trace frames the question mentions, de-rank tests/docs/examples/vendored
+    and generated code unless the question asks for it or names the file."""
+
+    def __init__(self, weights: RankingWeights | None = None) -> None:
+        self.weights = weights or RankingWeights()
+
+    def rank(self, request: RankingInput) -> Ranking:
+        top = max((c.score for c in request.chunks), default=0.0)
+        symbols: dict[str, _SymbolCandidate] = {}
+        files: dict[str, _FileCandidate] = {}
+        for chunk in sorted(request.chunks, key=lambda c: c.rank):
+            normalized = chunk.score / top if top > 0 else 1.0 / max(chunk.rank, 1)
+            file = files.setdefault(
+                chunk.file_id, _FileCandidate(chunk.file_id, chunk.relative_path, chunk.language)
+            )
+            file.hits.append((normalized, chunk))
+            if chunk.symbol is not None:
+                candidate = symbols.setdefault(chunk.symbol.node_id, _SymbolCandidate(chunk.symbol))
+                candidate.hits.append((normalized, chunk))
+        for ref in request.named_symbols:
+            symbols.setdefault(ref.node_id, _SymbolCandidate(ref))
+            files.setdefault(
+                ref.file_id, _FileCandidate(ref.file_id, ref.relative_path, ref.language)
+            )
+
+        lift_tests = request.include_tests or request.cues.about_tests
+        file_paths = {f.file_id: f.relative_path for f in files.values()}
+        file_cues = {
+            file_id: self._file_cues(path, request.cues) for file_id, path in file_paths.items()
+        }
+
+        ranked_symbols: list[RankedSymbol] = []
+        best_symbol: dict[str, _Scored] = {}
+        for candidate in symbols.values():
+            path_boost = file_cues.get(candidate.ref.file_id, (0.0, ()))[0]
+            scored = self._score_symbol(candidate, request.cues, path_boost, lift_tests)
+            ranked_symbols.append(
+                RankedSymbol(
+                    symbol=candidate.ref,
+                    score=scored.score,
+                    evidence=scored.evidence,
+                    chunk_ids=tuple(c.chunk_id for _, c in _best_first(candidate.hits)),
+                )
+            )
+            current = best_symbol.get(candidate.ref.file_id)
+            if current is None or scored.raw > current.raw:
+                best_symbol[candidate.ref.file_id] = scored
+        ranked_symbols.sort(key=_symbol_order)
+
+        ranked_files: list[RankedFile] = []
+        for file in files.values():
+            ranked_files.append(
+                self._score_file(
+                    file,
+                    file_cues[file.file_id],
+                    best_symbol.get(file.file_id),
+                    [s for s in ranked_symbols if s.symbol.file_id == file.file_id],
+                    lift_tests,
+                )
+            )
+        ranked_files.sort(key=lambda f: (-f.score, f.relative_path, f.file_id))
+        return Ranking(
+            files=tuple(ranked_files[: request.max_files]),
+            symbols=tuple(ranked_symbols[: request.max_symbols]),
+        )
+
+    def _score_symbol(
+        self,
+        candidate: _SymbolCandidate,
+        cues: QuestionCues,
+        file_path_boost: float,
+        lift_tests: bool,
+    ) -> _Scored:
+        w = self.weights
+        ref = candidate.ref
+        retrieval, retrieval_evidence = self._retrieval(candidate.hits)
+        boost, cue_evidence = self._symbol_cues(ref, cues)
+        if file_path_boost:
+            share = file_path_boost * w.path_share_for_symbols
+            boost += share
+            cue_evidence += (Evidence("path", "its file is named in the question", share),)
+        raw = retrieval + min(boost, w.boost_cap)
+        if ref.kind == "module":
+            raw *= w.module_factor
+        score, role_evidence = self._role(ref.relative_path, raw, lift_tests, bool(file_path_boost))
+        evidence = self._top_evidence(cue_evidence, retrieval_evidence, role_evidence)
+        return _Scored(raw=raw, score=score, evidence=evidence, cue_evidence=cue_evidence)
+
+    def _score_file(
+        self,
+        file: _FileCandidate,
+        cues: tuple[float, tuple[Evidence, ...]],
+        best_symbol: _Scored | None,
+        symbols: list[RankedSymbol],
+        lift_tests: bool,
+    ) -> RankedFile:
+        w = self.weights
+        retrieval, retrieval_evidence = self._retrieval(file.hits)
+        path_boost, path_evidence = cues
+        raw = retrieval
+        inherited: tuple[Evidence, ...] = ()
+        if best_symbol is not None and best_symbol.raw > retrieval:
+            raw = best_symbol.raw
+            inherited = tuple(e for e in best_symbol.cue_evidence if e.signal != "path")
+        raw += path_boost
+        score, role_evidence = self._role(file.relative_path, raw, lift_tests, bool(path_boost))
+        return RankedFile(
+            file_id=file.file_id,
+            relative_path=file.relative_path,
+            language=file.language,
+            score=score,
+            symbols=tuple(symbols[: w.symbols_per_file]),
+            evidence=self._top_evidence(
+                path_evidence + inherited, retrieval_evidence, role_evidence
+            ),
+            chunk_ids=tuple(c.chunk_id for _, c in _best_first(file.hits)),
+        )
+
+    def _retrieval(self, hits: list[tuple[float, ChunkMatch]]) -> tuple[float, list[Evidence]]:
+        w = self.weights
+        if not hits:
+            return 0.0, []
+        ordered = _best_first(hits)
+        score = aggregate_hits((n for n, _ in ordered), w.multi_hit_bonus, w.multi_hit_cap)
+        evidence: list[Evidence] = []
+        for normalized, chunk in ordered:
+            evidence.extend(_retrieval_evidence(normalized, chunk))
+        if len(ordered) > 1:
+            bonus = score - ordered[0][0]
+            evidence.append(
+                Evidence("multi_hit", f"{len(ordered)} matching chunks", round(bonus, 4))
+            )
+        return score, evidence
+
+    def _symbol_cues(
+        self, ref: SymbolRef, cues: QuestionCues
+    ) -> tuple[float, tuple[Evidence, ...]]:
+        w = self.weights
+        found: list[Evidence] = []
+        for dotted in cues.dotted_names:
+            if _dotted_matches(dotted, ref):
+                found.append(
+                    Evidence("dotted_name", f"`{dotted}` names {ref.qualified_name}", w.dotted_name)
+                )
+                break
+        for identifier in cues.identifiers:
+            if identifier == ref.name:
+                found.append(Evidence("identifier", f"`{identifier}` is its name", w.identifier))
+                break
+        else:
+            lowered = ref.name.lower()
+            for identifier in cues.identifiers:
+                if identifier.lower() == lowered:
+                    found.append(
+                        Evidence(
+                            "identifier",
+                            f"`{identifier}` is its name (ignoring case)",
+                            w.identifier_casefold,
+                        )
+                    )
+                    break
+        for frame in cues.frames:
+            if not match_path(frame.path, ref.relative_path):
+                continue
+            if ref.kind != "module" and ref.start_line <= frame.line <= ref.end_line:
+                found.append(
+                    Evidence(
+                        "stacktrace",
+                        f"frame {frame.path}:{frame.line} is inside it",
+                        w.stacktrace_line,
+                    )
+                )
+                break
+            if frame.function and frame.function == ref.name:
+                found.append(
+                    Evidence(
+                        "stacktrace",
+                        f"frame {frame.path}:{frame.line} is in function {frame.function}",
+                        w.stacktrace_function,
+                    )
+                )
+                break
+        return sum(e.weight for e in found), tuple(found)
+
+    def _file_cues(
+        self, relative_path: str, cues: QuestionCues
+    ) -> tuple[float, tuple[Evidence, ...]]:
+        w = self.weights
+        best: Evidence | None = None
+        weights = {
+            "exact": w.path,
+            "suffix": w.path,
+            "basename": w.path_basename,
+            "directory": w.path_directory,
+        }
+        for path in cues.paths:
+            how = match_path(path, relative_path)
+            if how and (best is None or weights[how] > best.weight):
+                best = Evidence("path", f"the question names {path} ({how} match)", weights[how])
+        found = [best] if best is not None else []
+        for frame in cues.frames:
+            if match_path(frame.path, relative_path) in ("exact", "suffix", "basename"):
+                found.append(
+                    Evidence(
+                        "stacktrace",
+                        f"a stack-trace frame is in this file ({frame.path}:{frame.line})",
+                        w.stacktrace_file,
+                    )
+                )
+                break
+        return sum(e.weight for e in found), tuple(found)
+
+    def _role(
+        self, relative_path: str, raw: float, lift_tests: bool, named_by_question: bool
+    ) -> tuple[float, tuple[Evidence, ...]]:
+        role = classify_path(relative_path)
+        factor = self.weights.role_factors.get(role, 1.0)
+        if role == PathRole.SOURCE or factor == 1.0 or named_by_question:
+            return raw, ()
+        if role == PathRole.TEST and lift_tests:
+            return raw, ()
+        score = raw * factor
+        return score, (
+            Evidence(
+                "path_role",
+                f"{role.value} path, ranked lower (x{factor:g})",
+                round(score - raw, 4),
+            ),
+        )
+
+    def _top_evidence(
+        self,
+        cue_evidence: Iterable[Evidence],
+        retrieval_evidence: Iterable[Evidence],
+        role_evidence: Iterable[Evidence],
+    ) -> tuple[Evidence, ...]:
+        """Cue evidence first, then the strongest retrieval evidence; a penalty always shows."""
+        cues = list(cue_evidence)
+        penalties = list(role_evidence)
+        room = max(self.weights.max_evidence - len(cues) - len(penalties), 0)
+        retrieval = sorted(retrieval_evidence, key=lambda e: -e.weight)[:room]
+        return tuple(cues + retrieval + penalties)
+
+
+def _retrieval_evidence(normalized: float, chunk: ChunkMatch) -> list[Evidence]:
+    lines = f"lines {chunk.start_line}-{chunk.end_line}"
+    lexical = 1.0 / (RRF_K + chunk.lexical_rank) if chunk.lexical_rank else 0.0
+    vector = 1.0 / (RRF_K + chunk.vector_rank) if chunk.vector_rank else 0.0
+    if not lexical and not vector:
+        return [
+            Evidence(
+                "retrieval", f"{lines}: rank {chunk.rank}", round(normalized, 4), chunk.chunk_id
+            )
+        ]
+    evidence = []
+    if lexical:
+        evidence.append(
+            Evidence(
+                "bm25",
+                f"{lines}: lexical rank {chunk.lexical_rank} (BM25 {chunk.lexical_score:.2f})",
+                round(normalized * lexical / (lexical + vector), 4),
+                chunk.chunk_id,
+            )
+        )
+    if vector:
+        evidence.append(
+            Evidence(
+                "vector",
+                f"{lines}: vector rank {chunk.vector_rank} (similarity {chunk.vector_score:.2f})",
+                round(normalized * vector / (lexical + vector), 4),
+                chunk.chunk_id,
+            )
+        )
+    return evidence
+
+
+def _dotted_matches(dotted: str, ref: SymbolRef) -> bool:
+    for name in (ref.qualified_name, ref.scope_name):
+        if name and (name == dotted or name.endswith("." + dotted)):
+            return True
+    return False
+
+
+def _best_first(hits: list[tuple[float, ChunkMatch]]) -> list[tuple[float, ChunkMatch]]:
+    return sorted(hits, key=lambda item: (-item[0], item[1].rank))
+
+
+def _symbol_order(symbol: RankedSymbol) -> tuple[float, str, int, str]:
+    ref = symbol.symbol
+    return (-symbol.score, ref.relative_path, ref.start_line, ref.node_id)

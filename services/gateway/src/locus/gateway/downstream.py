@@ -1,0 +1,47 @@
+"""What the gateway needs from the other services, as ports: the project directory (ingestion),
+chunk search (retrieval), the symbol index (ast), impact analysis and answer generation.
+Adapters raise ``locus.rpc`` errors that keep the downstream status code and message."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+# Messages are locus.v1 protobufs (typed as Any: generated code is not type-checked).
+Message = Any
+
+
+class ProjectDirectory(Protocol):
+    async def get_project(self, project_ref: str) -> Message:
+        """The ingestion Project for an id or a name (NOT_FOUND when unknown)."""
+
+
+class ChunkSearch(Protocol):
+    async def search(self, request: Message) -> Message:
+        """retrieval Search: SearchRequest → SearchResponse."""
+
+
+class SymbolIndex(Protocol):
+    async def enrich(self, request: Message) -> Message:
+        """ast Enrich: EnrichRequest → EnrichResponse."""
+
+    async def find_symbols(self, request: Message) -> Message:
+        """ast FindSymbols: FindSymbolsRequest → FindSymbolsResponse."""
+
+
+class ImpactAnalysis(Protocol):
+    async def compute(self, request: Message) -> Message:
+        """impact Compute: ComputeImpactRequest → ComputeImpactResponse."""
+
+
+class AnswerStream(Protocol):
+    """GenerateEvents of one answer; ``cancel`` stops it (and the LLM request behind it)."""
+
+    def __aiter__(self) -> AsyncIterator[Message]: ...
+
+    def cancel(self) -> None: ...
+
+
+class AnswerGenerator(Protocol):
+    def generate(self, request: Message) -> AnswerStream:
+        """answer Generate: GenerateRequest → a stream of GenerateEvent."""

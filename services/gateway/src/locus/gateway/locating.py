@@ -1,0 +1,257 @@
+"""Service layer of Locate: from a question to ranked files and symbols, without an LLM.
+
+1. validate the question and limits; resolve the project (ingestion) and require a scan;
+2. hybrid Search (retrieval, a generous top_k) while the names the question mentions are looked
+   up exactly in the symbol index (ast FindSymbols);
+3. Enrich the hits (ast): chunk → innermost symbol;
+4. rank (``Ranker``, then the optional ``Reranker``);
+5. impact of the top symbols (impact Compute: callers, dependents) — optional: when impact
+   fails, the result is still returned and the request notes why impact is missing.
+Every hop runs under its own deadline (the peer clients set them)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from opentelemetry import trace
+
+from locus.gateway.adapters.proto_mapping import chunk_match, locate_response, symbol_ref
+from locus.gateway.domain.errors import ProjectNotScanned
+from locus.gateway.domain.ports import Reranker
+from locus.gateway.domain.question_cues import QuestionCues, extract_cues
+from locus.gateway.domain.ranking import Ranker, Ranking, RankingInput
+from locus.gateway.domain.validation import (
+    bounded_count,
+    normalize_path_prefix,
+    validate_question,
+)
+from locus.gateway.downstream import ChunkSearch, ImpactAnalysis, ProjectDirectory, SymbolIndex
+from locus.gateway.request_log import OpenRequest
+from locus.gateway.settings import GatewaySettings
+from locus.rpc import ServiceError
+from locus.v1 import ast_pb2, common_pb2, impact_pb2, retrieval_pb2
+
+log = logging.getLogger(__name__)
+
+NAME_LOOKUP_PAGE = 5
+
+
+def not_scanned_message(project_name: str) -> str:
+    return f"project {project_name} has not been scanned yet; run locus scan {project_name} --wait"
+
+
+@dataclass(frozen=True)
+class LocateQuery:
+    project_ref: str
+    question: str
+    max_files: int = 0  # 0 = default
+    max_symbols: int = 0
+    path_prefix: str = ""
+    include_tests: bool = False
+    impact_depth: int = 0
+
+
+@dataclass(frozen=True)
+class Located:
+    response: Any  # gateway_pb2.LocateResponse
+    project: Any  # ingestion_pb2.Project
+    question: str
+    ranking: Ranking
+    hits: list[Any]  # retrieval SearchHits, in fused order
+    chunks: dict[str, Any]  # chunk_id → Chunk (with its text)
+
+
+class Locator:
+    def __init__(
+        self,
+        settings: GatewaySettings,
+        projects: ProjectDirectory,
+        search: ChunkSearch,
+        symbols: SymbolIndex,
+        impact: ImpactAnalysis,
+        ranker: Ranker,
+        reranker: Reranker,
+        tracer: trace.Tracer,
+    ) -> None:
+        self._settings = settings
+        self._projects = projects
+        self._search = search
+        self._symbols = symbols
+        self._impact = impact
+        self._ranker = ranker
+        self._reranker = reranker
+        self._tracer = tracer
+
+    async def locate(self, query: LocateQuery, entry: OpenRequest) -> Located:
+        s = self._settings
+        question = validate_question(query.question)
+        max_files = bounded_count(
+            "max_files", query.max_files, default=s.default_max_files, limit=s.max_files_limit
+        )
+        max_symbols = bounded_count(
+            "max_symbols",
+            query.max_symbols,
+            default=s.default_max_symbols,
+            limit=s.max_symbols_limit,
+        )
+        impact_depth = bounded_count(
+            "impact_depth",
+            query.impact_depth,
+            default=s.default_impact_depth,
+            limit=s.max_impact_depth,
+        )
+        path_prefix = normalize_path_prefix(query.path_prefix)
+        project = await self.resolve_scanned_project(query.project_ref, entry)
+        cues = extract_cues(question)
+
+        with entry.timed("search"):
+            hits, named = await self._search_and_look_up(question, project, path_prefix, cues)
+        enriched: dict[str, Any] = {}
+        if hits:
+            with entry.timed("enrich"):
+                response = await self._symbols.enrich(
+                    ast_pb2.EnrichRequest(
+                        project_id=project.project_id,
+                        chunk_ids=list(dict.fromkeys(h.chunk.chunk_id for h in hits)),
+                        max_relations=s.enrich_max_relations,
+                    )
+                )
+            enriched = {e.chunk.chunk_id: e for e in response.chunks}
+
+        known_symbols: dict[str, Any] = {}
+        matches = []
+        for rank, hit in enumerate(hits, start=1):
+            item = enriched.get(hit.chunk.chunk_id)
+            if item is not None and item.HasField("symbol") and item.symbol.node_id:
+                known_symbols.setdefault(item.symbol.node_id, item.symbol)
+            matches.append(chunk_match(rank, hit, item))
+        for symbol in named:
+            known_symbols.setdefault(symbol.node_id, symbol)
+
+        with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank"):
+            ranking = self._ranker.rank(
+                RankingInput(
+                    cues=cues,
+                    chunks=matches,
+                    named_symbols=[symbol_ref(symbol) for symbol in named],
+                    include_tests=query.include_tests,
+                    max_files=max_files,
+                    max_symbols=max_symbols,
+                )
+            )
+            ranking = await self._reranker.rerank(question, ranking)
+
+        impact = await self._impact_of(project.project_id, ranking, impact_depth, entry)
+        chunks: dict[str, Any] = {}
+        for hit in hits:
+            chunk = hit.chunk
+            item = enriched.get(chunk.chunk_id)
+            if not chunk.text and item is not None and item.chunk.text:
+                chunk = item.chunk
+            chunks.setdefault(chunk.chunk_id, chunk)
+        return Located(
+            response=locate_response(
+                entry.request_id, ranking, known_symbols, impact, project.latest_snapshot_id
+            ),
+            project=project,
+            question=question,
+            ranking=ranking,
+            hits=hits,
+            chunks=chunks,
+        )
+
+    async def resolve_scanned_project(self, project_ref: str, entry: OpenRequest) -> Any:
+        """The project (NOT_FOUND from ingestion when unknown); refused until a scan completed."""
+        with entry.timed("resolve_project"):
+            project = await self._projects.get_project(project_ref.strip())
+        entry.project_id, entry.project_name = project.project_id, project.name
+        if not project.latest_snapshot_id:
+            raise ProjectNotScanned(not_scanned_message(project.name))
+        entry.snapshot_id = project.latest_snapshot_id
+        return project
+
+    async def _search_and_look_up(
+        self, question: str, project: Any, path_prefix: str, cues: QuestionCues
+    ) -> tuple[list[Any], list[Any]]:
+        lookups = asyncio.ensure_future(self._look_up_names(project.project_id, path_prefix, cues))
+        try:
+            response = await self._search.search(
+                retrieval_pb2.SearchRequest(
+                    query=question,
+                    mode=retrieval_pb2.SEARCH_MODE_HYBRID,
+                    filters=retrieval_pb2.SearchFilters(
+                        project_id=project.project_id, path_prefix=path_prefix
+                    ),
+                    top_k=self._settings.search_top_k,
+                )
+            )
+        except ServiceError as error:
+            lookups.cancel()
+            if error.code == grpc.StatusCode.FAILED_PRECONDITION:
+                # Retrieval has no chunks of the project (yet): the same advice as unscanned.
+                raise ProjectNotScanned(
+                    f"{not_scanned_message(project.name)} (retrieval: {error.message})"
+                ) from error
+            raise
+        except BaseException:
+            lookups.cancel()
+            raise
+        return list(response.hits), await lookups
+
+    async def _look_up_names(
+        self, project_id: str, path_prefix: str, cues: QuestionCues
+    ) -> list[Any]:
+        """Symbols whose name or qualified name is exactly a name from the question. Best
+        effort: search results do not depend on it, so a failing lookup is only logged."""
+        names = cues.lookup_names(self._settings.identifier_lookups)
+        if not names:
+            return []
+
+        async def look_up(name: str) -> list[Any]:
+            try:
+                response = await self._symbols.find_symbols(
+                    ast_pb2.FindSymbolsRequest(
+                        project_id=project_id,
+                        name=name,
+                        exact=True,
+                        path_prefix=path_prefix,
+                        page=common_pb2.PageRequest(page_size=NAME_LOOKUP_PAGE),
+                    )
+                )
+            except ServiceError as error:
+                log.info("symbol lookup of %r skipped: %s", name, error.message)
+                return []
+            return list(response.symbols)
+
+        found: dict[str, Any] = {}
+        for symbols in await asyncio.gather(*(look_up(name) for name in names)):
+            for symbol in symbols:
+                found.setdefault(symbol.node_id, symbol)
+        return list(found.values())
+
+    async def _impact_of(
+        self, project_id: str, ranking: Ranking, depth: int, entry: OpenRequest
+    ) -> Any:
+        seeds = [s.symbol.node_id for s in ranking.symbols[: self._settings.impact_seed_symbols]]
+        if not seeds:
+            return impact_pb2.ComputeImpactResponse()
+        try:
+            with entry.timed("impact"):
+                return await self._impact.compute(
+                    impact_pb2.ComputeImpactRequest(
+                        project_id=project_id,
+                        seed_node_ids=seeds,
+                        depth=depth,
+                        limit=self._settings.impact_limit,
+                    )
+                )
+        except ServiceError as error:
+            note = f"impact analysis skipped: {error.message}"
+            log.warning("%s", note)
+            entry.notes.append(note)
+            trace.get_current_span().add_event("impact skipped", {"reason": error.message})
+            return impact_pb2.ComputeImpactResponse()

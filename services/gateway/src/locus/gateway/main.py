@@ -1,0 +1,99 @@
+"""Composition root of the gateway: the only place that reads settings and builds the request
+store, the bus and audit trail, the peer clients, the ranking, the gRPC server and telemetry."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from opentelemetry.sdk.trace.export import SpanExporter
+
+from locus.database import Database
+from locus.gateway.adapters.audit_events import BusAuditTrail
+from locus.gateway.adapters.grpc_servicer import GatewayServicer
+from locus.gateway.adapters.identity_reranker import IdentityReranker
+from locus.gateway.adapters.peer_clients import Peer, PeerClients
+from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
+from locus.gateway.asking import Asker
+from locus.gateway.domain.ports import AuditTrail, MetadataStore, Reranker
+from locus.gateway.domain.ranking import Ranker, RankingV1
+from locus.gateway.locating import Locator
+from locus.gateway.request_log import RequestHistory, RequestJournal
+from locus.gateway.settings import GatewaySettings
+from locus.messaging import EventBus, Subjects
+from locus.rpc import Component, RpcServer, ServiceRuntime
+from locus.telemetry import configure_logging, setup_telemetry
+from locus.v1 import gateway_pb2, gateway_pb2_grpc
+
+
+class _StoreComponent:
+    def __init__(self, store: MetadataStore) -> None:
+        self._store = store
+
+    async def start(self) -> None:
+        await self._store.initialize()
+
+    async def stop(self) -> None:
+        await self._store.close()
+
+
+def build(
+    settings: GatewaySettings,
+    *,
+    exporters: Sequence[SpanExporter] = (),
+    store: MetadataStore | None = None,
+    ranker: Ranker | None = None,
+    reranker: Reranker | None = None,
+    audit: AuditTrail | None = None,
+) -> ServiceRuntime:
+    configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
+    telemetry = setup_telemetry(settings.service_name, exporters=exporters)
+    metadata = store or SqlMetadataStore(Database(settings.sqlalchemy_url("gateway.db")))
+    bus = EventBus(
+        settings.nats_url,
+        telemetry,
+        subjects=Subjects(settings.subject_prefix),
+        stream_name=settings.stream_name,
+        max_deliver=settings.max_deliver,
+        ack_wait_seconds=settings.ack_wait_seconds,
+        graceful_timeout_seconds=settings.shutdown_grace_seconds,
+    )
+    bus_audit = BusAuditTrail(bus, publish_timeout_seconds=settings.audit_publish_timeout_seconds)
+    peers = settings.peers
+    clients = PeerClients.connect(
+        telemetry,
+        default_timeout=settings.rpc_timeout_seconds,
+        ingestion=Peer("ingestion", peers.ingestion_addr, settings.ingestion_timeout_seconds),
+        ast=Peer("ast", peers.ast_addr, settings.ast_timeout_seconds),
+        retrieval=Peer("retrieval", peers.retrieval_addr, settings.retrieval_timeout_seconds),
+        impact=Peer("impact", peers.impact_addr, settings.impact_timeout_seconds),
+        answer=Peer("answer", peers.answer_addr, settings.answer_timeout_seconds),
+    )
+    audit_trail = audit or bus_audit
+    journal = RequestJournal(metadata, audit_trail, drain_seconds=settings.shutdown_grace_seconds)
+    locator = Locator(
+        settings,
+        projects=clients.ingestion,
+        search=clients.retrieval,
+        symbols=clients.ast,
+        impact=clients.impact,
+        ranker=ranker or RankingV1(),
+        reranker=reranker or IdentityReranker(),
+        tracer=telemetry.tracer("locus.gateway"),
+    )
+    servicer = GatewayServicer(
+        clients,
+        locator,
+        Asker(settings, locator, clients.answer, journal),
+        journal,
+        RequestHistory(metadata, audit_trail),
+    )
+    server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
+    server.add_service(
+        gateway_pb2_grpc.add_GatewayServicer_to_server,
+        servicer,
+        gateway_pb2.DESCRIPTOR.services_by_name["Gateway"].full_name,
+    )
+    # Started in this order, stopped in reverse: outcomes still being recorded are drained
+    # before the audit trail, the bus and the store go away.
+    components: list[Component] = [_StoreComponent(metadata), bus, bus_audit, journal, clients]
+    return ServiceRuntime(settings.service_name, server, telemetry, components)

@@ -1,0 +1,320 @@
+"""The stack for the gateway integration tests: a real nats-server, every downstream service that
+is installed in this venv started as its own process (``python -m locus.<service>``), and the
+gateway itself in-process through ``build()``. Tests that need a service that is not installed
+(or did not start) skip, saying which and why."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from opentelemetry.sdk.trace.export import SpanExporter
+
+from locus.config import PeerAddresses
+from locus.gateway.main import build
+from locus.gateway.settings import GatewaySettings
+from locus.messaging import EmbeddedNatsServer
+from locus.rpc import ServiceRuntime, wait_until_serving
+from locus.v1 import gateway_pb2_grpc, ingestion_pb2
+
+DOWNSTREAM = ("ingestion", "ast", "retrieval", "impact", "answer")
+INDEXING_STAGES = ("ast", "retrieval", "impact")
+STARTUP_SECONDS = float(os.environ.get("LOCUS_TEST_STARTUP_SECONDS", "120"))
+
+# A small but realistic project for scans: a package with calls between modules, tests, docs.
+SAMPLE_PROJECT = {
+    "src/shop/__init__.py": "",
+    "src/shop/orders.py": '''"""Orders: placing and cancelling them."""
+
+from shop.payments import charge_card
+
+
+class OrderRejected(Exception):
+    """The order cannot be placed."""
+
+
+class OrderService:
+    def __init__(self, repository):
+        self.repository = repository
+
+    def place_order(self, customer_id, items):
+        """Charge the customer and store a new order."""
+        if not items:
+            raise OrderRejected("an order needs at least one item")
+        total = sum(item.price for item in items)
+        charge_card(customer_id, total)
+        return self.repository.save(customer_id, items, total)
+
+    def cancel_order(self, order_id):
+        order = self.repository.get(order_id)
+        order.cancelled = True
+        return order
+''',
+    "src/shop/payments.py": '''"""Payments through the card gateway."""
+
+
+class PaymentDeclined(Exception):
+    pass
+
+
+def charge_card(customer_id, amount):
+    """Charge a customer's card; raises PaymentDeclined when the bank refuses."""
+    if amount <= 0:
+        raise PaymentDeclined(f"invalid amount {amount}")
+    return {"customer": customer_id, "amount": amount}
+
+
+def refund_payment(payment_id):
+    return {"refunded": payment_id}
+''',
+    "tests/test_orders.py": """from shop.orders import OrderService
+
+
+def test_place_order_charges_card():
+    service = OrderService(repository=None)
+    assert service is not None
+""",
+    "docs/orders.md": "# Orders\n\nplace_order charges the card, then stores the order.\n",
+}
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def installed(service: str) -> bool:
+    try:
+        return importlib.util.find_spec(f"locus.{service}.__main__") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@dataclass
+class ServiceProcess:
+    name: str
+    address: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def log_tail(self, characters: int = 3000) -> str:
+        return (
+            self.log_path.read_text(errors="replace")[-characters:]
+            if self.log_path.exists()
+            else ""
+        )
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@dataclass
+class Stack:
+    nats_url: str
+    stream_name: str
+    subject_prefix: str
+    work_dir: Path
+    addresses: dict[str, str]
+    environment: dict[str, str]
+    running: dict[str, ServiceProcess] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+
+    def require(self, *services: str) -> None:
+        for service in services:
+            if service in self.running:
+                continue
+            reason = self.problems.get(service, f"locus.{service} is not installed in this venv")
+            pytest.skip(f"needs the {service} service: {reason}")
+
+    def start_service(self, service: str, port: int | None = None) -> ServiceProcess:
+        """Start ``python -m locus.<service>`` with this stack's settings (and wait for it)."""
+        port = port or free_port()
+        prefix = f"LOCUS_{service.upper()}_"
+        data_dir = self.work_dir / f"{service}-{uuid.uuid4().hex[:6]}"
+        data_dir.mkdir(parents=True)
+        environment = {
+            **os.environ,
+            **self.environment,
+            f"{prefix}GRPC_PORT": str(port),
+            f"{prefix}DATA_DIR": str(data_dir),
+        }
+        log_path = data_dir / "service.log"
+        with log_path.open("wb") as log_file:
+            process = subprocess.Popen(
+                [sys.executable, "-m", f"locus.{service}"],
+                env=environment,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                cwd=data_dir,
+            )
+        started = ServiceProcess(service, f"127.0.0.1:{port}", process, log_path)
+        try:
+            # A thread of its own: callers may be sync fixtures or async tests.
+            with ThreadPoolExecutor(max_workers=1) as waiter:
+                waiter.submit(
+                    asyncio.run, wait_until_serving(started.address, within_seconds=STARTUP_SECONDS)
+                ).result()
+        except TimeoutError as error:
+            started.stop()
+            raise RuntimeError(f"{error}; log: {started.log_tail()}") from error
+        except BaseException:
+            started.stop()
+            raise
+        return started
+
+    def gateway_settings(self, data_dir: Path, **peer_overrides: str) -> GatewaySettings:
+        peers = {f"{name}_addr": address for name, address in self.addresses.items()}
+        peers.update({f"{name}_addr": address for name, address in peer_overrides.items()})
+        return GatewaySettings(
+            grpc_host="127.0.0.1",
+            grpc_port=0,
+            nats_url=self.nats_url,
+            stream_name=self.stream_name,
+            subject_prefix=self.subject_prefix,
+            data_dir=data_dir,
+            database_url="",
+            peers=PeerAddresses(**peers),
+            ingestion_timeout_seconds=10,
+            ast_timeout_seconds=20,
+            retrieval_timeout_seconds=60,
+            impact_timeout_seconds=20,
+            answer_timeout_seconds=120,
+            shutdown_grace_seconds=1,
+        )
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    work_dir = tmp_path_factory.mktemp("gateway-stack")
+    suffix = uuid.uuid4().hex[:8]
+    stages = [s for s in INDEXING_STAGES if installed(s)]
+    with EmbeddedNatsServer(work_dir / "nats") as nats:
+        addresses = {name: f"127.0.0.1:{free_port()}" for name in DOWNSTREAM}
+        environment = {
+            "LOCUS_NATS_URL": nats.url,
+            "LOCUS_STREAM_NAME": f"LOCUS_T{suffix.upper()}",
+            "LOCUS_SUBJECT_PREFIX": f"locus.t{suffix}.v1",
+            "LOCUS_INGESTION_ALLOWED_BASES": str(work_dir),
+            "LOCUS_INGESTION_REQUIRED_STAGES": ",".join(stages),
+            "LOCUS_LOG_LEVEL": "INFO",
+            **{f"LOCUS_{name.upper()}_ADDR": address for name, address in addresses.items()},
+        }
+        environment.pop("LOCUS_DATABASE_URL", None)
+        stack = Stack(
+            nats_url=nats.url,
+            stream_name=environment["LOCUS_STREAM_NAME"],
+            subject_prefix=environment["LOCUS_SUBJECT_PREFIX"],
+            work_dir=work_dir,
+            addresses=addresses,
+            environment=environment,
+        )
+        try:
+            for service in DOWNSTREAM:
+                if not installed(service):
+                    continue
+                port = int(addresses[service].rsplit(":", 1)[1])
+                try:
+                    stack.running[service] = stack.start_service(service, port)
+                except RuntimeError as error:
+                    stack.problems[service] = f"it did not start: {error}"
+            yield stack
+        finally:
+            for process in reversed(list(stack.running.values())):
+                process.stop()
+
+
+@dataclass
+class Gateway:
+    stub: Any  # gateway_pb2_grpc.GatewayStub
+    runtime: ServiceRuntime
+    settings: GatewaySettings
+    channel: grpc.aio.Channel
+
+    async def create_project(self, source: Path | None = None) -> Any:
+        """A new project (unique name), with ``source`` as its source root when given."""
+        name = f"shop-{uuid.uuid4().hex[:8]}"
+        project = await self.stub.CreateProject(ingestion_pb2.CreateProjectRequest(name=name))
+        if source is not None:
+            await self.stub.AddSource(
+                ingestion_pb2.AddSourceRequest(project_id=name, path=str(source))
+            )
+        return project
+
+    async def scan_and_wait(self, project_ref: str, within_seconds: float = 180) -> Any:
+        job = await self.stub.StartScan(ingestion_pb2.StartScanRequest(project_id=project_ref))
+        deadline = time.monotonic() + within_seconds
+        while time.monotonic() < deadline:
+            job = await self.stub.GetScan(ingestion_pb2.GetScanRequest(job_id=job.job_id))
+            if job.state in (ingestion_pb2.SCAN_STATE_COMPLETED, ingestion_pb2.SCAN_STATE_FAILED):
+                return job
+            await asyncio.sleep(0.2)
+        raise TimeoutError(f"scan {job.job_id} not finished after {within_seconds}s: {job}")
+
+
+GatewayFactory = Callable[..., Awaitable[Gateway]]
+
+
+@pytest.fixture
+async def start_gateway(stack: Stack, tmp_path: Path) -> AsyncIterator[GatewayFactory]:
+    """Start gateways in-process (each on a fresh SQLite request log, wired to the stack;
+    ``peer=address`` keyword arguments rewire a peer); all are stopped after the test."""
+    started: list[Gateway] = []
+
+    async def start(exporters: Sequence[SpanExporter] = (), **peer_overrides: str) -> Gateway:
+        settings = stack.gateway_settings(tmp_path / f"gateway-{len(started)}", **peer_overrides)
+        runtime = build(settings, exporters=exporters)
+        await runtime.start()
+        channel = grpc.aio.insecure_channel(runtime.address)
+        gateway = Gateway(gateway_pb2_grpc.GatewayStub(channel), runtime, settings, channel)
+        started.append(gateway)
+        return gateway
+
+    try:
+        yield start
+    finally:
+        for gateway in reversed(started):
+            await gateway.channel.close()
+            await gateway.runtime.stop()
+
+
+@pytest.fixture
+async def gateway(start_gateway: GatewayFactory) -> Gateway:
+    """The gateway wired to the whole stack."""
+    return await start_gateway()
+
+
+@pytest.fixture
+def dead_address() -> str:
+    """A loopback address nothing listens on."""
+    return f"127.0.0.1:{free_port()}"
+
+
+@pytest.fixture
+def sample_tree(stack: Stack) -> Path:
+    """A fresh copy of the sample project under the stack's allowed base directory."""
+    root = (stack.work_dir / f"shop-{uuid.uuid4().hex[:8]}").resolve()
+    for relative_path, text in SAMPLE_PROJECT.items():
+        path = root / relative_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root

@@ -1,0 +1,225 @@
+"""Locate, Ask and Search end to end on a scanned sample project, against the real ingestion,
+ast, retrieval, impact and answer services (each test skips while a service it needs is not
+installed yet)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from locus.v1 import answer_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
+
+pytestmark = pytest.mark.integration
+
+STACK_TRACE = """Checkout fails with this:
+```
+Traceback (most recent call last):
+  File "/srv/shop/src/shop/orders.py", line 19, in place_order
+    charge_card(customer_id, total)
+  File "/srv/shop/src/shop/payments.py", line 10, in charge_card
+    raise PaymentDeclined(f"invalid amount {amount}")
+shop.payments.PaymentDeclined: invalid amount 0
+```"""
+
+
+@pytest.fixture
+async def scanned(stack, gateway, sample_tree: Path) -> Any:
+    """The sample project, scanned and indexed by every running stage."""
+    stack.require("ingestion", "ast", "retrieval")
+    project = await gateway.create_project(sample_tree)
+    job = await gateway.scan_and_wait(project.name)
+    assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED, job.error
+    return await gateway.stub.GetProject(ingestion_pb2.GetProjectRequest(project_id=project.name))
+
+
+async def wait_for_record(gateway: Any, request_id: str, within_seconds: float = 10) -> Any:
+    """The request's record once it is no longer running."""
+    deadline = time.monotonic() + within_seconds
+    while True:
+        record = await gateway.stub.GetRequest(gateway_pb2.GetRequestRequest(request_id=request_id))
+        if record.status != "running" or time.monotonic() > deadline:
+            return record
+        await asyncio.sleep(0.1)
+
+
+async def test_locate_ranks_the_symbol_the_question_names(stack, gateway, scanned) -> None:
+    request_id = f"locate-{uuid.uuid4().hex[:8]}"
+    response = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(
+            project_id=scanned.name,
+            question="Why does place_order charge the card before the order is saved?",
+        ),
+        metadata=(("x-request-id", request_id),),
+    )
+    assert response.request_id == request_id
+    assert response.snapshot_id == scanned.latest_snapshot_id
+    top = response.symbols[0]
+    assert top.symbol.qualified_name.endswith("OrderService.place_order")
+    assert top.symbol.location.relative_path == "src/shop/orders.py"
+    assert top.symbol.location.start_line >= 1
+    assert top.symbol.location.end_line >= top.symbol.location.start_line
+    signals = {e.signal for e in top.evidence}
+    assert "identifier" in signals
+    assert signals & {"bm25", "vector"}
+    assert response.files[0].relative_path == "src/shop/orders.py"
+    paths = [f.relative_path for f in response.files]
+    if "tests/test_orders.py" in paths:
+        assert paths.index("tests/test_orders.py") > paths.index("src/shop/orders.py")
+    if "impact" in stack.running:
+        assert response.impact.symbols or response.impact.files
+
+    record = await gateway.stub.GetRequest(gateway_pb2.GetRequestRequest(request_id=request_id))
+    assert (record.kind, record.status, record.project_id) == (
+        "locate",
+        "completed",
+        scanned.project_id,
+    )
+
+
+async def test_locate_follows_a_stack_trace(gateway, scanned) -> None:
+    response = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(project_id=scanned.project_id, question=STACK_TRACE)
+    )
+    top = response.symbols[0]
+    assert top.symbol.name in ("charge_card", "place_order")
+    assert "stacktrace" in {e.signal for e in top.evidence}
+    assert {f.relative_path for f in response.files[:2]} == {
+        "src/shop/payments.py",
+        "src/shop/orders.py",
+    }
+
+
+async def test_locate_within_a_path_prefix_and_limits(gateway, scanned) -> None:
+    response = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(
+            project_id=scanned.name,
+            question="how is a card charged or refunded",
+            path_prefix="src/shop/payments",
+            max_files=1,
+            max_symbols=2,
+        )
+    )
+    assert [f.relative_path for f in response.files] == ["src/shop/payments.py"]
+    assert 1 <= len(response.symbols) <= 2
+    assert all(s.symbol.location.relative_path == "src/shop/payments.py" for s in response.symbols)
+
+
+async def test_tests_come_back_when_asked_for(gateway, scanned) -> None:
+    response = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(
+            project_id=scanned.name,
+            question="which test checks that placing an order charges the card",
+        )
+    )
+    assert "tests/test_orders.py" in [f.relative_path for f in response.files]
+
+
+async def test_search_is_delegated_and_recorded(gateway, scanned) -> None:
+    request_id = f"search-{uuid.uuid4().hex[:8]}"
+    response = await gateway.stub.Search(
+        retrieval_pb2.SearchRequest(
+            query="charge_card",
+            filters=retrieval_pb2.SearchFilters(project_id=scanned.name),
+            top_k=5,
+        ),
+        metadata=(("x-request-id", request_id),),
+    )
+    assert response.hits
+    assert {h.chunk.location.project_id for h in response.hits} <= {scanned.project_id}
+    record = await gateway.stub.GetRequest(gateway_pb2.GetRequestRequest(request_id=request_id))
+    assert (record.kind, record.status) == ("search", "completed")
+
+
+async def test_ask_streams_located_then_the_answer_then_one_final(stack, gateway, scanned) -> None:
+    stack.require("answer")
+    request_id = f"ask-{uuid.uuid4().hex[:8]}"
+    events = [
+        event
+        async for event in gateway.stub.Ask(
+            gateway_pb2.AskRequest(
+                project_id=scanned.name, question="What does place_order do with the card?"
+            ),
+            metadata=(("x-request-id", request_id),),
+        )
+    ]
+    kinds = [e.WhichOneof("event") for e in events]
+    assert kinds[0] == "located"
+    assert kinds.count("final") == 1
+    assert kinds[-1] == "final"
+    assert {e.request_id for e in events} == {request_id}
+    assert events[0].located.symbols
+    text = "".join(e.text.text for e in events if e.WhichOneof("event") == "text")
+    citations = [e.citation for e in events if e.WhichOneof("event") == "citation"]
+
+    record = await wait_for_record(gateway, request_id)
+    assert record.kind == "ask"
+    expected = {
+        answer_pb2.FINAL_STATUS_FINISHED: "completed",
+        answer_pb2.FINAL_STATUS_FAILED: "failed",
+        answer_pb2.FINAL_STATUS_CANCELLED: "cancelled",
+    }[events[-1].final.status]
+    assert record.status == expected
+    assert record.answer_text == text
+    assert list(record.citations) == citations
+
+
+async def test_a_cancelled_ask_is_never_left_running(stack, gateway, scanned) -> None:
+    stack.require("answer")
+    request_id = f"cancel-{uuid.uuid4().hex[:8]}"
+    call = gateway.stub.Ask(
+        gateway_pb2.AskRequest(project_id=scanned.name, question="Explain the order flow."),
+        metadata=(("x-request-id", request_id),),
+    )
+    first = await call.read()
+    assert first.WhichOneof("event") == "located"
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call.read()
+    assert await call.code() == grpc.StatusCode.CANCELLED
+    record = await wait_for_record(gateway, request_id)
+    assert record.status in ("cancelled", "completed")
+
+
+async def test_every_hop_of_an_ask_is_one_trace_with_the_request_id(
+    stack, start_gateway, sample_tree: Path
+) -> None:
+    stack.require("ingestion", "ast", "retrieval", "impact", "answer")
+    spans = InMemorySpanExporter()
+    gateway = await start_gateway(exporters=[spans])
+    project = await gateway.create_project(sample_tree)
+    job = await gateway.scan_and_wait(project.name)
+    assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED, job.error
+    spans.clear()
+    request_id = f"traced-ask-{uuid.uuid4().hex[:8]}"
+    trace_id = uuid.uuid4().hex
+    async for _ in gateway.stub.Ask(
+        gateway_pb2.AskRequest(project_id=project.name, question="What does place_order do?"),
+        metadata=(
+            ("x-request-id", request_id),
+            ("traceparent", f"00-{trace_id}-{'2' * 16}-01"),
+        ),
+    ):
+        pass
+    await wait_for_record(gateway, request_id)
+
+    finished = {s.name: s for s in spans.get_finished_spans()}
+    for hop in (
+        "/locus.v1.IngestionService/GetProject",
+        "/locus.v1.RetrievalService/Search",
+        "/locus.v1.AstService/Enrich",
+        "/locus.v1.ImpactService/Compute",
+        "/locus.v1.AnswerService/Generate",
+    ):
+        span = finished.get(hop)
+        assert span is not None, f"no finished client span for {hop}: {sorted(finished)}"
+        assert format(span.context.trace_id, "032x") == trace_id
+        assert span.attributes is not None
+        assert span.attributes["locus.request_id"] == request_id
+        assert span.status.is_ok, (hop, span.status)

@@ -1,0 +1,288 @@
+"""Fakes of the gateway's downstream ports (project directory, chunk search, symbol index,
+impact, answer generation) and of the audit trail, for the Locate/Ask service-layer tests. The
+request log is the real SQLAlchemy store on a temporary SQLite file (in-process)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry import trace
+
+from locus.database import Database
+from locus.gateway.adapters.identity_reranker import IdentityReranker
+from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
+from locus.gateway.asking import Asker
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.requests import Feedback, NewRequest
+from locus.gateway.locating import Locator
+from locus.gateway.request_log import RequestHistory, RequestJournal
+from locus.gateway.settings import GatewaySettings
+from locus.rpc import NotFound, ServiceError
+from locus.v1 import answer_pb2, ast_pb2, common_pb2, impact_pb2, ingestion_pb2, retrieval_pb2
+
+KINDS = {
+    "module": common_pb2.SYMBOL_KIND_MODULE,
+    "class": common_pb2.SYMBOL_KIND_CLASS,
+    "function": common_pb2.SYMBOL_KIND_FUNCTION,
+    "method": common_pb2.SYMBOL_KIND_METHOD,
+}
+
+
+def make_symbol(qualified_name: str, path: str, lines: tuple[int, int], kind: str) -> Any:
+    node_id = f"n:{qualified_name}"
+    return common_pb2.Symbol(
+        node_id=node_id,
+        qualified_name=qualified_name,
+        scope_name=qualified_name.split(".", 2)[-1],
+        name=qualified_name.rsplit(".", 1)[-1],
+        kind=KINDS[kind],
+        location=common_pb2.CodeLocation(
+            project_id="p_shop",
+            file_id=f"f:{path}",
+            relative_path=path,
+            start_line=lines[0],
+            end_line=lines[1],
+            language="python",
+            node_id=node_id,
+        ),
+    )
+
+
+def make_chunk(chunk_id: str, symbol: Any, text: str) -> Any:
+    location = common_pb2.CodeLocation()
+    location.CopyFrom(symbol.location)
+    return common_pb2.Chunk(
+        chunk_id=chunk_id,
+        location=location,
+        symbol_node_id=symbol.node_id,
+        symbol_qualified_name=symbol.qualified_name,
+        text=text,
+    )
+
+
+PLACE = make_symbol(
+    "shop.orders.OrderService.place_order", "src/shop/orders.py", (14, 21), "method"
+)
+CANCEL = make_symbol(
+    "shop.orders.OrderService.cancel_order", "src/shop/orders.py", (23, 26), "method"
+)
+CHARGE = make_symbol("shop.payments.charge_card", "src/shop/payments.py", (8, 12), "function")
+REFUND = make_symbol("shop.payments.refund_payment", "src/shop/payments.py", (15, 16), "function")
+TEST_PLACE = make_symbol(
+    "tests.test_orders.test_place_order", "tests/test_orders.py", (4, 6), "function"
+)
+SYMBOLS = {s.node_id: s for s in (PLACE, CANCEL, CHARGE, REFUND, TEST_PLACE)}
+CHUNKS = {
+    "c-place": make_chunk("c-place", PLACE, "def place_order(self, customer_id, items): ..."),
+    "c-charge": make_chunk("c-charge", CHARGE, "def charge_card(customer_id, amount): ..."),
+    "c-cancel": make_chunk("c-cancel", CANCEL, "def cancel_order(self, order_id): ..."),
+    "c-test": make_chunk("c-test", TEST_PLACE, "def test_place_order(): ..."),
+}
+
+
+@dataclass
+class FakeProjects:
+    projects: dict[str, Any] = field(default_factory=dict)
+    calls: list[str] = field(default_factory=list)
+
+    def add(self, name: str, *, scanned: bool = True) -> Any:
+        project = ingestion_pb2.Project(
+            project_id=f"p_{name}", name=name, latest_snapshot_id="snap_1" if scanned else ""
+        )
+        self.projects[name] = self.projects[project.project_id] = project
+        return project
+
+    async def get_project(self, project_ref: str) -> Any:
+        self.calls.append(project_ref)
+        if project_ref not in self.projects:
+            raise NotFound(
+                f"no project {project_ref!r}; create it first (locus project create NAME)"
+            )
+        return self.projects[project_ref]
+
+
+@dataclass
+class FakeSearch:
+    hits: list[tuple[str, float, int, int]] = field(default_factory=list)  # chunk, score, ranks
+    requests: list[Any] = field(default_factory=list)
+    error: ServiceError | None = None
+
+    async def search(self, request: Any) -> Any:
+        self.requests.append(request)
+        if self.error is not None:
+            raise self.error
+        return retrieval_pb2.SearchResponse(
+            hits=[
+                retrieval_pb2.SearchHit(
+                    chunk=CHUNKS[chunk_id],
+                    score=score,
+                    lexical_rank=lexical,
+                    vector_rank=vector,
+                )
+                for chunk_id, score, lexical, vector in self.hits
+            ],
+            mode=retrieval_pb2.SEARCH_MODE_HYBRID,
+        )
+
+
+@dataclass
+class FakeSymbols:
+    enrich_requests: list[Any] = field(default_factory=list)
+    lookups: list[Any] = field(default_factory=list)
+    lookup_error: ServiceError | None = None
+
+    async def enrich(self, request: Any) -> Any:
+        self.enrich_requests.append(request)
+        found = []
+        for chunk_id in request.chunk_ids:
+            chunk = CHUNKS[chunk_id]
+            found.append(ast_pb2.EnrichedChunk(chunk=chunk, symbol=SYMBOLS[chunk.symbol_node_id]))
+        return ast_pb2.EnrichResponse(chunks=found)
+
+    async def find_symbols(self, request: Any) -> Any:
+        self.lookups.append(request)
+        if self.lookup_error is not None:
+            raise self.lookup_error
+        matches = [s for s in SYMBOLS.values() if request.name in (s.name, s.qualified_name)]
+        return ast_pb2.FindSymbolsResponse(symbols=matches)
+
+
+@dataclass
+class FakeImpact:
+    requests: list[Any] = field(default_factory=list)
+    error: ServiceError | None = None
+
+    async def compute(self, request: Any) -> Any:
+        self.requests.append(request)
+        if self.error is not None:
+            raise self.error
+        return impact_pb2.ComputeImpactResponse(
+            symbols=[impact_pb2.ImpactedSymbol(symbol=CHARGE, score=0.5, distance=1)]
+        )
+
+
+class FakeAnswerStream:
+    """Plays scripted GenerateEvents; an exception in the script is raised at that point;
+    ``hang`` waits forever (until cancelled) after the script."""
+
+    def __init__(self, script: list[Any], hang: bool) -> None:
+        self._script = script
+        self._hang = hang
+        self.cancelled = asyncio.Event()
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[Any]:
+        for item in self._script:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+        if self._hang:
+            await self.cancelled.wait()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+
+@dataclass
+class FakeAnswers:
+    script: list[Any] = field(default_factory=list)
+    hang: bool = False
+    requests: list[Any] = field(default_factory=list)
+    streams: list[FakeAnswerStream] = field(default_factory=list)
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def generate(self, request: Any) -> FakeAnswerStream:
+        self.requests.append(request)
+        stream = FakeAnswerStream(self.script, self.hang)
+        self.streams.append(stream)
+        self.started.set()
+        return stream
+
+
+@dataclass
+class RecordingAudit:
+    events: list[tuple[str, Any]] = field(default_factory=list)
+
+    async def request_submitted(self, request: NewRequest) -> None:
+        self.events.append(("request.submitted", request.request_id))
+
+    async def request_completed(
+        self, request_id: str, project_id: str, status: str, citations: int, latency_ms: int
+    ) -> None:
+        self.events.append(("answer.completed", (request_id, project_id, status, citations)))
+
+    async def feedback_recorded(self, feedback: Feedback) -> None:
+        self.events.append(("feedback.recorded", feedback.request_id))
+
+
+@dataclass
+class Service:
+    """The Locate/Ask service layer wired to fakes, plus everything to inspect afterwards."""
+
+    settings: GatewaySettings
+    projects: FakeProjects
+    search: FakeSearch
+    symbols: FakeSymbols
+    impact: FakeImpact
+    answers: FakeAnswers
+    audit: RecordingAudit
+    store: SqlMetadataStore
+    journal: RequestJournal
+    history: RequestHistory
+    locator: Locator
+    asker: Asker
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[Service]:
+    settings = GatewaySettings(data_dir=tmp_path, search_top_k=40, impact_seed_symbols=2)
+    store = SqlMetadataStore(Database(f"sqlite+aiosqlite:///{tmp_path / 'gateway.db'}"))
+    await store.initialize()
+    projects, search, symbols = FakeProjects(), FakeSearch(), FakeSymbols()
+    impact, answers, audit = FakeImpact(), FakeAnswers(), RecordingAudit()
+    projects.add("shop")
+    projects.add("fresh", scanned=False)
+    journal = RequestJournal(store, audit)
+    locator = Locator(
+        settings,
+        projects=projects,
+        search=search,
+        symbols=symbols,
+        impact=impact,
+        ranker=RankingV1(),
+        reranker=IdentityReranker(),
+        tracer=trace.get_tracer("tests"),
+    )
+    try:
+        yield Service(
+            settings,
+            projects,
+            search,
+            symbols,
+            impact,
+            answers,
+            audit,
+            store,
+            journal,
+            RequestHistory(store, audit),
+            locator,
+            Asker(settings, locator, answers, journal),
+        )
+    finally:
+        await store.close()
+
+
+GenerateEvent = Callable[..., Any]
+
+
+@pytest.fixture
+def generate_event() -> GenerateEvent:
+    """generate_event(text="..."), (citation=...), (final=...), ... → a GenerateEvent."""
+    return answer_pb2.GenerateEvent

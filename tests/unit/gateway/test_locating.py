@@ -1,0 +1,190 @@
+"""Locate's service layer against fake downstream ports: validation before any call, project
+resolution and the never-scanned refusal, the requests each hop gets, the response it builds,
+impact as an optional hop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from locus.gateway.domain.errors import InvalidRequest, ProjectNotScanned
+from locus.gateway.domain.requests import RequestKind
+from locus.gateway.locating import LocateQuery
+from locus.gateway.request_log import OpenRequest
+from locus.rpc import FailedPrecondition, NotFound, Unavailable
+from locus.v1 import retrieval_pb2
+
+pytestmark = pytest.mark.unit
+
+
+async def open_request(service: Any, question: str = "q") -> OpenRequest:
+    entry: OpenRequest = await service.journal.open(
+        RequestKind.LOCATE, "shop", question, request_id="req-1"
+    )
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (LocateQuery("shop", "   "), "question must not be empty"),
+        (LocateQuery("shop", "q" * 4001), "the limit is 4000"),
+        (LocateQuery("shop", "q", max_files=-1), "max_files must not be negative"),
+        (LocateQuery("shop", "q", max_symbols=10_000), "max_symbols must be at most 200"),
+        (LocateQuery("shop", "q", impact_depth=99), "impact_depth must be at most 5"),
+        (LocateQuery("shop", "q", path_prefix="../x"), "without '..'"),
+    ],
+)
+async def test_invalid_requests_call_nothing(
+    service: Any, query: LocateQuery, message: str
+) -> None:
+    entry = await open_request(service)
+    with pytest.raises(InvalidRequest, match=message):
+        await service.locator.locate(query, entry)
+    assert service.projects.calls == []
+    assert service.search.requests == []
+
+
+async def test_unknown_projects_are_not_found(service: Any) -> None:
+    with pytest.raises(NotFound, match="no project 'nope'"):
+        await service.locator.locate(LocateQuery("nope", "where?"), await open_request(service))
+
+
+async def test_a_project_never_scanned_is_refused(service: Any) -> None:
+    entry = await open_request(service)
+    with pytest.raises(ProjectNotScanned) as refused:
+        await service.locator.locate(LocateQuery("fresh", "where?"), entry)
+    assert str(refused.value) == (
+        "project fresh has not been scanned yet; run locus scan fresh --wait"
+    )
+    assert entry.project_id == "p_fresh"
+    assert service.search.requests == []
+
+
+async def test_locate_asks_each_hop_and_ranks(service: Any) -> None:
+    service.search.hits = [
+        ("c-charge", 0.032, 1, 2),
+        ("c-place", 0.030, 2, 1),
+        ("c-test", 0.029, 3, 0),
+        ("c-cancel", 0.016, 0, 5),
+    ]
+    entry = await open_request(service)
+    located = await service.locator.locate(
+        LocateQuery(" shop ", "  why does `place_order` charge twice? ", path_prefix="./src/"),
+        entry,
+    )
+
+    search = service.search.requests[0]
+    assert search.query == "why does `place_order` charge twice?"
+    assert search.mode == retrieval_pb2.SEARCH_MODE_HYBRID
+    assert search.top_k == 40
+    assert (search.filters.project_id, search.filters.path_prefix) == ("p_shop", "src/")
+    assert list(service.symbols.enrich_requests[0].chunk_ids) == [
+        "c-charge",
+        "c-place",
+        "c-test",
+        "c-cancel",
+    ]
+    lookups = {(r.name, r.exact, r.project_id, r.path_prefix) for r in service.symbols.lookups}
+    assert lookups == {("place_order", True, "p_shop", "src/")}
+
+    response = located.response
+    assert response.request_id == "req-1"
+    assert response.snapshot_id == "snap_1"
+    assert [s.symbol.name for s in response.symbols] == [
+        "place_order",
+        "charge_card",
+        "cancel_order",
+        "test_place_order",
+    ]
+    top = response.symbols[0]
+    assert top.symbol.location.relative_path == "src/shop/orders.py"
+    assert (top.evidence[0].signal, top.evidence[0].detail) == (
+        "identifier",
+        "`place_order` is its name",
+    )
+    assert [f.relative_path for f in response.files] == [
+        "src/shop/orders.py",
+        "src/shop/payments.py",
+        "tests/test_orders.py",
+    ]
+    assert [s.symbol.name for s in response.files[0].symbols] == ["place_order", "cancel_order"]
+
+    impact = service.impact.requests[0]
+    assert list(impact.seed_node_ids) == [
+        "n:shop.orders.OrderService.place_order",
+        "n:shop.payments.charge_card",
+    ]
+    assert impact.depth == service.settings.default_impact_depth
+    assert [s.symbol.name for s in response.impact.symbols] == ["charge_card"]
+
+    assert located.chunks["c-place"].text.startswith("def place_order")
+    assert (entry.project_id, entry.snapshot_id) == ("p_shop", "snap_1")
+    assert {"resolve_project", "search", "enrich", "rank", "impact"} <= set(entry.timings_ms)
+
+
+async def test_limits_and_impact_depth_are_passed_on(service: Any) -> None:
+    service.search.hits = [("c-charge", 0.03, 1, 0), ("c-place", 0.02, 2, 0)]
+    located = await service.locator.locate(
+        LocateQuery("shop", "orders", max_files=1, max_symbols=1, impact_depth=4),
+        await open_request(service),
+    )
+    assert len(located.response.files) == 1
+    assert len(located.response.symbols) == 1
+    assert service.impact.requests[0].depth == 4
+
+
+async def test_impact_is_optional(service: Any) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1)]
+    service.impact.error = Unavailable("impact service at 127.0.0.1:50054 is unavailable: down")
+    entry = await open_request(service)
+    located = await service.locator.locate(LocateQuery("shop", "orders"), entry)
+    assert [s.symbol.name for s in located.response.symbols] == ["place_order"]
+    assert len(located.response.impact.symbols) == 0
+    assert entry.notes == [
+        "impact analysis skipped: impact service at 127.0.0.1:50054 is unavailable: down"
+    ]
+
+
+async def test_failed_name_lookups_do_not_fail_locate(service: Any) -> None:
+    service.search.hits = [("c-charge", 0.03, 1, 1)]
+    service.symbols.lookup_error = Unavailable("ast down")
+    located = await service.locator.locate(
+        LocateQuery("shop", "is refund_payment used?"), await open_request(service)
+    )
+    assert [s.symbol.name for s in located.response.symbols] == ["charge_card"]
+
+
+async def test_symbols_found_by_name_join_the_ranking(service: Any) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1)]
+    located = await service.locator.locate(
+        LocateQuery("shop", "is refund_payment used?"), await open_request(service)
+    )
+    assert [s.symbol.name for s in located.response.symbols] == ["refund_payment", "place_order"]
+    assert located.response.symbols[0].symbol.location.relative_path == "src/shop/payments.py"
+
+
+async def test_retrieval_errors_propagate(service: Any) -> None:
+    service.search.error = Unavailable("retrieval service at 127.0.0.1:50053 is unavailable: x")
+    with pytest.raises(Unavailable, match=r"retrieval service at 127\.0\.0\.1:50053"):
+        await service.locator.locate(LocateQuery("shop", "orders"), await open_request(service))
+
+
+async def test_retrieval_without_chunks_of_the_project_is_not_scanned(service: Any) -> None:
+    service.search.error = FailedPrecondition("project p_shop has no indexed chunks yet")
+    with pytest.raises(ProjectNotScanned) as refused:
+        await service.locator.locate(LocateQuery("shop", "orders"), await open_request(service))
+    assert str(refused.value) == (
+        "project shop has not been scanned yet; run locus scan shop --wait "
+        "(retrieval: project p_shop has no indexed chunks yet)"
+    )
+
+
+async def test_no_hits_is_an_empty_answer(service: Any) -> None:
+    located = await service.locator.locate(
+        LocateQuery("shop", "orders"), await open_request(service)
+    )
+    assert list(located.response.files) == []
+    assert service.symbols.enrich_requests == []
+    assert service.impact.requests == []

@@ -1,0 +1,131 @@
+"""Cues extracted from questions: identifiers, dotted names, paths, stack-trace frames and
+markdown code spans; plain prose yields nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from locus.gateway.domain.question_cues import StackFrame, extract_cues, looks_like_code
+
+pytestmark = pytest.mark.unit
+
+
+def test_plain_prose_has_no_cues() -> None:
+    cues = extract_cues("How does the shop decide that a payment was declined?")
+    assert cues.is_empty
+    assert not cues.about_tests
+
+
+@pytest.mark.parametrize(
+    ("token", "expected"),
+    [
+        ("place_order", True),
+        ("MAX_RETRIES", True),
+        ("__init__", True),
+        ("placeOrder", True),
+        ("OrderService", True),
+        ("HTTPServer", True),
+        ("order", False),
+        ("Order", False),
+        ("API", False),
+        ("_", False),
+        ("__", False),
+        ("x2", False),
+    ],
+)
+def test_what_looks_like_code(token: str, expected: bool) -> None:
+    assert looks_like_code(token) is expected
+
+
+def test_identifiers_in_prose_must_look_like_code_or_be_called() -> None:
+    cues = extract_cues("Why does place_order call chargeCard() and then save() on OrderService?")
+    assert cues.identifiers == ("place_order", "chargeCard", "save", "OrderService")
+
+
+def test_every_name_in_a_code_span_counts() -> None:
+    cues = extract_cues("What does `refund` do, and where is `Payments.charge` used?")
+    assert "refund" in cues.identifiers
+    assert cues.dotted_names == ("Payments.charge",)
+    assert "charge" in cues.identifiers  # the last part of a dotted name
+
+
+def test_keywords_and_short_names_in_code_spans_are_ignored() -> None:
+    cues = extract_cues("```python\nfor x in items:\n    return self.total\n```")
+    assert cues.identifiers == ("items", "total")
+    assert cues.dotted_names == ("self.total",)
+
+
+def test_fenced_code_without_language_tag() -> None:
+    cues = extract_cues("```charge_card(customer, amount)```")
+    assert cues.identifiers[:2] == ("charge_card", "customer")
+
+
+def test_dotted_names_and_paths_are_told_apart() -> None:
+    cues = extract_cues(
+        "Is shop.orders.OrderService.place_order in src/shop/orders.py or in orders.py? "
+        "See also config.yaml, e.g. the retries, and response.json() handling."
+    )
+    assert cues.dotted_names == ("shop.orders.OrderService.place_order", "response.json")
+    assert cues.paths == ("src/shop/orders.py", "orders.py", "config.yaml")
+
+
+def test_paths_need_an_extension_or_two_slashes() -> None:
+    cues = extract_cues("and/or either way, look in services/gateway/src and ./tests/test_x.py")
+    assert cues.paths == ("services/gateway/src", "tests/test_x.py")
+
+
+def test_urls_are_not_paths() -> None:
+    cues = extract_cues("The docs at https://example.com/docs/api/orders.py say otherwise")
+    assert cues.paths == ()
+
+
+def test_python_stack_trace_frames() -> None:
+    question = """It crashes:
+```
+Traceback (most recent call last):
+  File "/home/ci/work/shop/src/shop/orders.py", line 18, in place_order
+    charge_card(customer_id, total)
+  File "/home/ci/work/shop/src/shop/payments.py", line 10, in charge_card
+    raise PaymentDeclined(f"invalid amount {amount}")
+shop.payments.PaymentDeclined: invalid amount 0
+```"""
+    cues = extract_cues(question)
+    assert cues.frames == (
+        StackFrame("/home/ci/work/shop/src/shop/orders.py", 18, "place_order"),
+        StackFrame("/home/ci/work/shop/src/shop/payments.py", 10, "charge_card"),
+    )
+    assert "/home/ci/work/shop/src/shop/orders.py" in cues.paths
+    assert "PaymentDeclined" in cues.identifiers
+    assert "shop.payments.PaymentDeclined" in cues.dotted_names
+    assert cues.lookup_names(3) == ["place_order", "charge_card", "shop.payments.PaymentDeclined"]
+
+
+def test_jvm_node_and_file_line_frames() -> None:
+    cues = extract_cues(
+        "at com.acme.orders.OrderService.place(OrderService.java:42)\n"
+        "    at placeOrder (/srv/app/src/orders.js:10:5)\n"
+        "    at /srv/app/src/index.js:3:1\n"
+        "panic in cmd/server/main.go:12 +0x1d"
+    )
+    assert cues.frames == (
+        StackFrame("OrderService.java", 42, "place"),
+        StackFrame("/srv/app/src/orders.js", 10, "placeOrder"),
+        StackFrame("/srv/app/src/index.js", 3, ""),
+        StackFrame("cmd/server/main.go", 12, ""),
+    )
+
+
+def test_questions_about_tests() -> None:
+    assert extract_cues("Which tests cover refunds?").about_tests
+    assert extract_cues("is test_place_order flaky").about_tests
+    assert extract_cues("what does tests/test_orders.py check").about_tests
+    assert not extract_cues("what is the latest order status").about_tests
+    assert not extract_cues("how do contest entries get scored").about_tests
+
+
+def test_cues_are_unique_and_bounded() -> None:
+    question = " ".join(f"name_{i} name_{i}" for i in range(100))
+    cues = extract_cues(question)
+    assert len(cues.identifiers) == 32
+    assert len(set(cues.identifiers)) == 32
+    assert cues.identifiers[0] == "name_0"

@@ -1,0 +1,326 @@
+"""RankingV1: aggregation of chunk hits to symbols and files, boosts for what the question names
+(identifiers, dotted names, paths, stack-trace frames), de-ranking of tests/docs/vendored code,
+evidence, limits and determinism."""
+
+from __future__ import annotations
+
+import pytest
+
+from locus.gateway.domain.question_cues import extract_cues
+from locus.gateway.domain.ranking import (
+    ChunkMatch,
+    RankingInput,
+    RankingV1,
+    RankingWeights,
+    SymbolRef,
+    aggregate_hits,
+    match_path,
+)
+
+pytestmark = pytest.mark.unit
+
+
+def symbol(
+    qualified_name: str,
+    path: str = "src/shop/orders.py",
+    lines: tuple[int, int] = (1, 20),
+    kind: str = "function",
+) -> SymbolRef:
+    module = path.removesuffix(".py").replace("/", ".")
+    scope = qualified_name.removeprefix(module + ".") if qualified_name.startswith(module) else ""
+    return SymbolRef(
+        node_id=f"n:{path}:{qualified_name}",
+        name=qualified_name.rsplit(".", 1)[-1],
+        qualified_name=qualified_name,
+        scope_name=scope or qualified_name.rsplit(".", 1)[-1],
+        kind=kind,
+        file_id=f"f:{path}",
+        relative_path=path,
+        language="python",
+        start_line=lines[0],
+        end_line=lines[1],
+    )
+
+
+def hit(
+    rank: int,
+    score: float,
+    owner: SymbolRef | None,
+    *,
+    path: str | None = None,
+    lexical_rank: int = 0,
+    vector_rank: int = 0,
+    lines: tuple[int, int] | None = None,
+) -> ChunkMatch:
+    path = path or (owner.relative_path if owner else "src/shop/orders.py")
+    start, end = lines or ((owner.start_line, owner.end_line) if owner else (1, 10))
+    return ChunkMatch(
+        chunk_id=f"c{rank}",
+        file_id=f"f:{path}",
+        relative_path=path,
+        language="python",
+        start_line=start,
+        end_line=end,
+        rank=rank,
+        score=score,
+        lexical_rank=lexical_rank,
+        vector_rank=vector_rank,
+        lexical_score=7.5 if lexical_rank else 0.0,
+        vector_score=0.61 if vector_rank else 0.0,
+        symbol=owner,
+    )
+
+
+def rank(question: str, chunks: list[ChunkMatch], **options: object):  # type: ignore[no-untyped-def]
+    return RankingV1().rank(RankingInput(cues=extract_cues(question), chunks=chunks, **options))  # type: ignore[arg-type]
+
+
+PLACE = symbol("src.shop.orders.OrderService.place_order", lines=(14, 21), kind="method")
+CANCEL = symbol("src.shop.orders.OrderService.cancel_order", lines=(23, 26), kind="method")
+CHARGE = symbol("src.shop.payments.charge_card", "src/shop/payments.py", (8, 12))
+TEST_PLACE = symbol(
+    "tests.test_orders.test_place_order_charges_card", "tests/test_orders.py", (4, 6)
+)
+
+
+def test_aggregate_hits_is_max_plus_a_capped_bonus() -> None:
+    assert aggregate_hits([], 0.15, 0.45) == 0.0
+    assert aggregate_hits([0.5], 0.15, 0.45) == 0.5
+    assert aggregate_hits([0.2, 1.0, 0.6], 0.15, 0.45) == pytest.approx(1.0 + 0.15 * 0.8)
+    assert aggregate_hits([1.0] * 20, 0.15, 0.45) == pytest.approx(1.45)
+
+
+@pytest.mark.parametrize(
+    ("cue", "path", "how"),
+    [
+        ("src/shop/orders.py", "src/shop/orders.py", "exact"),
+        ("./src/shop/orders.py", "src/shop/orders.py", "exact"),
+        ("/home/ci/work/shop/src/shop/orders.py", "src/shop/orders.py", "exact"),
+        ("shop/orders.py", "src/shop/orders.py", "suffix"),
+        ("orders.py", "src/shop/orders.py", "basename"),
+        ("src/shop", "src/shop/orders.py", "directory"),
+        ("shop/", "src/shop/orders.py", "directory"),
+        ("rders.py", "src/shop/orders.py", ""),
+        ("/usr/lib/python3.11/asyncio/base_events.py", "src/base_events.py", ""),
+        ("payments.py", "src/shop/orders.py", ""),
+        ("", "src/shop/orders.py", ""),
+    ],
+)
+def test_match_path(cue: str, path: str, how: str) -> None:
+    assert match_path(cue, path) == how
+
+
+def test_chunk_hits_aggregate_to_symbols_and_files() -> None:
+    ranking = rank(
+        "how are orders handled",
+        [
+            hit(1, 0.030, CHARGE),
+            hit(2, 0.029, PLACE, lines=(14, 17)),
+            hit(3, 0.028, PLACE, lines=(18, 21)),
+            hit(4, 0.027, CANCEL),
+        ],
+    )
+    assert [s.symbol.name for s in ranking.symbols] == [
+        "place_order",
+        "charge_card",
+        "cancel_order",
+    ]
+    place = ranking.symbols[0]
+    assert place.chunk_ids == ("c2", "c3")
+    assert any(e.signal == "multi_hit" and e.detail == "2 matching chunks" for e in place.evidence)
+    assert [f.relative_path for f in ranking.files] == [
+        "src/shop/orders.py",
+        "src/shop/payments.py",
+    ]
+    orders = ranking.files[0]
+    assert [s.symbol.name for s in orders.symbols] == ["place_order", "cancel_order"]
+    assert orders.chunk_ids == ("c2", "c3", "c4")
+
+
+def test_retrieval_evidence_names_the_lists_and_lines() -> None:
+    ranking = rank("orders", [hit(1, 0.032, PLACE, lexical_rank=1, vector_rank=3)])
+    signals = {e.signal: e for e in ranking.symbols[0].evidence}
+    assert signals["bm25"].detail == "lines 14-21: lexical rank 1 (BM25 7.50)"
+    assert signals["vector"].detail == "lines 14-21: vector rank 3 (similarity 0.61)"
+    assert signals["bm25"].chunk_id == "c1"
+    assert signals["bm25"].weight + signals["vector"].weight == pytest.approx(1.0, abs=1e-3)
+    assert signals["bm25"].weight > signals["vector"].weight
+
+
+def test_an_exact_identifier_outranks_better_retrieval() -> None:
+    chunks = [hit(1, 0.033, CHARGE), hit(2, 0.016, CANCEL)]
+    ranking = rank("why does cancel_order not refund?", chunks)
+    assert ranking.symbols[0].symbol == CANCEL
+    identifier = ranking.symbols[0].evidence[0]
+    assert (identifier.signal, identifier.detail) == ("identifier", "`cancel_order` is its name")
+    assert ranking.files[0].relative_path == "src/shop/orders.py"
+    assert any(e.signal == "identifier" for e in ranking.files[0].evidence)
+
+
+def test_identifiers_match_ignoring_case_with_less_weight() -> None:
+    weights = RankingWeights()
+    ranking = rank("what calls `Charge_Card`?", [hit(1, 0.03, CHARGE)])
+    identifier = ranking.symbols[0].evidence[0]
+    assert identifier.detail == "`Charge_Card` is its name (ignoring case)"
+    assert identifier.weight == weights.identifier_casefold
+
+
+def test_dotted_names_match_qualified_and_scope_names() -> None:
+    chunks = [hit(1, 0.033, CANCEL), hit(2, 0.020, PLACE)]
+    for question in (
+        "explain OrderService.place_order",
+        "explain src.shop.orders.OrderService.place_order",
+    ):
+        ranking = rank(question, chunks)
+        assert ranking.symbols[0].symbol == PLACE
+        assert ranking.symbols[0].evidence[0].signal == "dotted_name"
+
+
+def test_named_files_are_boosted_with_their_symbols() -> None:
+    chunks = [hit(1, 0.033, PLACE), hit(2, 0.020, CHARGE)]
+    ranking = rank("what happens in src/shop/payments.py when a card is declined?", chunks)
+    assert ranking.files[0].relative_path == "src/shop/payments.py"
+    path_evidence = ranking.files[0].evidence[0]
+    assert path_evidence.signal == "path"
+    assert "src/shop/payments.py (exact match)" in path_evidence.detail
+    assert ranking.symbols[0].symbol == CHARGE
+    assert any(e.detail == "its file is named in the question" for e in ranking.symbols[0].evidence)
+
+
+def test_a_stack_trace_frame_points_at_the_enclosing_symbol() -> None:
+    question = (
+        'Traceback (most recent call last):\n  File "/srv/shop/src/shop/orders.py", '
+        "line 19, in place_order\n    charge_card(customer_id, total)\nboom"
+    )
+    chunks = [hit(1, 0.033, CANCEL), hit(2, 0.030, CHARGE), hit(3, 0.020, PLACE)]
+    ranking = rank(question, chunks)
+    assert ranking.symbols[0].symbol == PLACE
+    frame = next(e for e in ranking.symbols[0].evidence if e.signal == "stacktrace")
+    assert frame.detail == "frame /srv/shop/src/shop/orders.py:19 is inside it"
+    assert ranking.files[0].relative_path == "src/shop/orders.py"
+    assert any(e.signal == "stacktrace" for e in ranking.files[0].evidence)
+
+
+def test_a_frame_function_still_matches_when_lines_moved() -> None:
+    question = 'File "src/shop/orders.py", line 90, in cancel_order'
+    ranking = rank(question, [hit(1, 0.033, PLACE), hit(2, 0.020, CANCEL)])
+    assert ranking.symbols[0].symbol == CANCEL
+    assert any(
+        e.detail == "frame src/shop/orders.py:90 is in function cancel_order"
+        for e in ranking.symbols[0].evidence
+    )
+
+
+def test_tests_are_de_ranked_unless_asked_for() -> None:
+    chunks = [hit(1, 0.033, TEST_PLACE), hit(2, 0.025, PLACE)]
+    default = rank("where do we charge the card when placing an order", chunks)
+    assert default.symbols[0].symbol == PLACE
+    assert default.files[0].relative_path == "src/shop/orders.py"
+    penalty = default.symbols[1].evidence[-1]
+    assert penalty.signal == "path_role"
+    assert penalty.detail == "test path, ranked lower (x0.35)"
+    assert penalty.weight < 0
+
+    included = rank("where do we charge the card", chunks, include_tests=True)
+    assert included.symbols[0].symbol == TEST_PLACE
+    about_tests = rank("which test covers charging the card", chunks)
+    assert about_tests.symbols[0].symbol == TEST_PLACE
+
+
+@pytest.mark.parametrize(
+    "path", ["docs/orders.md", "examples/orders.py", "vendor/shop/orders.py", "api/orders_pb2.py"]
+)
+def test_docs_examples_vendored_and_generated_code_are_de_ranked(path: str) -> None:
+    elsewhere = symbol("orders_copy", path, (1, 10))
+    ranking = rank("how is an order placed", [hit(1, 0.033, elsewhere), hit(2, 0.02, PLACE)])
+    assert ranking.files[0].relative_path == "src/shop/orders.py"
+    # include_tests lifts the test penalty only
+    ranking = rank(
+        "how is an order placed",
+        [hit(1, 0.033, elsewhere), hit(2, 0.02, PLACE)],
+        include_tests=True,
+    )
+    assert ranking.files[0].relative_path == "src/shop/orders.py"
+
+
+def test_a_file_the_question_names_is_not_de_ranked() -> None:
+    doc_chunk = hit(1, 0.020, None, path="docs/orders.md")
+    ranking = rank("is docs/orders.md up to date?", [doc_chunk, hit(2, 0.033, PLACE)])
+    assert ranking.files[0].relative_path == "docs/orders.md"
+    assert not any(e.signal == "path_role" for e in ranking.files[0].evidence)
+
+
+def test_symbols_found_by_name_only_are_ranked() -> None:
+    refund = symbol("src.shop.payments.refund_payment", "src/shop/payments.py", (15, 16))
+    ranking = rank(
+        "does refund_payment talk to the bank?",
+        [hit(1, 0.033, PLACE)],
+        named_symbols=[refund],
+    )
+    assert ranking.symbols[0].symbol == refund
+    assert ranking.symbols[0].chunk_ids == ()
+    assert [e.signal for e in ranking.symbols[0].evidence] == ["identifier"]
+    assert {f.relative_path for f in ranking.files} == {
+        "src/shop/orders.py",
+        "src/shop/payments.py",
+    }
+
+
+def test_chunks_without_a_symbol_count_for_their_file() -> None:
+    ranking = rank("orders", [hit(1, 0.03, None, path="src/shop/orders.py")])
+    assert ranking.symbols == ()
+    assert ranking.files[0].relative_path == "src/shop/orders.py"
+    assert ranking.files[0].chunk_ids == ("c1",)
+
+
+def test_modules_rank_below_their_functions() -> None:
+    module = symbol("src.shop.orders", kind="module", lines=(1, 26))
+    ranking = rank("orders", [hit(1, 0.03, module, lines=(1, 5)), hit(2, 0.03, PLACE)])
+    assert [s.symbol.kind for s in ranking.symbols] == ["method", "module"]
+
+
+def test_limits() -> None:
+    symbols = [symbol(f"src.shop.orders.f{i}", lines=(i * 10, i * 10 + 5)) for i in range(8)]
+    chunks = [hit(i + 1, 0.03 - i * 0.001, s) for i, s in enumerate(symbols)]
+    chunks.append(hit(20, 0.001, CHARGE))
+    ranking = rank("orders", chunks, max_files=1, max_symbols=3)
+    assert [s.symbol.name for s in ranking.symbols] == ["f0", "f1", "f2"]
+    assert [f.relative_path for f in ranking.files] == ["src/shop/orders.py"]
+    assert len(ranking.files[0].symbols) == RankingWeights().symbols_per_file
+
+
+def test_ties_are_broken_deterministically() -> None:
+    first = symbol("src.shop.a.same", "src/shop/a.py", (5, 9))
+    second = symbol("src.shop.b.same", "src/shop/b.py", (1, 3))
+    chunks = [hit(2, 0.03, second), hit(1, 0.03, first)]
+    for ordering in (chunks, list(reversed(chunks))):
+        ranking = rank("same", ordering)
+        assert [s.symbol.relative_path for s in ranking.symbols] == [
+            "src/shop/a.py",
+            "src/shop/b.py",
+        ]
+
+
+def test_evidence_is_bounded_and_cues_come_first() -> None:
+    chunks = [
+        hit(i + 1, 0.03, PLACE, lexical_rank=i + 1, vector_rank=i + 2, lines=(14 + i, 14 + i))
+        for i in range(10)
+    ]
+    ranking = rank("place_order", chunks)
+    evidence = ranking.symbols[0].evidence
+    assert len(evidence) == RankingWeights().max_evidence
+    assert evidence[0].signal == "identifier"
+
+
+def test_weights_are_tunable() -> None:
+    chunks = [hit(1, 0.033, CHARGE), hit(2, 0.016, CANCEL)]
+    no_identifier_boost = RankingV1(RankingWeights(identifier=0.0))
+    ranking = no_identifier_boost.rank(
+        RankingInput(cues=extract_cues("why does cancel_order not refund?"), chunks=chunks)
+    )
+    assert ranking.symbols[0].symbol == CHARGE
+
+
+def test_nothing_in_nothing_out() -> None:
+    ranking = rank("anything", [])
+    assert (ranking.files, ranking.symbols) == ((), ())
