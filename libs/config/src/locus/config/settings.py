@@ -32,7 +32,14 @@ class PeerAddresses(BaseSettings):
     answer_addr: str = "127.0.0.1:50055"
 
 
-STACK_WIDE_FIELDS = ("nats_url", "subject_prefix", "stream_name", "log_level", "log_json")
+STACK_WIDE_FIELDS = (
+    "nats_url",
+    "subject_prefix",
+    "stream_name",
+    "stream_replicas",
+    "log_level",
+    "log_json",
+)
 
 
 class ServiceSettings(BaseSettings):
@@ -46,6 +53,8 @@ class ServiceSettings(BaseSettings):
     nats_url: str = "nats://127.0.0.1:4222"
     subject_prefix: str = "locus.v1"
     stream_name: str = "LOCUS"
+    # Replicas of the JetStream stream: 3 on a NATS cluster, 1 on the embedded server.
+    stream_replicas: int = Field(default=1, ge=1, le=5)
     data_dir: Path = Path(".locus/data")
     database_url: str = ""
     max_deliver: int = Field(default=5, ge=1, le=100)

@@ -26,6 +26,7 @@ from nats.js.api import PubAck
 from opentelemetry import baggage, context, trace
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
 
+from locus.config import ServiceSettings
 from locus.messaging.subjects import Subjects
 from locus.telemetry import (
     REQUEST_ID_ATTRIBUTE,
@@ -76,6 +77,7 @@ class EventBus:
         retry_backoff_seconds: float = 0.5,
         max_age_days: float = 7.0,
         graceful_timeout_seconds: float = 10.0,
+        stream_replicas: int = 1,
     ) -> None:
         self.subjects = subjects or Subjects()
         self.max_deliver = max_deliver
@@ -94,12 +96,37 @@ class EventBus:
             subjects=[self.subjects.all],
             max_age=max_age_days * 86400,
             duplicate_window=120.0,
+            num_replicas=stream_replicas,
         )
         self._started = False
+
+    @classmethod
+    def from_settings(cls, settings: ServiceSettings, telemetry: Telemetry) -> EventBus:
+        return cls(
+            settings.nats_url,
+            telemetry,
+            subjects=Subjects(settings.subject_prefix),
+            stream_name=settings.stream_name,
+            max_deliver=settings.max_deliver,
+            ack_wait_seconds=settings.ack_wait_seconds,
+            graceful_timeout_seconds=settings.shutdown_grace_seconds,
+            stream_replicas=settings.stream_replicas,
+        )
 
     async def start(self) -> None:
         await self.broker.start()
         self._started = True
+        await self.ensure_stream()
+
+    async def ensure_stream(self) -> None:
+        """Declare the stream even in a process that only publishes (subscribers declare it
+        too); a no-op when it exists with the same configuration."""
+        # FastStream keeps the JetStream context of a started broker here.
+        jetstream = self.broker.config.connection_state.stream
+        try:
+            await jetstream.add_stream(config=self.stream.config, subjects=[self.subjects.all])
+        except Exception as error:  # declared by another service with other settings: use it
+            log.info("stream %s not declared here: %s", self.stream.name, error)
 
     async def stop(self) -> None:
         if self._started:

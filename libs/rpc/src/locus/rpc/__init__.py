@@ -13,7 +13,7 @@ from locus.rpc.errors import (
     ServiceError,
     Unavailable,
 )
-from locus.rpc.lifecycle import Component, ServiceRuntime, run_until_signalled
+from locus.rpc.lifecycle import Component, ServiceRuntime, StoreLifecycle, run_until_signalled
 from locus.rpc.server import RpcServer
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "RpcServer",
     "ServiceError",
     "ServiceRuntime",
+    "StoreLifecycle",
     "Unavailable",
     "make_channel",
     "run_until_signalled",

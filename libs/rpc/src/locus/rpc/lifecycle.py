@@ -22,17 +22,43 @@ class Component(Protocol):
     async def stop(self) -> None: ...
 
 
+class Store(Protocol):
+    async def initialize(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class StoreLifecycle:
+    """A store as a component: ``initialize()`` on start, ``close()`` on stop."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    async def start(self) -> None:
+        await self._store.initialize()
+
+    async def stop(self) -> None:
+        await self._store.close()
+
+
 class ServiceRuntime:
     """Components start in order (stores before the bus) and stop in reverse order."""
 
     def __init__(
-        self, name: str, server: RpcServer, telemetry: Telemetry, components: Sequence[Component]
+        self,
+        name: str,
+        server: RpcServer,
+        telemetry: Telemetry,
+        components: Sequence[Component],
+        *,
+        stop_timeout_seconds: float = 20.0,
     ) -> None:
         self.name = name
         self.server = server
         self.telemetry = telemetry
         self._components = list(components)
         self._started: list[Component] = []
+        self._stop_timeout = stop_timeout_seconds
 
     @property
     def address(self) -> str:
@@ -51,7 +77,13 @@ class ServiceRuntime:
         while self._started:
             component = self._started.pop()
             try:
-                await component.stop()
+                # Bounded: a component whose peer is gone (e.g. the bus without its NATS
+                # server) must not keep the process from exiting.
+                await asyncio.wait_for(component.stop(), self._stop_timeout)
+            except TimeoutError:
+                log.error(
+                    "%s did not stop within %.0fs", type(component).__name__, self._stop_timeout
+                )
             except Exception:
                 log.exception("error while stopping %s", type(component).__name__)
         self.telemetry.shutdown()

@@ -14,21 +14,10 @@ from locus.ast.adapters.store import AstStore
 from locus.ast.indexing import AstIndexer
 from locus.ast.settings import AstSettings
 from locus.database import Database
-from locus.messaging import EventBus, Subjects
-from locus.rpc import RpcServer, ServiceRuntime, make_channel
+from locus.messaging import EventBus
+from locus.rpc import RpcServer, ServiceRuntime, StoreLifecycle, make_channel
 from locus.telemetry import configure_logging, setup_telemetry
 from locus.v1 import ast_pb2, ast_pb2_grpc
-
-
-class _StoreComponent:
-    def __init__(self, store: AstStore) -> None:
-        self._store = store
-
-    async def start(self) -> None:
-        await self._store.initialize()
-
-    async def stop(self) -> None:
-        await self._store.close()
 
 
 def build(settings: AstSettings, *, exporters: Sequence[SpanExporter] = ()) -> ServiceRuntime:
@@ -43,15 +32,7 @@ def build(settings: AstSettings, *, exporters: Sequence[SpanExporter] = ()) -> S
             default_timeout=settings.rpc_timeout_seconds,
         )
     )
-    bus = EventBus(
-        settings.nats_url,
-        telemetry,
-        subjects=Subjects(settings.subject_prefix),
-        stream_name=settings.stream_name,
-        max_deliver=settings.max_deliver,
-        ack_wait_seconds=settings.ack_wait_seconds,
-        graceful_timeout_seconds=settings.shutdown_grace_seconds,
-    )
+    bus = EventBus.from_settings(settings, telemetry)
     indexer = AstIndexer(settings, store, content, bus, telemetry.tracer("locus.ast"))
     register_event_handlers(bus, indexer)
     server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
@@ -62,5 +43,5 @@ def build(settings: AstSettings, *, exporters: Sequence[SpanExporter] = ()) -> S
     )
     # Started in this order, stopped in reverse: consumers stop before the channel and store.
     return ServiceRuntime(
-        settings.service_name, server, telemetry, [_StoreComponent(store), content, bus]
+        settings.service_name, server, telemetry, [StoreLifecycle(store), content, bus]
     )

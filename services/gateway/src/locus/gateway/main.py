@@ -19,21 +19,10 @@ from locus.gateway.domain.ranking import Ranker, RankingV1
 from locus.gateway.locating import Locator
 from locus.gateway.request_log import RequestHistory, RequestJournal
 from locus.gateway.settings import GatewaySettings
-from locus.messaging import EventBus, Subjects
-from locus.rpc import Component, RpcServer, ServiceRuntime
+from locus.messaging import EventBus
+from locus.rpc import Component, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import configure_logging, setup_telemetry
 from locus.v1 import gateway_pb2, gateway_pb2_grpc
-
-
-class _StoreComponent:
-    def __init__(self, store: MetadataStore) -> None:
-        self._store = store
-
-    async def start(self) -> None:
-        await self._store.initialize()
-
-    async def stop(self) -> None:
-        await self._store.close()
 
 
 def build(
@@ -48,15 +37,7 @@ def build(
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
     metadata = store or SqlMetadataStore(Database(settings.sqlalchemy_url("gateway.db")))
-    bus = EventBus(
-        settings.nats_url,
-        telemetry,
-        subjects=Subjects(settings.subject_prefix),
-        stream_name=settings.stream_name,
-        max_deliver=settings.max_deliver,
-        ack_wait_seconds=settings.ack_wait_seconds,
-        graceful_timeout_seconds=settings.shutdown_grace_seconds,
-    )
+    bus = EventBus.from_settings(settings, telemetry)
     bus_audit = BusAuditTrail(bus, publish_timeout_seconds=settings.audit_publish_timeout_seconds)
     peers = settings.peers
     clients = PeerClients.connect(
@@ -95,5 +76,5 @@ def build(
     )
     # Started in this order, stopped in reverse: outcomes still being recorded are drained
     # before the audit trail, the bus and the store go away.
-    components: list[Component] = [_StoreComponent(metadata), bus, bus_audit, journal, clients]
+    components: list[Component] = [StoreLifecycle(metadata), bus, bus_audit, journal, clients]
     return ServiceRuntime(settings.service_name, server, telemetry, components)

@@ -14,36 +14,17 @@ from locus.impact.adapters.grpc_servicer import ImpactServicer
 from locus.impact.adapters.store import ImpactStore
 from locus.impact.projection import GraphProjection
 from locus.impact.settings import ImpactSettings
-from locus.messaging import EventBus, Subjects
-from locus.rpc import RpcServer, ServiceRuntime
+from locus.messaging import EventBus
+from locus.rpc import RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import configure_logging, setup_telemetry
 from locus.v1 import impact_pb2, impact_pb2_grpc
-
-
-class _StoreComponent:
-    def __init__(self, store: ImpactStore) -> None:
-        self._store = store
-
-    async def start(self) -> None:
-        await self._store.initialize()
-
-    async def stop(self) -> None:
-        await self._store.close()
 
 
 def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -> ServiceRuntime:
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
     store = ImpactStore(Database(settings.sqlalchemy_url("impact.db")))
-    bus = EventBus(
-        settings.nats_url,
-        telemetry,
-        subjects=Subjects(settings.subject_prefix),
-        stream_name=settings.stream_name,
-        max_deliver=settings.max_deliver,
-        ack_wait_seconds=settings.ack_wait_seconds,
-        graceful_timeout_seconds=settings.shutdown_grace_seconds,
-    )
+    bus = EventBus.from_settings(settings, telemetry)
     register_event_handlers(
         bus,
         GraphProjection(store, bus),
@@ -57,4 +38,4 @@ def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -
         ImpactServicer(graphs),
         impact_pb2.DESCRIPTOR.services_by_name["ImpactService"].full_name,
     )
-    return ServiceRuntime(settings.service_name, server, telemetry, [_StoreComponent(store), bus])
+    return ServiceRuntime(settings.service_name, server, telemetry, [StoreLifecycle(store), bus])

@@ -11,7 +11,7 @@ from typing import Protocol
 from opentelemetry.sdk.trace.export import SpanExporter
 
 from locus.database import Database
-from locus.messaging import EventBus, Subjects
+from locus.messaging import EventBus
 from locus.retrieval.adapters.edge_vectors import EdgeVectorIndex
 from locus.retrieval.adapters.event_handlers import BusIndexReporter, register_event_handlers
 from locus.retrieval.adapters.grpc_servicer import RetrievalServicer
@@ -28,7 +28,7 @@ from locus.retrieval.domain.search_request import SearchLimits
 from locus.retrieval.indexing import Indexer, PartBatcher
 from locus.retrieval.searching import Searcher
 from locus.retrieval.settings import RetrievalSettings
-from locus.rpc import Component, RpcServer, ServiceRuntime
+from locus.rpc import Component, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import Telemetry, configure_logging, setup_telemetry
 from locus.v1 import retrieval_pb2, retrieval_pb2_grpc
 
@@ -52,17 +52,6 @@ class _Opened:
 
     async def stop(self) -> None:
         await self.part.close()
-
-
-class _StoreComponent:
-    def __init__(self, store: RetrievalStore) -> None:
-        self._store = store
-
-    async def start(self) -> None:
-        await self._store.initialize()
-
-    async def stop(self) -> None:
-        await self._store.close()
 
 
 class RetrievalRuntime(ServiceRuntime):
@@ -156,15 +145,7 @@ def build(
     bm25 = bm25 or make_bm25(settings)
     vectors = vectors or make_vectors(settings, embedder.dimension)
     projects = projects or make_projects(settings, telemetry)
-    bus = EventBus(
-        settings.nats_url,
-        telemetry,
-        subjects=Subjects(settings.subject_prefix),
-        stream_name=settings.stream_name,
-        max_deliver=settings.max_deliver,
-        ack_wait_seconds=settings.ack_wait_seconds,
-        graceful_timeout_seconds=settings.shutdown_grace_seconds,
-    )
+    bus = EventBus.from_settings(settings, telemetry)
     reporter = BusIndexReporter(bus)
     indexer = Indexer(store, bm25, vectors, embedder, projects, reporter)
     batcher = PartBatcher(
@@ -187,7 +168,7 @@ def build(
         retrieval_pb2.DESCRIPTOR.services_by_name["RetrievalService"].full_name,
     )
     components: list[Component] = [
-        _StoreComponent(store),
+        StoreLifecycle(store),
         _Opened(embedder),
         _Opened(bm25),
         _Opened(vectors),

@@ -27,7 +27,7 @@ class BusAuditTrail:
         self._pending: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        await self._ensure_stream()
+        await self._bus.ensure_stream()
 
     async def stop(self) -> None:
         """Give the events still in flight their chance before the bus closes."""
@@ -87,15 +87,3 @@ class BusAuditTrail:
             )
         except Exception as error:  # audit must not fail the request it describes
             log.warning("could not publish %s (%s): %s", subject, message_id, error)
-
-    async def _ensure_stream(self) -> None:
-        """The gateway only publishes, so no subscriber declares the stream for it: declare it
-        with the bus's own configuration (a no-op when it exists with the same one)."""
-        # FastStream keeps the JetStream context of a started broker here.
-        jetstream = self._bus.broker.config.connection_state.stream
-        try:
-            await jetstream.add_stream(
-                config=self._bus.stream.config, subjects=[self._bus.subjects.all]
-            )
-        except Exception as error:  # another service owns it with other settings: use it
-            log.info("stream %s not declared by the gateway: %s", self._bus.stream.name, error)
