@@ -49,20 +49,23 @@ protos: $(STAMP) ## regenerate Python code from protos/ (with .pyi)
 	$(MAKE) $(PROTO_STAMP)
 
 lint: setup ## ruff (lint + format check) and mypy
-	$(VENV)/bin/ruff check libs services tests
-	$(VENV)/bin/ruff format --check libs services tests
+	$(VENV)/bin/ruff check libs services tests bench
+	$(VENV)/bin/ruff format --check libs services tests bench
 	MYPYPATH=$(subst $(space),:,$(SRC_DIRS)) $(VENV)/bin/mypy \
 		$(foreach d,$(filter-out libs/contracts/src,$(SRC_DIRS)),$(d)/locus)
 
 format: setup ## apply ruff fixes and formatting
-	$(VENV)/bin/ruff check --fix libs services tests
-	$(VENV)/bin/ruff format libs services tests
+	$(VENV)/bin/ruff check --fix libs services tests bench
+	$(VENV)/bin/ruff format libs services tests bench
 
 test: lint ## lint, then every test (unit, contract, integration, e2e) on real processes
 	$(VENV)/bin/pytest -q
 
 test-unit: setup ## only the pure-logic unit tests
 	$(VENV)/bin/pytest -q tests/unit
+
+bench: setup ## scan throughput and Locate latency on a real repository, each beside its baseline (REPO=dir)
+	$(PY) bench/system_bench.py $(if $(REPO),--repo $(REPO))
 
 test-integration: setup ## only the integration tests (real nats-server, gRPC, stores)
 	$(VENV)/bin/pytest -q -m integration
