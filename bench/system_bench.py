@@ -80,7 +80,7 @@ async def wait_scan(stub: gateway_pb2_grpc.GatewayStub, job_id: str) -> ingestio
 async def run(args: argparse.Namespace, state: dict[str, object]) -> None:
     addresses = {name: str(entry["address"]) for name, entry in state["services"].items()}  # type: ignore[union-attr]
     telemetry = setup_telemetry("bench", from_environment=False, set_global=False)
-    repo = Path(os.path.realpath(args.repo))
+    repo: Path = args.repo
     files, size, seconds = await asyncio.to_thread(baseline_walk, repo)
     print(f"\nrepository {repo}: {files} indexable files, {size / 1e6:.1f} MB")
     print(
@@ -167,6 +167,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=len(QUESTIONS))
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    args.repo = Path(args.repo).resolve()
     work = Path(tempfile.mkdtemp(prefix="locus-bench-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUS_")}
     env["LOCUS_HOME"] = str(work / "home")
