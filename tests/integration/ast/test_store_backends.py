@@ -1,16 +1,11 @@
 """The ast store on each backend it supports: SQLite always, PostgreSQL when one can be started
 here (Debian's binaries, run as the ``postgres`` user when the tests run as root) or is given by
-``LOCUS_TEST_PG_URL``. Same assertions for both, so no SQLite-only SQL can creep in."""
+``LOCUS_TEST_PG_URL`` (``postgres_database_url`` of tests/conftest.py). Same assertions for
+both, so no SQLite-only SQL can creep in."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -42,78 +37,37 @@ def handle_100_percent(request):
 '''
 
 
-def _postgres_binaries() -> Path | None:
-    for candidate in (shutil.which("pg_ctl"), *Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
-        if candidate and Path(candidate).exists():
-            return Path(candidate).resolve().parent
-    return None
-
-
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A PostgreSQL server for the session: LOCUS_TEST_PG_URL, or one started in a temp dir."""
-    given = os.environ.get("LOCUS_TEST_PG_URL")
-    if given:
-        yield given
-        return
-    binaries = _postgres_binaries()
-    if binaries is None:
-        pytest.skip("no PostgreSQL binaries here and LOCUS_TEST_PG_URL is not set")
-    as_postgres: list[str] = []
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-        if shutil.which("runuser") is None:
-            pytest.skip("running as root without runuser: cannot start PostgreSQL")
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    root = Path(tempfile.mkdtemp(prefix="locus-pg-"))
-    if as_postgres:
-        shutil.chown(root, "postgres")
-    data, port = root / "data", _free_port()
-    subprocess.run(
-        [*as_postgres, str(binaries / "initdb"), "-D", str(data), "-U", "locus",
-         "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    subprocess.run(
-        [*as_postgres, str(binaries / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w",
-         "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    try:
-        yield f"postgresql://locus@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run(
-            [*as_postgres, str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-            capture_output=True,
-        )
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[AstStore]:
-    """A fresh, initialized store: an SQLite file, or a new database on the PostgreSQL server."""
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An SQLite file, or a new database on the PostgreSQL server of tests/conftest.py."""
     if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'ast.db'}"
-    else:
-        import asyncpg
+        return f"sqlite+aiosqlite:///{tmp_path / 'ast.db'}"
+    url: str = request.getfixturevalue("postgres_database_url")
+    return url
 
-        server = request.getfixturevalue("postgres_url")
-        name = f"ast_{uuid.uuid4().hex[:12]}"
-        connection = await asyncpg.connect(server)
-        try:
-            await connection.execute(f'CREATE DATABASE "{name}"')
-        finally:
-            await connection.close()
-        url = server.rsplit("/", 1)[0] + f"/{name}"
-    ast_store = AstStore(Database(url))
+
+@pytest.fixture
+async def store(store_url: str) -> AsyncIterator[AstStore]:
+    """A fresh, initialized store: an SQLite file, or a new database on the PostgreSQL server."""
+    database = Database(store_url)
+    if not database.is_sqlite:
+        await _drop_ast_tables(database)
+    ast_store = AstStore(database)
     await ast_store.initialize()
-    yield ast_store
-    await ast_store.close()
+    try:
+        yield ast_store
+    finally:
+        if not database.is_sqlite:
+            await _drop_ast_tables(database)
+        await ast_store.close()
+
+
+async def _drop_ast_tables(database: Database) -> None:
+    """Only matters on a server that refused CREATE DATABASE: its own database is shared."""
+    from locus.ast.adapters.tables import Base
+
+    async with database.engine.begin() as connection:
+        await connection.run_sync(Base.metadata.drop_all)
 
 
 def version(path: str, seq: int, *, file_id: str = "", sha: str = "a" * 64) -> FileVersion:

@@ -6,11 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -266,76 +261,37 @@ class ImpactHarness:
         )
 
 
-def _postgres_binaries() -> Path | None:
-    for candidate in (shutil.which("pg_ctl"), *Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
-        if candidate and Path(candidate).exists():
-            return Path(candidate).resolve().parent
-    return None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture(scope="session")
-def impact_postgres_url() -> Iterator[str]:
-    """A PostgreSQL server: LOCUS_TEST_PG_URL, or one started in a temp dir (as the postgres
-    user when running as root, which PostgreSQL refuses)."""
-    given = os.environ.get("LOCUS_TEST_PG_URL")
-    if given:
-        yield given
-        return
-    binaries = _postgres_binaries()
-    if binaries is None:
-        pytest.skip("no PostgreSQL binaries here and LOCUS_TEST_PG_URL is not set")
-    as_postgres: list[str] = []
-    if os.geteuid() == 0:
-        if shutil.which("runuser") is None:
-            pytest.skip("running as root without runuser: cannot start PostgreSQL")
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    root = Path(tempfile.mkdtemp(prefix="locus-impact-pg-"))
-    if as_postgres:
-        shutil.chown(root, "postgres")
-    data, port = root / "data", _free_port()
-    initdb = [str(binaries / "initdb"), "-D", str(data), "-U", "locus", "--auth=trust"]
-    subprocess.run(
-        [*as_postgres, *initdb, "-E", "UTF8", "--locale=C.UTF-8"], check=True, capture_output=True
-    )
-    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
-    start = [str(binaries / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w"]
-    subprocess.run([*as_postgres, *start, "-o", options, "start"], check=True, capture_output=True)
-    try:
-        yield f"postgresql://locus@127.0.0.1:{port}/postgres"
-    finally:
-        stop = [str(binaries / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]
-        subprocess.run([*as_postgres, *stop], capture_output=True, check=False)
-        shutil.rmtree(root, ignore_errors=True)
-
-
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-async def impact_store(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[ImpactStore]:
-    """A fresh, initialized store: an SQLite file, or a new database on PostgreSQL."""
+def impact_store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An SQLite file, or a new database on the PostgreSQL server of tests/conftest.py."""
     if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'impact.db'}"
-    else:
-        import asyncpg
+        return f"sqlite+aiosqlite:///{tmp_path / 'impact.db'}"
+    url: str = request.getfixturevalue("postgres_database_url")
+    return url
 
-        server = request.getfixturevalue("impact_postgres_url")
-        name = f"impact_{uuid.uuid4().hex[:12]}"
-        connection = await asyncpg.connect(server)
-        try:
-            await connection.execute(f'CREATE DATABASE "{name}"')
-        finally:
-            await connection.close()
-        url = server.rsplit("/", 1)[0] + f"/{name}"
-    store = ImpactStore(Database(url))
+
+@pytest.fixture
+async def impact_store(impact_store_url: str) -> AsyncIterator[ImpactStore]:
+    """A fresh, initialized store: an SQLite file, or a new database on PostgreSQL."""
+    database = Database(impact_store_url)
+    if not database.is_sqlite:
+        await _drop_impact_tables(database)
+    store = ImpactStore(database)
     await store.initialize()
-    yield store
-    await store.close()
+    try:
+        yield store
+    finally:
+        if not database.is_sqlite:
+            await _drop_impact_tables(database)
+        await store.close()
+
+
+async def _drop_impact_tables(database: Database) -> None:
+    """Only matters on a server that refused CREATE DATABASE: its own database is shared."""
+    from locus.impact.adapters.tables import Base
+
+    async with database.engine.begin() as connection:
+        await connection.run_sync(Base.metadata.drop_all)
 
 
 @pytest.fixture
