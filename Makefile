@@ -17,7 +17,7 @@ MODEL_DIR := .locus/models/all-minilm-l6-v2
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup protos lint format test test-unit test-integration demo up down bench clean deploy-check
+.PHONY: help setup protos lint format test test-unit test-integration demo up down bench bench-quality clean deploy-check
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -66,6 +66,14 @@ test-unit: setup ## only the pure-logic unit tests
 
 bench: setup ## scan throughput and Locate latency on a real repository, each beside its baseline (REPO=dir)
 	$(PY) bench/system_bench.py $(if $(REPO),--repo $(REPO))
+
+BENCH_STAMP := $(VENV)/.locus-bench-installed
+$(BENCH_STAMP): $(STAMP)
+	$(PIP) install -q bm25s==0.3.16
+	touch $(BENCH_STAMP)
+
+bench-quality: setup $(BENCH_STAMP) ## localization on real bug reports (../shared/bench): Locus vs BM25, dense, RRF (LOCBENCH_MIRROR_ROOT=dir)
+	bash bench/quality.sh
 
 test-integration: setup ## only the integration tests (real nats-server, gRPC, stores)
 	$(VENV)/bin/pytest -q -m integration

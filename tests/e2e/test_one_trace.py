@@ -151,3 +151,63 @@ def test_an_ask_is_one_trace_across_every_service_with_the_request_id(
     requests = json.loads(stack.locus("requests", "shop", "--json").stdout)
     persisted = json.dumps(requests)
     assert next(iter(request_ids)) in persisted  # the gateway stored the same request ID
+
+
+def locbench_rank(stack: Stack, query: dict[str, Any], timings: Path) -> dict[str, Any]:
+    result = subprocess.run(
+        [str(LOCUS), "locbench-rank", "--timings", str(timings)],
+        input=json.dumps(query),
+        env=stack.environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    ranked: dict[str, Any] = json.loads(result.stdout)  # stdout holds exactly the JSON answer
+    return ranked
+
+
+def test_locbench_rank_registers_a_repository_once_and_rescans_it_incrementally(
+    stack: Stack, otlp_receiver: Any, tmp_path: Path
+) -> None:
+    repository = stack.repository.parent / "bench-uploads"
+    shutil.copytree(FIXTURE_PACKAGE, repository / "uploads")
+    timings = tmp_path / "timings.jsonl"
+    query = {
+        "instance_id": "acme__uploads-1",
+        "repo": "acme/uploads",
+        "base_commit": "0" * 40,
+        "repo_path": str(repository),
+        "problem_statement": "Uploads retry forever: the retry limit is not enforced when "
+        "`attempts` is larger than the policy allows.",
+        "max_files": 5,
+        "max_functions": 5,
+    }
+    first = locbench_rank(stack, query, timings)
+    assert first["files"][0] == "uploads/policy.py", first
+    assert "uploads/policy.py::enforce_retry_limit" in first["functions"][:3], first
+    assert all("::" in f and f.split("::")[0] in first["files"] for f in first["functions"])
+
+    policy = repository / "uploads" / "policy.py"
+    policy.write_text(
+        policy.read_text() + "\n\ndef jitter_for(attempt: int) -> float:\n    return 0.1\n"
+    )
+    second = locbench_rank(stack, query | {"instance_id": "acme__uploads-2"}, timings)
+    assert second["files"][0] == "uploads/policy.py", second
+
+    runs = [json.loads(line) for line in timings.read_text().splitlines()]
+    assert [r["instance_id"] for r in runs] == ["acme__uploads-1", "acme__uploads-2"]
+    assert {r["project"] for r in runs} == {"locbench-acme-uploads"}  # registered once
+    assert runs[0]["files_changed"] == 4
+    assert runs[1]["files_changed"] == 1  # only the edited file was indexed again
+    projects = json.loads(stack.locus("project", "list", "--json").stdout)["projects"]
+    assert [p["name"] for p in projects].count("locbench-acme-uploads") == 1
+
+    trace_id, spans = trace_of(otlp_receiver, "locbench-rank")
+    edges = otlp_receiver.edges(trace_id)
+    for downstream in ("ingestion", "retrieval", "ast"):
+        assert ("gateway", downstream) in edges, (downstream, edges)
+    request_ids = {s["attributes"].get("locus.request_id") for s in spans}
+    assert len(request_ids) == 1, request_ids
+    assert runs[1]["request_id"] in request_ids

@@ -103,7 +103,7 @@ async def test_scan_is_indexed_reported_and_searchable(
     ("request_", "code", "message"),
     [
         (search(""), grpc.StatusCode.INVALID_ARGUMENT, "must not be empty"),
-        (search("x" * 4001), grpc.StatusCode.INVALID_ARGUMENT, "limit is 4000"),
+        (search("x" * 16001), grpc.StatusCode.INVALID_ARGUMENT, "limit is 16000"),
         (search("upload", project_id=""), grpc.StatusCode.INVALID_ARGUMENT, "project_id"),
         (search("upload", mode=42), grpc.StatusCode.INVALID_ARGUMENT, "unknown search mode"),
         (search("upload", top_k=1000), grpc.StatusCode.INVALID_ARGUMENT, "top_k"),

@@ -29,7 +29,7 @@ async def open_request(service: Any, question: str = "q") -> OpenRequest:
     ("query", "message"),
     [
         (LocateQuery("shop", "   "), "question must not be empty"),
-        (LocateQuery("shop", "q" * 4001), "the limit is 4000"),
+        (LocateQuery("shop", "q" * 16001), "the limit is 16000"),
         (LocateQuery("shop", "q", max_files=-1), "max_files must not be negative"),
         (LocateQuery("shop", "q", max_symbols=10_000), "max_symbols must be at most 200"),
         (LocateQuery("shop", "q", impact_depth=99), "impact_depth must be at most 5"),
@@ -111,7 +111,9 @@ async def test_locate_asks_each_hop_and_ranks(service: Any) -> None:
     ]
     assert [s.symbol.name for s in response.files[0].symbols] == ["place_order", "cancel_order"]
 
-    impact = service.impact.requests[0]
+    graph, impact = service.impact.requests  # one hop for the ranking, then the impact
+    assert graph.depth == 1
+    assert "n:shop.orders.OrderService.place_order" in graph.seed_node_ids
     assert list(impact.seed_node_ids) == [
         "n:shop.orders.OrderService.place_order",
         "n:shop.payments.charge_card",
@@ -121,7 +123,9 @@ async def test_locate_asks_each_hop_and_ranks(service: Any) -> None:
 
     assert located.chunks["c-place"].text.startswith("def place_order")
     assert (entry.project_id, entry.snapshot_id) == ("p_shop", "snap_1")
-    assert {"resolve_project", "search", "enrich", "rank", "impact"} <= set(entry.timings_ms)
+    assert {"resolve_project", "search", "enrich", "rank", "graph", "impact"} <= set(
+        entry.timings_ms
+    )
 
 
 async def test_limits_and_impact_depth_are_passed_on(service: Any) -> None:
@@ -132,7 +136,7 @@ async def test_limits_and_impact_depth_are_passed_on(service: Any) -> None:
     )
     assert len(located.response.files) == 1
     assert len(located.response.symbols) == 1
-    assert service.impact.requests[0].depth == 4
+    assert [r.depth for r in service.impact.requests] == [1, 4]
 
 
 async def test_impact_is_optional(service: Any) -> None:
@@ -143,7 +147,8 @@ async def test_impact_is_optional(service: Any) -> None:
     assert [s.symbol.name for s in located.response.symbols] == ["place_order"]
     assert len(located.response.impact.symbols) == 0
     assert entry.notes == [
-        "impact analysis skipped: impact service at 127.0.0.1:50054 is unavailable: down"
+        "graph propagation skipped: impact service at 127.0.0.1:50054 is unavailable: down",
+        "impact analysis skipped: impact service at 127.0.0.1:50054 is unavailable: down",
     ]
 
 

@@ -129,3 +129,23 @@ def test_cues_are_unique_and_bounded() -> None:
     assert len(cues.identifiers) == 32
     assert len(set(cues.identifiers)) == 32
     assert cues.identifiers[0] == "name_0"
+
+
+def test_imports_and_dotted_names_become_module_paths() -> None:
+    cues = extract_cues(
+        "```python\nfrom astropy.io.fits import card, Card\nimport numpy.linalg as la\n```\n"
+        "then `sympy.core.numbers.Float` breaks, while self.value and np.array do not matter"
+    )
+    assert "astropy/io/fits" in cues.module_paths
+    assert "astropy/io/fits/card" in cues.module_paths  # a lower-case name may be a module
+    assert "astropy/io/fits/Card" not in cues.module_paths
+    assert "numpy/linalg" in cues.module_paths
+    assert "sympy/core/numbers" in cues.module_paths
+    assert not any(p.startswith("self/") for p in cues.module_paths)
+
+
+def test_words_hold_identifier_parts_lower_cased() -> None:
+    cues = extract_cues("HTTPClient retries in upload_file")
+    assert {"httpclient", "http", "client", "retries", "upload_file", "upload", "file"} <= (
+        cues.words
+    )

@@ -9,6 +9,7 @@ import pytest
 from locus.gateway.domain.question_cues import extract_cues
 from locus.gateway.domain.ranking import (
     ChunkMatch,
+    GraphNeighbor,
     RankingInput,
     RankingV1,
     RankingWeights,
@@ -71,8 +72,15 @@ def hit(
     )
 
 
-def rank(question: str, chunks: list[ChunkMatch], **options: object):  # type: ignore[no-untyped-def]
-    return RankingV1().rank(RankingInput(cues=extract_cues(question), chunks=chunks, **options))  # type: ignore[arg-type]
+def rank(  # type: ignore[no-untyped-def]
+    question: str,
+    chunks: list[ChunkMatch],
+    weights: RankingWeights | None = None,
+    **options: object,
+):
+    return RankingV1(weights).rank(
+        RankingInput(cues=extract_cues(question), chunks=chunks, **options)  # type: ignore[arg-type]
+    )
 
 
 PLACE = symbol("src.shop.orders.OrderService.place_order", lines=(14, 21), kind="method")
@@ -119,6 +127,7 @@ def test_chunk_hits_aggregate_to_symbols_and_files() -> None:
             hit(3, 0.028, PLACE, lines=(18, 21)),
             hit(4, 0.027, CANCEL),
         ],
+        RankingWeights(file_context=0.0, name_words=0.0),
     )
     assert [s.symbol.name for s in ranking.symbols] == [
         "place_order",
@@ -259,7 +268,7 @@ def test_symbols_found_by_name_only_are_ranked() -> None:
     )
     assert ranking.symbols[0].symbol == refund
     assert ranking.symbols[0].chunk_ids == ()
-    assert [e.signal for e in ranking.symbols[0].evidence] == ["identifier"]
+    assert [e.signal for e in ranking.symbols[0].evidence] == ["identifier", "file"]
     assert {f.relative_path for f in ranking.files} == {
         "src/shop/orders.py",
         "src/shop/payments.py",
@@ -324,3 +333,96 @@ def test_weights_are_tunable() -> None:
 def test_nothing_in_nothing_out() -> None:
     ranking = rank("anything", [])
     assert (ranking.files, ranking.symbols) == ((), ())
+
+
+def test_a_module_path_the_question_imports_boosts_its_file() -> None:
+    other = symbol("src.shop.refunds.refund", "src/shop/refunds.py", (1, 9))
+    chunks = [hit(1, 0.033, other), hit(2, 0.030, CHARGE)]
+    plain = rank("charging fails for large amounts", chunks)
+    assert plain.files[0].relative_path == "src/shop/refunds.py"
+    imported = rank(
+        "charging fails:\n```python\nfrom shop.payments import charge_card\n```", chunks
+    )
+    assert imported.files[0].relative_path == "src/shop/payments.py"
+    assert any(e.signal == "module" for e in imported.files[0].evidence)
+
+
+def test_a_method_of_a_named_class_ranks_above_a_namesake_elsewhere() -> None:
+    place_elsewhere = symbol(
+        "src.shop.carts.CartService.place_order", "src/shop/carts.py", (3, 9), kind="method"
+    )
+    chunks = [hit(1, 0.030, place_elsewhere), hit(2, 0.030, PLACE)]
+    ranking = rank("OrderService charges twice when an order is placed", chunks)
+    assert ranking.symbols[0].symbol == PLACE
+    assert any(e.signal == "member" for e in ranking.symbols[0].evidence)
+
+
+def test_words_of_a_symbol_name_in_the_question_lift_it_within_its_file() -> None:
+    chunks = [hit(1, 0.030, PLACE), hit(2, 0.029, CANCEL)]
+    ranking = rank("cancelling an order leaves the payment captured", chunks)
+    assert ranking.symbols[0].symbol == CANCEL
+    evidence = next(e for e in ranking.symbols[0].evidence if e.signal == "name_words")
+    assert "cancel" in evidence.detail
+
+
+def test_an_identifier_many_symbols_share_boosts_each_less() -> None:
+    namesakes = [
+        symbol(f"src.shop.m{i}.Handler.close", f"src/shop/m{i}.py", (1, 5), kind="method")
+        for i in range(4)
+    ]
+    unique = symbol("src.shop.orders.close_ledger", lines=(30, 40))
+    ranking = rank("`close` and `close_ledger` both leak", [], named_symbols=[*namesakes, unique])
+    assert ranking.symbols[0].symbol == unique
+    shared = next(s for s in ranking.symbols if s.symbol.name == "close")
+    identifier = next(e for e in shared.evidence if e.signal == "identifier")
+    assert identifier.weight == pytest.approx(RankingWeights().identifier / 2)
+    assert "4 symbols have it" in identifier.detail
+
+
+def test_symbols_of_the_best_file_outrank_a_lone_hit_elsewhere() -> None:
+    chunks = [
+        hit(1, 0.030, CHARGE),
+        hit(2, 0.029, PLACE, lines=(14, 17)),
+        hit(3, 0.028, PLACE, lines=(18, 21)),
+        hit(4, 0.027, CANCEL),
+    ]
+    with_context = rank("how are orders handled", chunks)
+    assert [s.symbol.name for s in with_context.symbols] == [
+        "place_order",
+        "cancel_order",
+        "charge_card",
+    ]
+    cancel = with_context.symbols[1]
+    assert cancel.evidence[-1].signal == "file"
+
+
+def test_weights_can_be_overridden_by_name() -> None:
+    weights = RankingWeights.with_overrides({"file_context": 0.1, "identifier_ambiguity": 0})
+    assert weights.file_context == 0.1
+    assert weights.identifier_ambiguity is False
+    assert weights.identifier == RankingWeights().identifier
+
+
+def test_graph_neighbours_of_the_best_symbols_are_ranked_with_their_reason() -> None:
+    helper = symbol("src.shop.orders._reserve_stock", lines=(40, 52))
+    caller = symbol("src.shop.api.post_order", "src/shop/api.py", (3, 9))
+    neighbors = [
+        GraphNeighbor(helper, PLACE.node_id, "calls", reverse=False),
+        GraphNeighbor(caller, PLACE.node_id, "calls", reverse=True),
+    ]
+    chunks = [hit(1, 0.033, PLACE), hit(2, 0.020, CHARGE)]
+    question = "`place_order` sells more than is in stock"
+    ranking = RankingV1().rank(
+        RankingInput(cues=extract_cues(question), chunks=chunks, graph_neighbors=neighbors)
+    )
+    names = [s.symbol.name for s in ranking.symbols]
+    assert names[0] == "place_order"
+    assert names.index("_reserve_stock") < names.index("post_order")  # callee before caller
+    reserve = next(s for s in ranking.symbols if s.symbol.name == "_reserve_stock")
+    graph = next(e for e in reserve.evidence if e.signal == "graph")
+    assert graph.detail == "called by OrderService.place_order, which ranks high"
+
+    off = RankingV1(RankingWeights(graph=0.0)).rank(
+        RankingInput(cues=extract_cues(question), chunks=chunks, graph_neighbors=neighbors)
+    )
+    assert "_reserve_stock" not in [s.symbol.name for s in off.symbols]

@@ -23,7 +23,7 @@ def test_defaults() -> None:
     ("changes", "message"),
     [
         ({"query": "   "}, "must not be empty"),
-        ({"query": "x" * 4001}, "limit is 4000"),
+        ({"query": "x" * 16001}, "limit is 16000"),
         ({"project_id": ""}, "project_id is required"),
         ({"top_k": -1}, "must not be negative"),
         ({"top_k": 101}, "above the maximum 100"),

@@ -3,8 +3,10 @@ Gateway API (see client.py). Read commands take ``--json`` for scripts."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import sys
 import time
 from enum import StrEnum
 from pathlib import Path
@@ -32,6 +34,7 @@ from locus.cli.local_stack import (
     run_up,
     select_services,
 )
+from locus.cli.locbench import parse_query, rank_instance
 from locus.cli.scan_progress import follow_scan, state_label
 from locus.cli.stack_state import (
     DEFAULT_DATA_DIR,
@@ -531,3 +534,55 @@ def feedback(
         return ExitCode.OK
 
     _finish(run_command("feedback", body, gateway=gateway))
+
+
+# benchmark
+
+
+@app.command("locbench-rank")
+def locbench_rank(
+    project_prefix: Annotated[
+        str, typer.Option(help="Projects are named PREFIX-owner-name, one per repository.")
+    ] = "locbench",
+    project_per_commit: Annotated[
+        bool,
+        typer.Option(
+            "--project-per-commit",
+            help="One project per commit instead of per repository: a rerun finds every "
+            "commit indexed already (for comparing rankings), at the cost of full scans.",
+        ),
+    ] = False,
+    scan_timeout: Annotated[
+        float, typer.Option(min=1, help="Seconds the incremental scan may take.")
+    ] = 3600.0,
+    timings: Annotated[
+        Path | None,
+        typer.Option(help="Append one JSON line of scan and Locate timings per instance here."),
+    ] = None,
+    gateway: GatewayOption = None,
+) -> None:
+    """The locbench ranker protocol: a JSON query on stdin, ranked files and functions on stdout.
+
+    Registers the repository once, scans it incrementally at the checked-out commit, waits, and
+    asks Locate with the problem statement (`locbench.py eval --ranker-cmd 'locus locbench-rank'`).
+    """
+
+    async def body(context: CommandContext) -> int:
+        query = parse_query(sys.stdin.read())
+        async with context.client() as client:
+            result = await rank_instance(
+                client,
+                query,
+                project_prefix=project_prefix,
+                scan_timeout_seconds=scan_timeout,
+                per_commit=project_per_commit,
+            )
+        sys.stdout.write(json.dumps(result.output) + "\n")
+        sys.stdout.flush()
+        context.err.print(json.dumps(result.timing), style="dim", highlight=False)
+        if timings is not None:
+            with timings.open("a", encoding="utf-8") as log_file:
+                log_file.write(json.dumps(result.timing) + "\n")
+        return ExitCode.OK
+
+    _finish(run_command("locbench-rank", body, gateway=gateway))

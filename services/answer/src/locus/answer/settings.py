@@ -42,7 +42,7 @@ class AnswerSettings(ServiceSettings):
     context_window_tokens: int = Field(default=8192, ge=512)
     default_max_tokens: int = Field(default=512, ge=16)
     max_answer_tokens: int = Field(default=2048, ge=16)
-    max_question_chars: int = Field(default=4000, ge=1)
+    max_question_chars: int = Field(default=16000, ge=1)
     max_context_snippets: int = Field(default=100, ge=1)
 
     @field_validator("llm_base_url")

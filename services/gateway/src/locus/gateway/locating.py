@@ -4,7 +4,8 @@
 2. hybrid Search (retrieval, a generous top_k) while the names the question mentions are looked
    up exactly in the symbol index (ast FindSymbols);
 3. Enrich the hits (ast): chunk → innermost symbol;
-4. rank (``Ranker``, then the optional ``Reranker``);
+4. rank (``Ranker``); one hop in the code graph from the best symbols (impact Compute); rank
+   again with those neighbours, then the optional ``Reranker``;
 5. impact of the top symbols (impact Compute: callers, dependents) — optional: when impact
    fails, the result is still returned and the request notes why impact is missing.
 Every hop runs under its own deadline (the peer clients set them)."""
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import grpc
@@ -23,7 +24,7 @@ from locus.gateway.adapters.proto_mapping import chunk_match, locate_response, s
 from locus.gateway.domain.errors import ProjectNotScanned
 from locus.gateway.domain.ports import Reranker
 from locus.gateway.domain.question_cues import QuestionCues, extract_cues
-from locus.gateway.domain.ranking import Ranker, Ranking, RankingInput
+from locus.gateway.domain.ranking import GraphNeighbor, Ranker, Ranking, RankingInput
 from locus.gateway.domain.validation import (
     bounded_count,
     normalize_path_prefix,
@@ -38,6 +39,13 @@ from locus.v1 import ast_pb2, common_pb2, impact_pb2, retrieval_pb2
 log = logging.getLogger(__name__)
 
 NAME_LOOKUP_PAGE = 5
+RELATION_NAMES = {
+    common_pb2.RELATION_KIND_CONTAINS: "contains",
+    common_pb2.RELATION_KIND_CALLS: "calls",
+    common_pb2.RELATION_KIND_IMPORTS: "imports",
+    common_pb2.RELATION_KIND_INHERITS: "inherits",
+    common_pb2.RELATION_KIND_REFERENCES: "references",
+}
 
 
 def not_scanned_message(project_name: str) -> str:
@@ -132,16 +140,20 @@ class Locator:
         for symbol in named:
             known_symbols.setdefault(symbol.node_id, symbol)
 
+        ranking_input = RankingInput(
+            cues=cues,
+            chunks=matches,
+            named_symbols=[symbol_ref(symbol) for symbol in named],
+            include_tests=query.include_tests,
+            max_files=max_files,
+            max_symbols=max(max_symbols, s.graph_seed_symbols),
+        )
+        with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank"):
+            ranking = self._ranker.rank(ranking_input)
+        neighbors = await self._graph_neighbors(project.project_id, ranking, entry)
         with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank"):
             ranking = self._ranker.rank(
-                RankingInput(
-                    cues=cues,
-                    chunks=matches,
-                    named_symbols=[symbol_ref(symbol) for symbol in named],
-                    include_tests=query.include_tests,
-                    max_files=max_files,
-                    max_symbols=max_symbols,
-                )
+                replace(ranking_input, graph_neighbors=neighbors, max_symbols=max_symbols)
             )
             ranking = await self._reranker.rerank(question, ranking)
 
@@ -232,6 +244,42 @@ class Locator:
             for symbol in symbols:
                 found.setdefault(symbol.node_id, symbol)
         return list(found.values())
+
+    async def _graph_neighbors(
+        self, project_id: str, ranking: Ranking, entry: OpenRequest
+    ) -> list[GraphNeighbor]:
+        """One hop in the code graph from the first ranking's best symbols (impact Compute):
+        their members, callees, callers, bases and subclasses. Best effort, like impact."""
+        seeds = [s.symbol.node_id for s in ranking.symbols if s.symbol.kind != "module"][
+            : self._settings.graph_seed_symbols
+        ]
+        if not seeds:
+            return []
+        try:
+            with entry.timed("graph"):
+                response = await self._impact.compute(
+                    impact_pb2.ComputeImpactRequest(
+                        project_id=project_id,
+                        seed_node_ids=seeds,
+                        depth=1,
+                        limit=self._settings.graph_neighbor_limit,
+                    )
+                )
+        except ServiceError as error:
+            note = f"graph propagation skipped: {error.message}"
+            log.warning("%s", note)
+            entry.notes.append(note)
+            return []
+        return [
+            GraphNeighbor(
+                symbol=symbol_ref(impacted.symbol),
+                seed_node_id=impacted.reason[0].from_node_id,
+                relation=RELATION_NAMES.get(impacted.reason[0].relation, ""),
+                reverse=impacted.reason[0].reverse,
+            )
+            for impacted in response.symbols
+            if impacted.reason and impacted.symbol.node_id
+        ]
 
     async def _impact_of(
         self, project_id: str, ranking: Ranking, depth: int, entry: OpenRequest

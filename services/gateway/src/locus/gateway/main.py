@@ -15,7 +15,7 @@ from locus.gateway.adapters.peer_clients import Peer, PeerClients
 from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
 from locus.gateway.asking import Asker
 from locus.gateway.domain.ports import AuditTrail, MetadataStore, Reranker
-from locus.gateway.domain.ranking import Ranker, RankingV1
+from locus.gateway.domain.ranking import Ranker, RankingV1, RankingWeights
 from locus.gateway.locating import Locator
 from locus.gateway.request_log import RequestHistory, RequestJournal
 from locus.gateway.settings import GatewaySettings
@@ -57,7 +57,7 @@ def build(
         search=clients.retrieval,
         symbols=clients.ast,
         impact=clients.impact,
-        ranker=ranker or RankingV1(),
+        ranker=ranker or RankingV1(RankingWeights.with_overrides(settings.ranking_weights)),
         reranker=reranker or IdentityReranker(),
         tracer=telemetry.tracer("locus.gateway"),
     )

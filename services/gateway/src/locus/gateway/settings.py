@@ -3,10 +3,13 @@ limits of Locate and Ask. Fails fast on invalid values."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from locus.config import ServiceSettings
+from locus.gateway.domain.ranking import RankingWeights
 
 
 class GatewaySettings(ServiceSettings):
@@ -36,13 +39,31 @@ class GatewaySettings(ServiceSettings):
     impact_limit: int = Field(default=50, ge=1)
     # Identifiers from the question looked up by exact name in the ast service (0 = none).
     identifier_lookups: int = Field(default=8, ge=0, le=50)
+    # Graph propagation: the first ranking's best symbols whose neighbours (one hop: members,
+    # callees, callers, bases) are ranked too (0 = off), and how many neighbours at most.
+    graph_seed_symbols: int = Field(default=8, ge=0, le=50)
+    graph_neighbor_limit: int = Field(default=200, ge=1, le=1000)
     enrich_max_relations: int = Field(default=20, ge=0)
+    # Overrides of RankingWeights by field name, as JSON
+    # (LOCUS_GATEWAY_RANKING_WEIGHTS='{"file_context": 0.3}'); unknown names are refused.
+    ranking_weights: dict[str, float] = Field(default_factory=dict)
 
     # Ask: the context bundle sent to the answer service.
     default_context_chunks: int = Field(default=8, ge=1)
     max_context_chunks_limit: int = Field(default=32, ge=1)
     answer_max_tokens: int = Field(default=1024, ge=1)
     answer_min_relevance: float = Field(default=0.0, ge=0.0)
+
+    @model_validator(mode="after")
+    def _known_ranking_weights(self) -> GatewaySettings:
+        known = {f.name for f in fields(RankingWeights) if f.type in ("float", "bool")}
+        unknown = sorted(set(self.ranking_weights) - known)
+        if unknown:
+            raise ValueError(
+                f"ranking_weights: unknown weight(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(known))}"
+            )
+        return self
 
     @model_validator(mode="after")
     def _defaults_within_limits(self) -> GatewaySettings:

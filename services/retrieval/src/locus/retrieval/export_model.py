@@ -20,6 +20,14 @@ from typing import Any
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSION = 384
 MAX_LENGTH = 256
+
+
+def truncated_model_id(model_id: str, max_tokens: int) -> str:
+    """The id vectors are cached under: the model's, plus the truncation when it is not the
+    default (vectors of the same text truncated differently are different vectors)."""
+    return model_id if max_tokens in (0, MAX_LENGTH) else f"{model_id}@{max_tokens}tokens"
+
+
 ONNX_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 MANIFEST_FILE = "locus-model.json"

@@ -73,7 +73,9 @@ def make_embedder(settings: RetrievalSettings) -> Embedder:
         )
     if settings.embedder == "torch":
         return SentenceTransformerEmbedder(
-            batch_size=settings.embed_batch_size, threads=settings.embed_threads
+            batch_size=settings.embed_batch_size,
+            threads=settings.embed_threads,
+            max_tokens=settings.embed_max_tokens,
         )
     if not onnx_model_ready(settings.model_dir) and _torch_installed():
         log.warning(
@@ -83,10 +85,15 @@ def make_embedder(settings: RetrievalSettings) -> Embedder:
             settings.model_dir,
         )
         return SentenceTransformerEmbedder(
-            batch_size=settings.embed_batch_size, threads=settings.embed_threads
+            batch_size=settings.embed_batch_size,
+            threads=settings.embed_threads,
+            max_tokens=settings.embed_max_tokens,
         )
     return OnnxEmbedder(
-        settings.model_dir, batch_size=settings.embed_batch_size, threads=settings.embed_threads
+        settings.model_dir,
+        batch_size=settings.embed_batch_size,
+        threads=settings.embed_threads,
+        max_tokens=settings.embed_max_tokens,
     )
 
 

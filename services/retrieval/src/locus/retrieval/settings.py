@@ -28,6 +28,9 @@ class RetrievalSettings(ServiceSettings):
     model_dir: Path = Path(".locus/models/all-minilm-l6-v2")
     embed_batch_size: int = Field(default=32, ge=1, le=1024)
     embed_threads: int = Field(default=0, ge=0, le=256)  # 0 = every core
+    # Word pieces a chunk is truncated to before embedding (0: the exported model's 256).
+    # 128 is the length MiniLM was fine-tuned at and embeds about twice as fast.
+    embed_max_tokens: int = Field(default=0, ge=0, le=256)
     embeddings_url: str = ""  # e.g. http://vllm:8000/v1 (POST {url}/embeddings)
     embeddings_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     embeddings_api_key: str = ""
@@ -51,11 +54,11 @@ class RetrievalSettings(ServiceSettings):
 
     # Search defaults and bounds.
     default_top_k: int = Field(default=10, ge=1, le=1000)
-    max_top_k: int = Field(default=100, ge=1, le=1000)
+    max_top_k: int = Field(default=500, ge=1, le=1000)
     default_candidates: int = Field(default=50, ge=1, le=5000)
     max_candidates: int = Field(default=500, ge=1, le=5000)
     default_rrf_k: int = Field(default=60, ge=1, le=100_000)
-    max_query_chars: int = Field(default=4000, ge=1)
+    max_query_chars: int = Field(default=16000, ge=1)
 
     @field_validator("embeddings_url", "opensearch_url", "qdrant_url")
     @classmethod

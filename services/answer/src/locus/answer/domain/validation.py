@@ -14,7 +14,7 @@ CITATION_ID = re.compile(r"^C[1-9][0-9]{0,3}$")
 
 @dataclass(frozen=True, slots=True)
 class RequestLimits:
-    max_question_chars: int = 4000
+    max_question_chars: int = 16000
     max_snippets: int = 100
     max_answer_tokens: int = 2048
 

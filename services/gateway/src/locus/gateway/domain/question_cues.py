@@ -95,6 +95,11 @@ class QuestionCues:
     paths: tuple[str, ...] = ()
     frames: tuple[StackFrame, ...] = ()
     about_tests: bool = False
+    # Module paths the question names (`from pkg.sub.mod import X`, `pkg.sub.mod.X`), as
+    # slash-separated paths without extension: pkg/sub/mod. Matched against file paths.
+    module_paths: tuple[str, ...] = ()
+    # Every word of the question, lower-cased, identifiers also split into their parts.
+    words: frozenset[str] = frozenset()
 
     @property
     def is_empty(self) -> bool:
@@ -124,6 +129,9 @@ def extract_cues(question: str) -> QuestionCues:
         _scan_tokens(_URL.sub(" ", text), in_code, identifiers, dotted, paths)
     paths += [f.path for f in frames]
     unique_paths = tuple(_unique(paths)[:MAX_CUES_PER_KIND])
+    modules = _imported_modules(" ".join(code_spans) + "\n" + prose) + [
+        m for name in dotted for m in _module_paths_of(name)
+    ]
     words = {w.lower() for w in re.findall(r"[A-Za-z_]+", question)}
     about_tests = (
         bool(words & _TEST_WORDS)
@@ -136,7 +144,57 @@ def extract_cues(question: str) -> QuestionCues:
         paths=unique_paths,
         frames=tuple(_unique(frames)[:MAX_CUES_PER_KIND]),
         about_tests=about_tests,
+        module_paths=tuple(_unique(modules)[:MAX_CUES_PER_KIND]),
+        words=frozenset(w for token in _WORD.findall(question) for w in split_identifier(token)),
     )
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_IMPORT = re.compile(
+    r"^\s*(?:from\s+(?P<from>[A-Za-z_][\w.]*)\s+import\s+(?P<names>[\w\s,()*]+)"
+    r"|import\s+(?P<modules>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*))",
+    re.M,
+)
+
+
+def split_identifier(token: str) -> list[str]:
+    """`HTTPClient_retry` → httpclient_retry, http, client, retry (lower-cased; the whole
+    token first, then its snake_case and camelCase parts)."""
+    parts = [
+        p.lower() for piece in token.split("_") if piece for p in _IDENTIFIER_PART.findall(piece)
+    ]
+    whole = token.lower().strip("_")
+    return _unique([whole, *parts]) if whole else parts
+
+
+def _imported_modules(text: str) -> list[str]:
+    """Module paths of Python import statements: `from a.b import c` → a/b, a/b/c."""
+    found: list[str] = []
+    for match in _IMPORT.finditer(text):
+        if match.group("from"):
+            module = match.group("from").strip(".")
+            if not module:
+                continue
+            found.append(module.replace(".", "/"))
+            for name in re.findall(r"[A-Za-z_]\w*", match.group("names")):
+                if name not in ("as", "import") and name[0].islower():
+                    found.append(f"{module}/{name}".replace(".", "/"))
+        else:
+            for module in match.group("modules").split(","):
+                module = module.strip()
+                if "." in module:
+                    found.append(module.replace(".", "/"))
+    return found
+
+
+def _module_paths_of(dotted: str) -> list[str]:
+    """`pkg.mod.Class.method` → pkg/mod/Class/method, pkg/mod/Class, pkg/mod: every prefix of
+    at least two segments that starts with a lower-case (module-like) name."""
+    segments = dotted.split(".")
+    if not segments[0][:1].islower() or segments[0] in ("self", "cls"):
+        return []
+    return ["/".join(segments[:end]) for end in range(len(segments), 1, -1)]
 
 
 def looks_like_code(token: str) -> bool:

@@ -4,13 +4,15 @@ there. ``Ranker`` is the seam for better rankings; ``RankingV1`` is the first, h
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Protocol
 
 from locus.gateway.domain.path_roles import PathRole, classify_path
-from locus.gateway.domain.question_cues import QuestionCues
+from locus.gateway.domain.question_cues import QuestionCues, split_identifier
 
 RRF_K = 60  # the retrieval service's default reciprocal-rank-fusion constant
 
@@ -82,10 +84,21 @@ class Ranking:
 
 
 @dataclass(frozen=True)
+class GraphNeighbor:
+    """A symbol one hop from a seed (a symbol a first ranking put on top) in the code graph."""
+
+    symbol: SymbolRef
+    seed_node_id: str
+    relation: str  # "calls" | "contains" | "inherits" | "imports" | "references"
+    reverse: bool  # True: walked against the edge (called-by, contained-in, ...)
+
+
+@dataclass(frozen=True)
 class RankingInput:
     cues: QuestionCues
     chunks: Sequence[ChunkMatch]
     named_symbols: Sequence[SymbolRef] = ()  # found by looking up names from the question
+    graph_neighbors: Sequence[GraphNeighbor] = ()  # one hop from the first ranking's best
     include_tests: bool = False
     max_files: int = 10
     max_symbols: int = 20
@@ -124,11 +137,36 @@ class RankingWeights:
     stacktrace_line: float = 1.5  # a frame's file and line fall inside the symbol
     stacktrace_function: float = 1.0  # a frame's file and function name match the symbol
     stacktrace_file: float = 0.5  # a frame names the file
+    module_path: float = 0.5  # an imported or dotted module path of the question is the file
+    member_of_named: float = 0.4  # a method of a class the question names
+    name_words: float = 0.4  # times the share of the symbol name's words the question uses
+    # An identifier that names several symbols points at each of them less: the boost is
+    # divided by the square root of how many were found by that name.
+    identifier_ambiguity: bool = True
+    file_context: float = 0.5  # a symbol gets this share of its file's score
+    # Propagation from the first ranking's best symbols to their graph neighbours: a neighbour
+    # gets graph x the seed's score x the factor of the hop (below), the best over its seeds.
+    graph: float = 0.5
+    graph_contains: float = 0.6  # a member of a seed class
+    graph_calls: float = 0.5  # a function a seed calls
+    graph_called_by: float = 0.3  # a caller of a seed
+    graph_inherits: float = 0.3  # a base class or a subclass of a seed
+    graph_cap: float = 1.0
     boost_cap: float = 3.0
     module_factor: float = 0.85  # a module is a coarser answer than its functions
     role_factors: Mapping[PathRole, float] = field(default_factory=lambda: _DEFAULT_ROLE_FACTORS)
     max_evidence: int = 8
     symbols_per_file: int = 5
+
+    @classmethod
+    def with_overrides(cls, overrides: Mapping[str, float]) -> RankingWeights:
+        """The defaults with some numeric weights replaced (bool weights: 0 is off)."""
+        defaults = cls()
+        changed: dict[str, object] = {}
+        for name, value in overrides.items():
+            current = getattr(defaults, name)
+            changed[name] = bool(value) if isinstance(current, bool) else float(value)
+        return replace(defaults, **changed)  # type: ignore[arg-type]
 
 
 def aggregate_hits(scores: Iterable[float], bonus: float, cap: float) -> float:
@@ -157,6 +195,15 @@ def match_path(cue: str, relative_path: str) -> str:
     if is_directory and ("/" + directory + "/") in ("/" + path):
         return "directory"
     return ""
+
+
+def module_of_path(relative_path: str) -> str:
+    """`src/pkg/mod.py` → src/pkg/mod, `pkg/sub/__init__.py` → pkg/sub ("" without extension)."""
+    path = relative_path.strip("/")
+    stem, dot, _ = path.rpartition(".")
+    if not dot or not stem:
+        return ""
+    return stem.removesuffix("/__init__").removesuffix("/index")
 
 
 @dataclass
@@ -188,8 +235,10 @@ class RankingV1:
 
     def __init__(self, weights: RankingWeights | None = None) -> None:
         self.weights = weights or RankingWeights()
+        self._name_counts: Counter[str] = Counter()
 
     def rank(self, request: RankingInput) -> Ranking:
+        w = self.weights
         top = max((c.score for c in request.chunks), default=0.0)
         symbols: dict[str, _SymbolCandidate] = {}
         files: dict[str, _FileCandidate] = {}
@@ -209,16 +258,46 @@ class RankingV1:
             )
 
         lift_tests = request.include_tests or request.cues.about_tests
+        self._name_counts = Counter(ref.name for ref in request.named_symbols)
         file_paths = {f.file_id: f.relative_path for f in files.values()}
         file_cues = {
             file_id: self._file_cues(path, request.cues) for file_id, path in file_paths.items()
         }
 
+        graph_boosts: dict[str, tuple[float, Evidence]] = {}
+        if request.graph_neighbors and w.graph:
+            first = {
+                node_id: self._score_symbol(
+                    candidate,
+                    request.cues,
+                    file_cues.get(candidate.ref.file_id, (0.0, ()))[0],
+                    lift_tests,
+                ).score
+                for node_id, candidate in symbols.items()
+            }
+            names = {n: c.ref.scope_name or c.ref.name for n, c in symbols.items()}
+            graph_boosts = self._graph_boosts(request.graph_neighbors, first, names)
+            for neighbor in request.graph_neighbors:
+                ref = neighbor.symbol
+                if ref.node_id in graph_boosts and ref.node_id not in symbols:
+                    symbols[ref.node_id] = _SymbolCandidate(ref)
+                    files.setdefault(
+                        ref.file_id, _FileCandidate(ref.file_id, ref.relative_path, ref.language)
+                    )
+                    if ref.file_id not in file_cues:
+                        file_cues[ref.file_id] = self._file_cues(ref.relative_path, request.cues)
+
         ranked_symbols: list[RankedSymbol] = []
         best_symbol: dict[str, _Scored] = {}
         for candidate in symbols.values():
             path_boost = file_cues.get(candidate.ref.file_id, (0.0, ()))[0]
-            scored = self._score_symbol(candidate, request.cues, path_boost, lift_tests)
+            scored = self._score_symbol(
+                candidate,
+                request.cues,
+                path_boost,
+                lift_tests,
+                graph_boosts.get(candidate.ref.node_id),
+            )
             ranked_symbols.append(
                 RankedSymbol(
                     symbol=candidate.ref,
@@ -244,10 +323,78 @@ class RankingV1:
                 )
             )
         ranked_files.sort(key=lambda f: (-f.score, f.relative_path, f.file_id))
+        if w.file_context:
+            ranked_symbols = self._with_file_context(ranked_symbols, ranked_files)
         return Ranking(
             files=tuple(ranked_files[: request.max_files]),
             symbols=tuple(ranked_symbols[: request.max_symbols]),
         )
+
+    def _with_file_context(
+        self, symbols: list[RankedSymbol], files: list[RankedFile]
+    ) -> list[RankedSymbol]:
+        """Add a share of the file's score to each of its symbols: where the change goes is
+        decided by the file first, then by the symbol inside it."""
+        share = self.weights.file_context
+        file_scores = {f.file_id: f.score for f in files}
+        lifted = []
+        for ranked in symbols:
+            file_score = file_scores.get(ranked.symbol.file_id, 0.0)
+            added = share * file_score
+            evidence = ranked.evidence
+            if added:
+                evidence = self._with_evidence(
+                    evidence, Evidence("file", "a share of its file's score", round(added, 4))
+                )
+            lifted.append(
+                RankedSymbol(ranked.symbol, ranked.score + added, evidence, ranked.chunk_ids)
+            )
+        lifted.sort(key=_symbol_order)
+        return lifted
+
+    def _with_evidence(
+        self, evidence: tuple[Evidence, ...], extra: Evidence
+    ) -> tuple[Evidence, ...]:
+        """``extra`` before the penalties (which always show last), within max_evidence: the
+        weakest retrieval evidence makes room."""
+        penalties = [e for e in evidence if e.signal == "path_role"]
+        others = [e for e in evidence if e.signal != "path_role"]
+        room = max(self.weights.max_evidence - len(penalties) - 1, 0)
+        while len(others) > room:
+            retrieval = [e for e in others if e.chunk_id]
+            others.remove(min(retrieval, key=lambda e: e.weight) if retrieval else others[-1])
+        return (*others, extra, *penalties)
+
+    def _graph_boosts(
+        self,
+        neighbors: Sequence[GraphNeighbor],
+        seed_scores: Mapping[str, float],
+        seed_names: Mapping[str, str],
+    ) -> dict[str, tuple[float, Evidence]]:
+        """The best propagated boost of each neighbour over its seeds."""
+        w = self.weights
+        factors = {
+            ("contains", False): (w.graph_contains, "a member of"),
+            ("calls", False): (w.graph_calls, "called by"),
+            ("calls", True): (w.graph_called_by, "a caller of"),
+            ("inherits", False): (w.graph_inherits, "a base class of"),
+            ("inherits", True): (w.graph_inherits, "a subclass of"),
+        }
+        boosts: dict[str, tuple[float, Evidence]] = {}
+        for neighbor in neighbors:
+            factor, how = factors.get((neighbor.relation, neighbor.reverse), (0.0, ""))
+            seed_score = seed_scores.get(neighbor.seed_node_id, 0.0)
+            boost = min(w.graph * factor * seed_score, w.graph_cap)
+            if boost <= 0:
+                continue
+            current = boosts.get(neighbor.symbol.node_id)
+            if current is None or boost > current[0]:
+                seed = seed_names.get(neighbor.seed_node_id, "a top symbol")
+                boosts[neighbor.symbol.node_id] = (
+                    boost,
+                    Evidence("graph", f"{how} {seed}, which ranks high", round(boost, 4)),
+                )
+        return boosts
 
     def _score_symbol(
         self,
@@ -255,11 +402,15 @@ class RankingV1:
         cues: QuestionCues,
         file_path_boost: float,
         lift_tests: bool,
+        graph_boost: tuple[float, Evidence] | None = None,
     ) -> _Scored:
         w = self.weights
         ref = candidate.ref
         retrieval, retrieval_evidence = self._retrieval(candidate.hits)
         boost, cue_evidence = self._symbol_cues(ref, cues)
+        if graph_boost is not None:
+            boost += graph_boost[0]
+            cue_evidence += (graph_boost[1],)
         if file_path_boost:
             share = file_path_boost * w.path_share_for_symbols
             boost += share
@@ -330,7 +481,14 @@ class RankingV1:
                 break
         for identifier in cues.identifiers:
             if identifier == ref.name:
-                found.append(Evidence("identifier", f"`{identifier}` is its name", w.identifier))
+                weight = w.identifier
+                namesakes = self._name_counts.get(ref.name, 1)
+                if w.identifier_ambiguity and namesakes > 1:
+                    weight /= math.sqrt(namesakes)
+                detail = f"`{identifier}` is its name"
+                if namesakes > 1:
+                    detail += f" ({namesakes} symbols have it)"
+                found.append(Evidence("identifier", detail, round(weight, 4)))
                 break
         else:
             lowered = ref.name.lower()
@@ -344,6 +502,30 @@ class RankingV1:
                         )
                     )
                     break
+        owner = ref.scope_name.rsplit(".", 1)[0] if "." in ref.scope_name else ""
+        if w.member_of_named and owner and ref.kind == "method":
+            owner_name = owner.rsplit(".", 1)[-1]
+            if owner_name in cues.identifiers or any(
+                d == owner or d.endswith("." + owner_name) for d in cues.dotted_names
+            ):
+                found.append(
+                    Evidence(
+                        "member",
+                        f"a method of {owner_name}, which the question names",
+                        w.member_of_named,
+                    )
+                )
+        named_exactly = any(e.signal in ("identifier", "dotted_name") for e in found)
+        if w.name_words and not named_exactly and ref.kind in ("function", "method", "class"):
+            words = [p for p in split_identifier(ref.name)[1:] or [ref.name.lower()] if len(p) > 2]
+            shared = [p for p in words if _uses_word(cues.words, p)]
+            if shared:
+                weight = w.name_words * len(shared) / len(words)
+                found.append(
+                    Evidence(
+                        "name_words", f"the question uses {', '.join(shared)}", round(weight, 4)
+                    )
+                )
         for frame in cues.frames:
             if not match_path(frame.path, ref.relative_path):
                 continue
@@ -383,6 +565,17 @@ class RankingV1:
             if how and (best is None or weights[how] > best.weight):
                 best = Evidence("path", f"the question names {path} ({how} match)", weights[how])
         found = [best] if best is not None else []
+        module = module_of_path(relative_path)
+        for module_path in cues.module_paths:
+            if module and (module == module_path or module.endswith("/" + module_path)):
+                found.append(
+                    Evidence(
+                        "module",
+                        f"the question names module {module_path.replace('/', '.')}",
+                        w.module_path,
+                    )
+                )
+                break
         for frame in cues.frames:
             if match_path(frame.path, relative_path) in ("exact", "suffix", "basename"):
                 found.append(
@@ -457,6 +650,11 @@ def _retrieval_evidence(normalized: float, chunk: ChunkMatch) -> list[Evidence]:
             )
         )
     return evidence
+
+
+def _uses_word(words: frozenset[str], part: str) -> bool:
+    """The question uses ``part`` as a word or as the stem of one (cancel → cancelling)."""
+    return part in words or (len(part) >= 4 and any(w.startswith(part) for w in words))
 
 
 def _dotted_matches(dotted: str, ref: SymbolRef) -> bool:

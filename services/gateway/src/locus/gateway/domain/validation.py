@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from locus.gateway.domain.errors import InvalidRequest
 
-MAX_QUESTION_CHARS = 4000
+# A pasted bug report with its stack trace is a question too.
+MAX_QUESTION_CHARS = 16000
 MAX_COMMENT_CHARS = 4000
 MAX_PATH_PREFIX_CHARS = 1000
 MAX_ID_CHARS = 200

@@ -26,6 +26,7 @@ from locus.retrieval.export_model import (
     MODEL_ID,
     ONNX_FILE,
     TOKENIZER_FILE,
+    truncated_model_id,
 )
 
 log = logging.getLogger(__name__)
@@ -44,8 +45,10 @@ class OnnxEmbedder:
         threads: int = 0,
         model_id: str = MODEL_ID,
         dimension: int = DIMENSION,
+        max_tokens: int = 0,
     ) -> None:
         self._model_dir = model_dir
+        self._max_tokens = max_tokens  # 0: the length the model was exported with
         self._batch_size = batch_size
         self._threads = threads or (os.cpu_count() or 1)
         self._model_id = model_id
@@ -56,7 +59,7 @@ class OnnxEmbedder:
 
     @property
     def model_id(self) -> str:
-        return self._model_id
+        return truncated_model_id(self._model_id, self._max_tokens)
 
     @property
     def model_dir(self) -> Path:
@@ -93,6 +96,8 @@ class OnnxEmbedder:
                     f"({self._dimension}): export the model again"
                 )
             self._max_length = int(manifest.get("max_length", MAX_LENGTH))
+        if self._max_tokens:
+            self._max_length = min(self._max_tokens, self._max_length)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = self._threads
         options.inter_op_num_threads = 1

@@ -14,12 +14,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from locus.retrieval.domain.errors import EmbedderUnavailable
-from locus.retrieval.export_model import DIMENSION, MAX_LENGTH, MODEL_ID
+from locus.retrieval.export_model import DIMENSION, MAX_LENGTH, MODEL_ID, truncated_model_id
 
 
 class SentenceTransformerEmbedder:
-    def __init__(self, *, batch_size: int = 32, threads: int = 0, device: str = "cpu") -> None:
+    def __init__(
+        self, *, batch_size: int = 32, threads: int = 0, device: str = "cpu", max_tokens: int = 0
+    ) -> None:
         self._batch_size = batch_size
+        self._max_tokens = min(max_tokens, MAX_LENGTH) if max_tokens else MAX_LENGTH
         self._threads = threads
         self._device = device
         self._model: Any = None
@@ -27,7 +30,7 @@ class SentenceTransformerEmbedder:
 
     @property
     def model_id(self) -> str:
-        return MODEL_ID
+        return truncated_model_id(MODEL_ID, self._max_tokens)
 
     @property
     def dimension(self) -> int:
@@ -52,7 +55,7 @@ class SentenceTransformerEmbedder:
         if self._threads:
             torch.set_num_threads(self._threads)
         model = SentenceTransformer(str(get_model_path()), device=self._device)
-        model.max_seq_length = MAX_LENGTH
+        model.max_seq_length = self._max_tokens
         self._model = model
 
     async def close(self) -> None:

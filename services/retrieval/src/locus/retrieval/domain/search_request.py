@@ -19,7 +19,7 @@ class SearchLimits:
     default_candidates: int = 50
     max_candidates: int = 500
     default_rrf_k: int = 60
-    max_query_chars: int = 4000
+    max_query_chars: int = 16000
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,171 @@
+"""``locus locbench-rank``: the localization benchmark's ranker protocol over the real system.
+
+One JSON query on stdin (instance, repository path, problem statement); the repository is
+registered once as a project, scanned incrementally at the checked-out commit, and the problem
+statement goes through ``Gateway.Locate``; ranked files and functions go to stdout as JSON."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from locus.cli.client import LocusClient
+from locus.cli.exit_codes import CliError, ExitCode
+from locus.v1 import common_pb2, gateway_pb2, ingestion_pb2
+
+MAX_RANKED = 100  # the harness reads at most 100 files and 100 functions
+FUNCTION_KINDS = frozenset({common_pb2.SYMBOL_KIND_FUNCTION, common_pb2.SYMBOL_KIND_METHOD})
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class BenchQuery:
+    instance_id: str
+    repo: str
+    base_commit: str
+    repo_path: Path
+    problem_statement: str
+    max_files: int
+    max_functions: int
+
+
+def parse_query(raw: str) -> BenchQuery:
+    """The harness's JSON object; a clear CliError for anything else."""
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise CliError(f"stdin is not one JSON object: {error}", ExitCode.USAGE) from error
+    if not isinstance(data, dict):
+        raise CliError("stdin must hold one JSON object", ExitCode.USAGE)
+    missing = [key for key in ("repo_path", "problem_statement") if not data.get(key)]
+    if missing:
+        raise CliError(f"the query lacks {', '.join(missing)}", ExitCode.USAGE)
+    repo_path = Path(str(data["repo_path"])).expanduser().resolve()
+    if not repo_path.is_dir():
+        raise CliError(f"repo_path {repo_path} is not a directory", ExitCode.USAGE)
+    return BenchQuery(
+        instance_id=str(data.get("instance_id", "")),
+        repo=str(data.get("repo") or repo_path.name),
+        base_commit=str(data.get("base_commit", "")),
+        repo_path=repo_path,
+        problem_statement=str(data["problem_statement"]),
+        max_files=_bounded(data.get("max_files"), MAX_RANKED),
+        max_functions=_bounded(data.get("max_functions"), MAX_RANKED),
+    )
+
+
+def _bounded(value: Any, limit: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return limit
+    return max(1, min(number, limit))
+
+
+def project_name_for(query: BenchQuery, prefix: str, per_commit: bool = False) -> str:
+    """``psf/requests`` → ``locbench-psf-requests``: one project per repository, rescanned
+    incrementally at each commit; with ``per_commit``, one project per commit
+    (``locbench-psf-requests-0123456789ab``), so a later run finds it indexed already."""
+    name = f"{prefix}-{query.repo.replace('/', '-')}"
+    if per_commit:
+        name += f"-{query.base_commit[:12] or 'head'}"
+    return _UNSAFE_NAME.sub("-", name).strip("-._")[:100]
+
+
+def ranked_output(reply: gateway_pb2.LocateResponse, query: BenchQuery) -> dict[str, list[str]]:
+    """Files in Locate's order; functions as ``path::Class.method`` (classes and modules are
+    not functions, so they are left out; a nested def stands for its enclosing def)."""
+    files = list(dict.fromkeys(f.relative_path for f in reply.files))[: query.max_files]
+    functions: list[str] = []
+    for located in reply.symbols:
+        symbol = located.symbol
+        if symbol.kind not in FUNCTION_KINDS or not symbol.scope_name:
+            continue
+        scope = symbol.scope_name
+        if symbol.kind == common_pb2.SYMBOL_KIND_FUNCTION and "." in scope:
+            # A function inside another def (a method's parent is a class): the harness
+            # counts a nested def as the def that encloses it.
+            scope = scope.rsplit(".", 1)[0]
+        functions.append(f"{symbol.location.relative_path}::{scope}")
+    return {"files": files, "functions": list(dict.fromkeys(functions))[: query.max_functions]}
+
+
+async def ensure_project(client: LocusClient, name: str, repo_path: Path) -> None:
+    """Create the project and add ``repo_path`` as its source unless both exist already."""
+    projects = {p.name: p for p in await client.list_projects()}
+    if name not in projects:
+        await client.create_project(ingestion_pb2.CreateProjectRequest(name=name))
+    sources = await client.list_sources(name)
+    # Ingestion keeps the resolved path it was given; repo_path is resolved already.
+    if not any(source.path == str(repo_path) for source in sources):
+        await client.add_source(
+            ingestion_pb2.AddSourceRequest(project_id=name, path=str(repo_path))
+        )
+
+
+async def wait_for_scan(
+    client: LocusClient, job: ingestion_pb2.ScanJob, timeout_seconds: float
+) -> ingestion_pb2.ScanJob:
+    finished = {ingestion_pb2.SCAN_STATE_COMPLETED, ingestion_pb2.SCAN_STATE_FAILED}
+    deadline = time.monotonic() + timeout_seconds
+    delay = 0.1
+    while job.state not in finished:
+        if time.monotonic() > deadline:
+            raise CliError(
+                f"scan {job.job_id} did not finish within {timeout_seconds:.0f} s",
+                ExitCode.FAILED,
+            )
+        await asyncio.sleep(delay)
+        delay = min(delay * 1.5, 1.0)
+        job = await client.get_scan(job.job_id)
+    if job.state == ingestion_pb2.SCAN_STATE_FAILED:
+        raise CliError(f"scan {job.job_id} failed: {job.error}", ExitCode.FAILED)
+    return job
+
+
+@dataclass(frozen=True)
+class RankResult:
+    output: dict[str, list[str]]
+    timing: dict[str, Any]
+
+
+async def rank_instance(
+    client: LocusClient,
+    query: BenchQuery,
+    *,
+    project_prefix: str,
+    scan_timeout_seconds: float,
+    per_commit: bool = False,
+) -> RankResult:
+    name = project_name_for(query, project_prefix, per_commit)
+    started = time.monotonic()
+    await ensure_project(client, name, query.repo_path)
+    job = await client.start_scan(name)
+    job = await wait_for_scan(client, job, scan_timeout_seconds)
+    scanned = time.monotonic()
+    reply = await client.locate(
+        gateway_pb2.LocateRequest(
+            project_id=name,
+            question=query.problem_statement,
+            max_files=query.max_files,
+            max_symbols=min(2 * query.max_functions, 200),
+        )
+    )
+    located = time.monotonic()
+    stats = job.stats
+    timing = {
+        "instance_id": query.instance_id,
+        "repo": query.repo,
+        "project": name,
+        "scan_seconds": round(scanned - started, 3),
+        "locate_seconds": round(located - scanned, 3),
+        "files_seen": stats.files_seen,
+        "files_changed": stats.files_added + stats.files_modified + stats.files_deleted,
+        "request_id": reply.request_id,
+    }
+    return RankResult(ranked_output(reply, query), timing)
