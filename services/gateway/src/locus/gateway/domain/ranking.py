@@ -144,6 +144,9 @@ class RankingWeights:
     # divided by the square root of how many were found by that name.
     identifier_ambiguity: bool = True
     file_context: float = 0.5  # a symbol gets this share of its file's score
+    # When its best symbol outscores a file's own matches, the file still keeps this share of
+    # the bonus its further matches earn (multi_hit_bonus).
+    file_keeps_multi_hit: float = 1.0
     # Propagation from the first ranking's best symbols to their graph neighbours: a neighbour
     # gets graph x the seed's score x the factor of the hop (below), the best over its seeds.
     graph: float = 0.5
@@ -436,7 +439,9 @@ class RankingV1:
         raw = retrieval
         inherited: tuple[Evidence, ...] = ()
         if best_symbol is not None and best_symbol.raw > retrieval:
-            raw = best_symbol.raw
+            # The best symbol decides, and the file keeps what its other matches add.
+            others = retrieval - max((n for n, _ in file.hits), default=0.0)
+            raw = best_symbol.raw + w.file_keeps_multi_hit * others
             inherited = tuple(e for e in best_symbol.cue_evidence if e.signal != "path")
         raw += path_boost
         score, role_evidence = self._role(file.relative_path, raw, lift_tests, bool(path_boost))
