@@ -179,8 +179,8 @@ def test_locbench_rank_registers_a_repository_once_and_rescans_it_incrementally(
         "repo": "acme/uploads",
         "base_commit": "0" * 40,
         "repo_path": str(repository),
-        "problem_statement": "Uploads retry forever: where is the retry limit for uploads "
-        "enforced?",
+        "problem_statement": "Uploads retry forever: `enforce_retry_limit` lets `attempts` "
+        "exceed RETRY_LIMIT.",
         "max_files": 5,
         "max_functions": 5,
     }
