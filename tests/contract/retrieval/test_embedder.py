@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -129,3 +130,19 @@ async def test_openai_compatible_errors_are_clear(embeddings_server: str) -> Non
     with pytest.raises(EmbedderUnavailable, match="unreachable"):
         await nobody.embed(["hello"])
     await nobody.close()
+
+
+async def test_a_shorter_truncation_is_its_own_model_id_and_cuts_long_texts(
+    onnx_model_dir: Path, onnx_embedder: OnnxEmbedder
+) -> None:
+    short = OnnxEmbedder(onnx_model_dir, max_tokens=128)
+    short.load()
+    assert onnx_embedder.model_id == "sentence-transformers/all-MiniLM-L6-v2"
+    assert short.model_id == "sentence-transformers/all-MiniLM-L6-v2@128tokens"
+    brief = "def add(a, b):\n    return a + b"
+    long_text = brief + "\n" + "\n".join(f"total_{i} = compute_{i}(value_{i})" for i in range(80))
+    full = await onnx_embedder.embed([brief, long_text])
+    cut = await short.embed([brief, long_text])
+    assert float(full[0] @ cut[0]) == pytest.approx(1.0, abs=1e-5)  # short texts: same vector
+    assert float(full[1] @ cut[1]) < 0.999  # the tail past 128 word pieces is not embedded
+    await short.close()

@@ -51,13 +51,20 @@ def test_every_name_in_a_code_span_counts() -> None:
 
 def test_keywords_and_short_names_in_code_spans_are_ignored() -> None:
     cues = extract_cues("```python\nfor x in items:\n    return self.total\n```")
-    assert cues.identifiers == ("items", "total")
+    assert cues.identifiers == ("total",)  # a plain word in a block counts only when called
     assert cues.dotted_names == ("self.total",)
 
 
 def test_fenced_code_without_language_tag() -> None:
-    cues = extract_cues("```charge_card(customer, amount)```")
-    assert cues.identifiers[:2] == ("charge_card", "customer")
+    cues = extract_cues("```charge_card(customer, amount)\nrefund(customer)```")
+    assert cues.identifiers == ("charge_card", "refund")
+
+
+def test_plain_words_of_logs_in_a_code_block_are_not_names() -> None:
+    cues = extract_cues("```\nImportError while loading conftest\nNo module named 'python'\n```")
+    assert "module" not in cues.identifiers
+    assert "named" not in cues.identifiers
+    assert "ImportError" in cues.identifiers
 
 
 def test_dotted_names_and_paths_are_told_apart() -> None:
@@ -149,3 +156,15 @@ def test_words_hold_identifier_parts_lower_cased() -> None:
     assert {"httpclient", "http", "client", "retries", "upload_file", "upload", "file"} <= (
         cues.words
     )
+
+
+def test_a_bug_report_that_mentions_tests_in_passing_is_not_about_tests() -> None:
+    report = (
+        "Make the tool XDG compliant. I have this annoying `.tool.d` directory in my home "
+        "folder; it stores data that belongs in $HOME/.local/share. "
+        * 3
+        + "I ran the test suite and pytest passes, but the directory keeps coming back."
+    )
+    assert len(report) > 300
+    assert not extract_cues(report).about_tests
+    assert extract_cues(report + " Which tests should cover the new location?").about_tests

@@ -401,7 +401,7 @@ def test_a_plain_word_or_a_module_name_is_a_weaker_identifier() -> None:
     put_item = symbol("src.shop.api.put_item", "src/shop/api.py", (6, 9))
     module = symbol("src.shop.api", "src/shop/api.py", (1, 9), kind="module")
     ranking = rank(
-        "```\nfrom shop import api\napi.put(x)\nput_item(x)\n```",
+        "`api.put(x)` breaks `put_item(x)` in the `api` module",
         [],
         named_symbols=[put, put_item, module],
     )

@@ -53,6 +53,13 @@ _TEST_WORDS = frozenset(
     }
 )  # fmt: skip
 
+ABOUT_TESTS_MAX_CHARS = 300
+_ASKS_FOR_TESTS = re.compile(
+    r"\b(?:which|what|where|find|list|show|add|write|missing)\b[^.?!\n]{0,40}\btests?\b"
+    r"|\btest coverage\b",
+    re.I,
+)
+
 _NOT_DOTTED = frozenset({"e.g", "i.e", "etc", "vs", "a.k.a", "cf", "approx"})
 
 _FENCED = re.compile(r"```(?P<body>.*?)(?:```|\Z)", re.S)
@@ -116,27 +123,43 @@ def extract_cues(question: str) -> QuestionCues:
     """Find what in ``question`` names code. Deterministic: cues keep their first-seen order."""
     frames = _frames(question)
     code_spans: list[str] = []
+    fenced_blocks: list[str] = []
 
-    def keep_code(match: re.Match[str]) -> str:
-        code_spans.append(_strip_language_tag(match.group("body")))
+    def keep_block(match: re.Match[str]) -> str:
+        fenced_blocks.append(_strip_language_tag(match.group("body")))
         return " "
 
-    prose = _INLINE.sub(keep_code, _FENCED.sub(keep_code, question))
+    def keep_code(match: re.Match[str]) -> str:
+        code_spans.append(match.group("body"))
+        return " "
+
+    prose = _INLINE.sub(keep_code, _FENCED.sub(keep_block, question))
     identifiers: list[str] = []
     dotted: list[str] = []
     paths: list[str] = []
-    for text, in_code in [(prose, False), *((span, True) for span in code_spans)]:
-        _scan_tokens(_URL.sub(" ", text), in_code, identifiers, dotted, paths)
+    for text, kind in [
+        (prose, "prose"),
+        *((span, "inline") for span in code_spans),
+        *((block, "fenced") for block in fenced_blocks),
+    ]:
+        _scan_tokens(_URL.sub(" ", text), kind, identifiers, dotted, paths)
+    code_spans += fenced_blocks
     paths += [f.path for f in frames]
     unique_paths = tuple(_unique(paths)[:MAX_CUES_PER_KIND])
-    modules = _imported_modules(" ".join(code_spans) + "\n" + prose) + [
+    modules = _imported_modules("\n".join(code_spans) + "\n" + prose) + [
         m for name in dotted for m in _module_paths_of(name)
     ]
     words = {w.lower() for w in re.findall(r"[A-Za-z_]+", question)}
-    about_tests = (
+    mentions_tests = (
         bool(words & _TEST_WORDS)
         or any(w.startswith("test_") or w.endswith(("_test", "_tests")) for w in words)
         or any(classify_path(p) == PathRole.TEST for p in unique_paths)
+    )
+    # A short question that mentions tests asks about them ("which tests cover refunds?"); a
+    # pasted bug report mentions tests in passing (how it was found, which test fails) and
+    # still asks where to change the code, unless it says so outright.
+    about_tests = mentions_tests and (
+        len(question) <= ABOUT_TESTS_MAX_CHARS or bool(_ASKS_FOR_TESTS.search(question))
     )
     return QuestionCues(
         identifiers=tuple(_unique(identifiers)[:MAX_CUES_PER_KIND]),
@@ -152,7 +175,7 @@ def extract_cues(question: str) -> QuestionCues:
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENTIFIER_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _IMPORT = re.compile(
-    r"^\s*(?:from\s+(?P<from>[A-Za-z_][\w.]*)\s+import\s+(?P<names>[\w\s,()*]+)"
+    r"^\s*(?:from\s+(?P<from>[A-Za-z_][\w.]*)\s+import[ \t]+(?P<names>[\w \t,()*]+)"
     r"|import\s+(?P<modules>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*))",
     re.M,
 )
@@ -232,8 +255,10 @@ def _frames(text: str) -> list[StackFrame]:
 
 
 def _scan_tokens(
-    text: str, in_code: bool, identifiers: list[str], dotted: list[str], paths: list[str]
+    text: str, kind: str, identifiers: list[str], dotted: list[str], paths: list[str]
 ) -> None:
+    """``kind``: "prose", "inline" (a `code span`) or "fenced" (a code block)."""
+    in_code = kind != "prose"
     for match in _TOKEN.finditer(text):
         token = match.group().replace("\\", "/").rstrip(".-+").lstrip("-+")
         is_call = text[match.end() : match.end() + 1] == "("
@@ -256,8 +281,13 @@ def _scan_tokens(
             continue
         if not _IDENTIFIER.match(token) or token in KEYWORDS:
             continue
-        # Prose words count only when they look like code; in code spans every name counts.
-        if looks_like_code(token) or ((is_call or in_code) and len(token) >= 3):
+        # Prose words count only when they look like code; in code spans every name counts;
+        # in code blocks a plain lower-case word only when it is called, since blocks also
+        # hold shell output and logs ("No module named ...").
+        plain_in_block = kind == "fenced" and token.isalpha() and token.islower()
+        if looks_like_code(token) or (
+            len(token) >= 3 and (is_call or (in_code and not plain_in_block))
+        ):
             identifiers.append(token)
 
 
