@@ -110,6 +110,8 @@ def test_aggregate_hits_is_max_plus_a_capped_bonus() -> None:
         ("shop/", "src/shop/orders.py", "directory"),
         ("rders.py", "src/shop/orders.py", ""),
         ("/usr/lib/python3.11/asyncio/base_events.py", "src/base_events.py", ""),
+        ("/venv/lib/python3.6/site-packages/shop/orders.py", "src/shop/orders.py", "suffix"),
+        ("/venv/lib/site-packages/shop/api/orders.py", "src/shop/orders.py", ""),
         ("payments.py", "src/shop/orders.py", ""),
         ("", "src/shop/orders.py", ""),
     ],

@@ -194,6 +194,10 @@ def match_path(cue: str, relative_path: str) -> str:
         return "exact"
     if path.endswith("/" + cue):
         return "suffix" if "/" in cue else "basename"
+    if _shared_tail(cue, path) >= 2:
+        # An installed copy's path in a traceback (.../site-packages/pkg/mod.py) names the
+        # repository's src/pkg/mod.py: a package directory and the file name in common.
+        return "suffix"
     directory = cue.rstrip("/")
     is_directory = bool(directory) and "." not in directory.rsplit("/", 1)[-1]
     if is_directory and ("/" + directory + "/") in ("/" + path):
@@ -213,6 +217,15 @@ def module_of_path(relative_path: str) -> str:
     if not dot or not stem:
         return ""
     return stem.removesuffix("/__init__").removesuffix("/index")
+
+
+def _shared_tail(first: str, second: str) -> int:
+    """How many trailing path segments two paths have in common."""
+    a, b = first.split("/"), second.split("/")
+    shared = 0
+    while shared < min(len(a), len(b)) and a[-1 - shared] == b[-1 - shared]:
+        shared += 1
+    return shared
 
 
 @dataclass
