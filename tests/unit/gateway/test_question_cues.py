@@ -168,3 +168,14 @@ def test_a_bug_report_that_mentions_tests_in_passing_is_not_about_tests() -> Non
     assert len(report) > 300
     assert not extract_cues(report).about_tests
     assert extract_cues(report + " Which tests should cover the new location?").about_tests
+
+
+def test_links_to_code_hosts_name_a_file_and_a_line() -> None:
+    cues = extract_cues(
+        "The count is computed here: https://github.com/acme/shop/blob/1be777fe/src/shop/"
+        "orders.py#L35 (see also https://gitlab.example/acme/shop/-/blob/main/src/shop/api.py "
+        "and https://github.com/acme/shop/issues/12)"
+    )
+    assert StackFrame("src/shop/orders.py", 35) in cues.frames
+    assert "src/shop/api.py" in cues.paths
+    assert not any("issues" in p for p in cues.paths)

@@ -449,3 +449,13 @@ def test_graph_neighbours_of_the_best_symbols_are_ranked_with_their_reason() -> 
         RankingInput(cues=extract_cues(question), chunks=chunks, graph_neighbors=neighbors)
     )
     assert "_reserve_stock" not in [s.symbol.name for s in off.symbols]
+
+
+def test_naming_a_class_lifts_each_method_less_the_more_are_candidates() -> None:
+    members = [
+        symbol(f"src.shop.orders.OrderService.m{i}", lines=(10 * i, 10 * i + 5), kind="method")
+        for i in range(1, 5)
+    ]
+    ranking = rank("OrderService misbehaves", [hit(i, 0.03, m) for i, m in enumerate(members, 1)])
+    member = next(e for e in ranking.symbols[0].evidence if e.signal == "member")
+    assert member.weight == pytest.approx(RankingWeights().member_of_named / 2)

@@ -255,14 +255,19 @@ class Locator:
         ]
         if not seeds:
             return []
+        # One call per seed, each with its share of the neighbour budget: in one call, a big
+        # class's callers would crowd out the members of a small one.
+        share = max(self._settings.graph_neighbor_limit // len(seeds), 10)
         try:
             with entry.timed("graph"):
-                response = await self._impact.compute(
-                    impact_pb2.ComputeImpactRequest(
-                        project_id=project_id,
-                        seed_node_ids=seeds,
-                        depth=1,
-                        limit=self._settings.graph_neighbor_limit,
+                responses = await asyncio.gather(
+                    *(
+                        self._impact.compute(
+                            impact_pb2.ComputeImpactRequest(
+                                project_id=project_id, seed_node_ids=[seed], depth=1, limit=share
+                            )
+                        )
+                        for seed in seeds
                     )
                 )
         except ServiceError as error:
@@ -273,10 +278,11 @@ class Locator:
         return [
             GraphNeighbor(
                 symbol=symbol_ref(impacted.symbol),
-                seed_node_id=impacted.reason[0].from_node_id,
+                seed_node_id=seed,
                 relation=RELATION_NAMES.get(impacted.reason[0].relation, ""),
                 reverse=impacted.reason[0].reverse,
             )
+            for seed, response in zip(seeds, responses, strict=True)
             for impacted in response.symbols
             if impacted.reason and impacted.symbol.node_id
         ]

@@ -65,6 +65,11 @@ _NOT_DOTTED = frozenset({"e.g", "i.e", "etc", "vs", "a.k.a", "cf", "approx"})
 _FENCED = re.compile(r"```(?P<body>.*?)(?:```|\Z)", re.S)
 _INLINE = re.compile(r"`(?P<body>[^`\n]+)`")
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
+# A link to a file in a code host: .../blob/<ref>/<path>#L35 (GitHub, Gitea) or
+# .../-/blob/<ref>/<path>#L35 (GitLab); the ref is one segment (a branch, tag or commit).
+_CODE_LINK = re.compile(
+    r"https?://\S+?/(?:-/)?blob/[^/\s]+/(?P<path>[^\s#?)\]>\"']+)(?:#L(?P<line>\d+))?", re.I
+)
 # Python: File "src/app/x.py", line 12, in handle
 _PY_FRAME = re.compile(
     r'File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<function><?[\w.]+>?))?'
@@ -145,6 +150,11 @@ def extract_cues(question: str) -> QuestionCues:
         _scan_tokens(_URL.sub(" ", text), kind, identifiers, dotted, paths)
     code_spans += fenced_blocks
     paths += [f.path for f in frames]
+    paths += [
+        _clean_path(m.group("path"))
+        for m in _CODE_LINK.finditer(question)
+        if "." in m.group("path").rsplit("/", 1)[-1]
+    ]
     unique_paths = tuple(_unique(paths)[:MAX_CUES_PER_KIND])
     modules = _imported_modules("\n".join(code_spans) + "\n" + prose) + [
         m for name in dotted for m in _module_paths_of(name)
@@ -247,6 +257,10 @@ def _frames(text: str) -> list[StackFrame]:
             StackFrame(_clean_path(match.group("path")), int(match.group("line")), function)
         )
     known = {(f.path, f.line) for f in frames}
+    for match in _CODE_LINK.finditer(text):
+        path = _clean_path(match.group("path"))
+        if match.group("line") and "." in path.rsplit("/", 1)[-1]:
+            frames.append(StackFrame(path, int(match.group("line"))))
     for match in _FILE_LINE.finditer(text):
         path, line = _clean_path(match.group("path")), int(match.group("line"))
         if match.group("ext").lower() in CODE_EXTENSIONS and (path, line) not in known:

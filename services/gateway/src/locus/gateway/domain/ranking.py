@@ -259,6 +259,7 @@ class RankingV1:
         self.weights = weights or RankingWeights()
         self._name_counts: Counter[str] = Counter()
         self._word_counts: Counter[str] = Counter()
+        self._member_counts: Counter[str] = Counter()
 
     def rank(self, request: RankingInput) -> Ranking:
         w = self.weights
@@ -282,6 +283,16 @@ class RankingV1:
 
         lift_tests = request.include_tests or request.cues.about_tests
         self._name_counts = Counter(ref.name for ref in request.named_symbols)
+        candidates = {
+            *(c.symbol for c in request.chunks if c.symbol is not None),
+            *request.named_symbols,
+            *(n.symbol for n in request.graph_neighbors),
+        }
+        self._member_counts = Counter(
+            ref.scope_name.rsplit(".", 1)[0]
+            for ref in candidates
+            if ref.kind == "method" and "." in ref.scope_name
+        )
         self._word_counts = Counter(
             word
             for ref in {
@@ -546,11 +557,14 @@ class RankingV1:
             if owner_name in cues.identifiers or any(
                 d == owner or d.endswith("." + owner_name) for d in cues.dotted_names
             ):
+                # Naming a class points at each of its methods less the more of them are
+                # candidates (a class used in a snippet brings many).
+                siblings = max(self._member_counts.get(owner, 1), 1)
                 found.append(
                     Evidence(
                         "member",
                         f"a method of {owner_name}, which the question names",
-                        w.member_of_named,
+                        round(w.member_of_named / math.sqrt(siblings), 4),
                     )
                 )
         named_exactly = any(e.signal in ("identifier", "dotted_name") for e in found)
