@@ -48,7 +48,9 @@ def test_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOCUS_GATEWAY_DATABASE_URL", "postgresql://locus@db:5432/locus")
     monkeypatch.setenv("LOCUS_GATEWAY_SEARCH_TOP_K", "80")
     monkeypatch.setenv("LOCUS_RETRIEVAL_ADDR", "retrieval:50053")
+    monkeypatch.setenv("LOCUS_GATEWAY_RANKING_WEIGHTS", '{"graph": 0.25}')
     settings = load_settings(GatewaySettings)
+    assert settings.ranking_weights == {"graph": 0.25}
     assert settings.grpc_port == 6000
     assert settings.search_top_k == 80
     assert settings.peers.retrieval_addr == "retrieval:50053"
@@ -62,6 +64,8 @@ def test_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         ("LOCUS_GATEWAY_SEARCH_TOP_K", "0"),
         ("LOCUS_GATEWAY_RETRIEVAL_TIMEOUT_SECONDS", "-1"),
         ("LOCUS_GATEWAY_DEFAULT_MAX_FILES", "500"),
+        ("LOCUS_GATEWAY_RANKING_WEIGHTS", '{"no_such_weight": 1}'),
+        ("LOCUS_GATEWAY_RANKING_WEIGHTS", '{"max_evidence": 3}'),  # not a float or bool weight
     ],
 )
 def test_invalid_settings_fail_fast(
