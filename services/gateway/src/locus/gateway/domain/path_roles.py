@@ -38,6 +38,12 @@ _TEST_DIRS = frozenset(
 _EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
 _DOCS_DIRS = frozenset({"doc", "docs", "documentation", "man"})
 _DOCS_EXTENSIONS = (".md", ".rst", ".adoc", ".markdown")
+# Project prose without a docs extension: CHANGES, CHANGELOG.txt, NEWS, AUTHORS, LICENSE, ...
+_DOCS_FILE = re.compile(
+    r"^(?:changes|changelog|history|news|authors|contributors|contributing|license|licence"
+    r"|copying|notice|readme|releasenotes|release-notes)(?:\.(?:txt|rst|md))?$",
+    re.I,
+)
 # test_x.py, x_test.py, x_test.go, x.test.ts, x.spec.js, XTest.java, XTests.kt, conftest.py
 _TEST_FILE = re.compile(
     r"^(?:test_.+\.py|.+_tests?\.(?:py|go|rs|rb|exs)|.+\.(?:test|spec)\.[cm]?[jt]sx?"
@@ -64,6 +70,10 @@ def classify_path(relative_path: str) -> PathRole:
         return PathRole.TEST
     if any(d in _EXAMPLE_DIRS for d in lowered):
         return PathRole.EXAMPLE
-    if any(d in _DOCS_DIRS for d in lowered) or filename.lower().endswith(_DOCS_EXTENSIONS):
+    if (
+        any(d in _DOCS_DIRS for d in lowered)
+        or filename.lower().endswith(_DOCS_EXTENSIONS)
+        or _DOCS_FILE.match(filename)
+    ):
         return PathRole.DOCS
     return PathRole.SOURCE
