@@ -160,7 +160,12 @@ def test_up_reports_where_everything_runs(stack: Stack) -> None:
         assert Path(service["log_file"]).parent == stack.data_dir / "logs"
     pointer = json.loads((stack.home / "current-stack.json").read_text())
     assert pointer["state_file"] == str(stack.state_file)
+    # The state file is written just before the table is printed: wait for the output.
+    deadline = time.monotonic() + 15
     text = stack.output.read_text()
+    while "ready" not in text and time.monotonic() < deadline:
+        time.sleep(0.1)
+        text = stack.output.read_text()
     assert "ingestion" in text
     assert "ready" in text
 
