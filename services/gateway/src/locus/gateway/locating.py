@@ -20,7 +20,12 @@ from typing import Any
 import grpc
 from opentelemetry import trace
 
-from locus.gateway.adapters.proto_mapping import chunk_match, locate_response, symbol_ref
+from locus.gateway.adapters.proto_mapping import (
+    chunk_match,
+    graph_neighbors,
+    locate_response,
+    symbol_ref,
+)
 from locus.gateway.domain.errors import ProjectNotScanned
 from locus.gateway.domain.ports import Reranker
 from locus.gateway.domain.question_cues import QuestionCues, extract_cues
@@ -39,13 +44,6 @@ from locus.v1 import ast_pb2, common_pb2, impact_pb2, retrieval_pb2
 log = logging.getLogger(__name__)
 
 NAME_LOOKUP_PAGE = 5
-RELATION_NAMES = {
-    common_pb2.RELATION_KIND_CONTAINS: "contains",
-    common_pb2.RELATION_KIND_CALLS: "calls",
-    common_pb2.RELATION_KIND_IMPORTS: "imports",
-    common_pb2.RELATION_KIND_INHERITS: "inherits",
-    common_pb2.RELATION_KIND_REFERENCES: "references",
-}
 
 
 def not_scanned_message(project_name: str) -> str:
@@ -276,15 +274,9 @@ class Locator:
             entry.notes.append(note)
             return []
         return [
-            GraphNeighbor(
-                symbol=symbol_ref(impacted.symbol),
-                seed_node_id=seed,
-                relation=RELATION_NAMES.get(impacted.reason[0].relation, ""),
-                reverse=impacted.reason[0].reverse,
-            )
+            neighbor
             for seed, response in zip(seeds, responses, strict=True)
-            for impacted in response.symbols
-            if impacted.reason and impacted.symbol.node_id
+            for neighbor in graph_neighbors(seed, response)
         ]
 
     async def _impact_of(

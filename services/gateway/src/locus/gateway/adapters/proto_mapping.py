@@ -7,7 +7,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from locus.gateway.domain.context_selection import ContextChoice
-from locus.gateway.domain.ranking import ChunkMatch, Evidence, RankedSymbol, Ranking, SymbolRef
+from locus.gateway.domain.ranking import (
+    ChunkMatch,
+    Evidence,
+    GraphNeighbor,
+    RankedSymbol,
+    Ranking,
+    SymbolRef,
+)
 from locus.gateway.domain.requests import Artifact, ArtifactKind, StoredRequest
 from locus.v1 import answer_pb2, common_pb2, gateway_pb2, impact_pb2
 
@@ -18,6 +25,13 @@ _KIND_NAMES = {
     common_pb2.SYMBOL_KIND_METHOD: "method",
 }
 _KIND_VALUES = {name: value for value, name in _KIND_NAMES.items()}
+_RELATION_NAMES = {
+    common_pb2.RELATION_KIND_CONTAINS: "contains",
+    common_pb2.RELATION_KIND_CALLS: "calls",
+    common_pb2.RELATION_KIND_IMPORTS: "imports",
+    common_pb2.RELATION_KIND_INHERITS: "inherits",
+    common_pb2.RELATION_KIND_REFERENCES: "references",
+}
 
 
 def symbol_ref(symbol: Any) -> SymbolRef:
@@ -34,6 +48,20 @@ def symbol_ref(symbol: Any) -> SymbolRef:
         start_line=location.start_line,
         end_line=location.end_line,
     )
+
+
+def graph_neighbors(seed_node_id: str, response: Any) -> list[GraphNeighbor]:
+    """The symbols of an impact ComputeImpactResponse for one seed, as one-hop neighbours."""
+    return [
+        GraphNeighbor(
+            symbol=symbol_ref(impacted.symbol),
+            seed_node_id=seed_node_id,
+            relation=_RELATION_NAMES.get(impacted.reason[0].relation, ""),
+            reverse=impacted.reason[0].reverse,
+        )
+        for impacted in response.symbols
+        if impacted.reason and impacted.symbol.node_id
+    ]
 
 
 def chunk_match(rank: int, hit: Any, enriched: Any | None) -> ChunkMatch:

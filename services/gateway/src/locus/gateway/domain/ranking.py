@@ -294,13 +294,7 @@ class RankingV1:
             if ref.kind == "method" and "." in ref.scope_name
         )
         self._word_counts = Counter(
-            word
-            for ref in {
-                *(c.symbol for c in request.chunks if c.symbol is not None),
-                *request.named_symbols,
-                *(n.symbol for n in request.graph_neighbors),
-            }
-            for word in set(name_words_of(ref.name))
+            word for ref in candidates for word in set(name_words_of(ref.name))
         )
         file_paths = {f.file_id: f.relative_path for f in files.values()}
         file_cues = {
