@@ -398,25 +398,49 @@ def test_symbols_of_the_best_file_outrank_a_lone_hit_elsewhere() -> None:
     assert cancel.evidence[-1].signal == "file"
 
 
-def test_a_plain_word_or_a_module_name_is_a_weaker_identifier() -> None:
+def test_a_plain_word_is_a_weaker_identifier() -> None:
     put = symbol("src.shop.api.put", "src/shop/api.py", (1, 4))
     put_item = symbol("src.shop.api.put_item", "src/shop/api.py", (6, 9))
-    module = symbol("src.shop.api", "src/shop/api.py", (1, 9), kind="module")
-    ranking = rank(
-        "`api.put(x)` breaks `put_item(x)` in the `api` module",
-        [],
-        named_symbols=[put, put_item, module],
-    )
+    ranking = rank("`api.put(x)` breaks `put_item(x)`", [], named_symbols=[put, put_item])
     weights = {
         s.symbol.name: next(e.weight for e in s.evidence if e.signal == "identifier")
         for s in ranking.symbols
     }
     w = RankingWeights()
-    assert weights == {
-        "put_item": w.identifier,
-        "put": w.identifier_plain_word,
-        "api": w.identifier_plain_word,
-    }
+    assert weights == {"put_item": w.identifier, "put": w.identifier_plain_word}
+
+
+def test_a_module_the_question_imports_counts_once_through_its_file() -> None:
+    # `import shop.payments` names the module three ways (dotted name, identifier, module
+    # path); it is what the snippet uses, and must not outrank the method the report is about.
+    payments = symbol("src.shop.payments", "src/shop/payments.py", (1, 40), kind="module")
+    question = (
+        "`OrderService.place_order` charges twice:\n"
+        "```python\nimport shop.payments\nshop.payments.charge_card(order)\n```"
+    )
+    ranking = rank(question, [hit(1, 0.03, PLACE)], named_symbols=[payments])
+    assert ranking.symbols[0].symbol == PLACE
+    module = next(s for s in ranking.symbols if s.symbol == payments)
+    assert not [e for e in module.evidence if e.signal in ("identifier", "dotted_name")]
+    payments_file = next(f for f in ranking.files if f.relative_path == "src/shop/payments.py")
+    assert [e.signal for e in payments_file.evidence if e.signal == "module"] == ["module"]
+
+
+def test_a_compound_identifier_inside_a_longer_name_lifts_it() -> None:
+    values = symbol(
+        "src.wcs.sliced.SlicedWCS.world_to_pixel_values", "src/wcs/sliced.py", (5, 30), "method"
+    )
+    axes = symbol("src.wcs.sliced.SlicedWCS.world_axis_names", "src/wcs/sliced.py", (32, 40))
+    to_float = symbol("src.wcs.time._timedelta64_to_float", "src/wcs/time.py", (1, 9))
+    chunks = [hit(1, 0.030, axes), hit(2, 0.030, to_float), hit(3, 0.029, values)]
+    ranking = rank("`world_to_pixel` is wrong on a sliced WCS with timedelta64 axes", chunks)
+    assert ranking.symbols[0].symbol == values
+    part = next(e for e in ranking.symbols[0].evidence if e.signal == "identifier")
+    assert part.detail == "`world_to_pixel` is part of its name"
+    assert part.weight == pytest.approx(RankingWeights().identifier_part * 3 / 4)
+    # one word and a number is not a compound name; nor is a single word
+    others = [s for s in ranking.symbols if s.symbol != values]
+    assert not [e for s in others for e in s.evidence if e.signal == "identifier"]
 
 
 def test_weights_can_be_overridden_by_name() -> None:

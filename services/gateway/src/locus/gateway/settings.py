@@ -40,9 +40,11 @@ class GatewaySettings(ServiceSettings):
     # Identifiers from the question looked up by exact name in the ast service (0 = none).
     identifier_lookups: int = Field(default=8, ge=0, le=50)
     # Graph propagation: the first ranking's best symbols whose neighbours (one hop: members,
-    # callees, callers, bases) are ranked too (0 = off), and how many neighbours at most.
+    # callees, callers, bases) are ranked too (0 = off), and how many neighbours at most, shared
+    # out per seed. Impact lists a seed's callers before its members, so a small share would
+    # leave out the methods of a class that many tests call.
     graph_seed_symbols: int = Field(default=8, ge=0, le=50)
-    graph_neighbor_limit: int = Field(default=200, ge=1, le=1000)
+    graph_neighbor_limit: int = Field(default=1000, ge=1, le=5000)
     enrich_max_relations: int = Field(default=20, ge=0)
     # Overrides of RankingWeights by field name, as JSON
     # (LOCUS_GATEWAY_RANKING_WEIGHTS='{"file_context": 0.3}'); unknown names are refused.

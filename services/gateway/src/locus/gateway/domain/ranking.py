@@ -130,6 +130,9 @@ class RankingWeights:
     identifier: float = 1.2  # an identifier of the question is the symbol's name
     identifier_casefold: float = 0.5  # ... ignoring case
     identifier_plain_word: float = 0.6  # ... a lower-case word (`put`) or a module name
+    # ... a compound identifier is a run of the name's words (`world_to_pixel` in
+    # `world_to_pixel_values`, `_world_to_pixel`), times the share of the name's words it covers
+    identifier_part: float = 0.8
     dotted_name: float = 1.5  # a dotted name is the symbol's qualified/scope name or its tail
     path: float = 0.6  # a path of the question is the file (or a tail of it)
     path_basename: float = 0.35  # a bare file name of the question is the file's name
@@ -512,6 +515,11 @@ class RankingV1:
     ) -> tuple[float, tuple[Evidence, ...]]:
         w = self.weights
         found: list[Evidence] = []
+        if ref.kind == "module":
+            # A module the question names (an import, a dotted path) is scored through its
+            # file's module cue, which its symbols share; as a symbol it would count the same
+            # mention twice more (dotted name and identifier) and outrank what changes.
+            return 0.0, ()
         for dotted in cues.dotted_names:
             if _dotted_matches(dotted, ref):
                 found.append(
@@ -521,9 +529,8 @@ class RankingV1:
         for identifier in cues.identifiers:
             if identifier == ref.name:
                 weight = w.identifier
-                if ref.kind == "module" or (identifier.isalpha() and identifier.islower()):
-                    # `put`, `data`, `requests` in a snippet: words as often as names; and
-                    # a module named by the snippet is what it imports, rarely what changes.
+                if identifier.isalpha() and identifier.islower():
+                    # `put`, `data`, `requests` in a snippet: words as often as names.
                     weight = w.identifier_plain_word
                 namesakes = self._name_counts.get(ref.name, 1)
                 if w.identifier_ambiguity and namesakes > 1:
@@ -545,6 +552,17 @@ class RankingV1:
                         )
                     )
                     break
+            else:
+                part = _identifier_part_of(cues.identifiers, ref.name)
+                if part is not None and w.identifier_part:
+                    identifier, share = part
+                    found.append(
+                        Evidence(
+                            "identifier",
+                            f"`{identifier}` is part of its name",
+                            round(w.identifier_part * share, 4),
+                        )
+                    )
         owner = ref.scope_name.rsplit(".", 1)[0] if "." in ref.scope_name else ""
         if w.member_of_named and owner and ref.kind == "method":
             owner_name = owner.rsplit(".", 1)[-1]
@@ -699,6 +717,24 @@ def _retrieval_evidence(normalized: float, chunk: ChunkMatch) -> list[Evidence]:
             )
         )
     return evidence
+
+
+def _identifier_part_of(identifiers: Sequence[str], name: str) -> tuple[str, float] | None:
+    """The compound identifier (two words or more) whose words run inside ``name``'s words,
+    with the share of the name's words it covers (the largest share wins)."""
+    name_parts = split_identifier(name)[1:]
+    best: tuple[str, float] | None = None
+    for identifier in identifiers:
+        parts = split_identifier(identifier)[1:]
+        words = sum(1 for p in parts if p.isalpha())
+        if words < 2 or len(parts) >= len(name_parts):
+            continue  # `timedelta64` is one word and a number
+        size = len(parts)
+        if any(name_parts[i : i + size] == parts for i in range(len(name_parts) - size + 1)):
+            share = size / len(name_parts)
+            if best is None or share > best[1]:
+                best = (identifier, share)
+    return best
 
 
 def _uses_word(words: frozenset[str], part: str) -> bool:
