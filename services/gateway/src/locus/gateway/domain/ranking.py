@@ -155,7 +155,7 @@ class RankingWeights:
     # gets graph x the seed's score x the factor of the hop (below), the best over its seeds.
     graph: float = 0.5
     graph_contains: float = 0.6  # a member of a seed class
-    graph_calls: float = 0.5  # a function a seed calls
+    graph_calls: float = 0.6  # a function a seed calls
     graph_called_by: float = 0.3  # a caller of a seed
     graph_inherits: float = 0.3  # a base class or a subclass of a seed
     graph_cap: float = 1.0
