@@ -277,11 +277,18 @@ GatewayFactory = Callable[..., Awaitable[Gateway]]
 @pytest.fixture
 async def start_gateway(stack: Stack, tmp_path: Path) -> AsyncIterator[GatewayFactory]:
     """Start gateways in-process (each on a fresh SQLite request log, wired to the stack;
-    ``peer=address`` keyword arguments rewire a peer); all are stopped after the test."""
+    ``peer=address`` keyword arguments rewire a peer, ``settings_update`` changes settings); all
+    are stopped after the test."""
     started: list[Gateway] = []
 
-    async def start(exporters: Sequence[SpanExporter] = (), **peer_overrides: str) -> Gateway:
+    async def start(
+        exporters: Sequence[SpanExporter] = (),
+        settings_update: dict[str, Any] | None = None,
+        **peer_overrides: str,
+    ) -> Gateway:
         settings = stack.gateway_settings(tmp_path / f"gateway-{len(started)}", **peer_overrides)
+        if settings_update:
+            settings = GatewaySettings.model_validate({**settings.model_dump(), **settings_update})
         runtime = build(settings, exporters=exporters)
         await runtime.start()
         channel = grpc.aio.insecure_channel(runtime.address)

@@ -5,7 +5,7 @@ request log is the real SQLAlchemy store on a temporary SQLite file (in-process)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,10 +14,9 @@ import pytest
 from opentelemetry import trace
 
 from locus.database import Database
-from locus.gateway.adapters.identity_reranker import IdentityReranker
 from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
 from locus.gateway.asking import Asker
-from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking import Ranking, RankingV1
 from locus.gateway.domain.requests import Feedback, NewRequest
 from locus.gateway.locating import Locator
 from locus.gateway.request_log import RequestHistory, RequestJournal
@@ -223,6 +222,20 @@ class RecordingAudit:
 
 
 @dataclass
+class RecordingReranker:
+    """Keeps the ranking (or fails like an unreachable endpoint) and records what it got."""
+
+    error: Exception | None = None
+    calls: list[tuple[str, Ranking, dict[str, str]]] = field(default_factory=list)
+
+    async def rerank(self, question: str, ranking: Ranking, texts: Mapping[str, str]) -> Ranking:
+        self.calls.append((question, ranking, dict(texts)))
+        if self.error is not None:
+            raise self.error
+        return ranking
+
+
+@dataclass
 class Service:
     """The Locate/Ask service layer wired to fakes, plus everything to inspect afterwards."""
 
@@ -232,6 +245,7 @@ class Service:
     symbols: FakeSymbols
     impact: FakeImpact
     answers: FakeAnswers
+    reranker: RecordingReranker
     audit: RecordingAudit
     store: SqlMetadataStore
     journal: RequestJournal
@@ -247,6 +261,7 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
     await store.initialize()
     projects, search, symbols = FakeProjects(), FakeSearch(), FakeSymbols()
     impact, answers, audit = FakeImpact(), FakeAnswers(), RecordingAudit()
+    reranker = RecordingReranker()
     projects.add("shop")
     projects.add("fresh", scanned=False)
     journal = RequestJournal(store, audit)
@@ -257,7 +272,7 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
         symbols=symbols,
         impact=impact,
         ranker=RankingV1(),
-        reranker=IdentityReranker(),
+        reranker=reranker,
         tracer=trace.get_tracer("tests"),
     )
     try:
@@ -268,6 +283,7 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
             symbols,
             impact,
             answers,
+            reranker,
             audit,
             store,
             journal,

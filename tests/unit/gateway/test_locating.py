@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from locus.gateway.domain.errors import InvalidRequest, ProjectNotScanned
+from locus.gateway.domain.errors import InvalidRequest, ProjectNotScanned, RerankerUnavailable
 from locus.gateway.domain.requests import RequestKind
 from locus.gateway.locating import LocateQuery
 from locus.gateway.request_log import OpenRequest
@@ -191,3 +191,28 @@ async def test_no_hits_is_an_empty_answer(service: Any) -> None:
     assert list(located.response.files) == []
     assert service.symbols.enrich_requests == []
     assert service.impact.requests == []
+
+
+async def test_the_reranker_gets_the_ranking_and_the_code_that_matched(service: Any) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1), ("c-charge", 0.02, 2, 2)]
+    entry = await open_request(service)
+    await service.locator.locate(LocateQuery("shop", "orders charge twice"), entry)
+    ((question, ranking, texts),) = service.reranker.calls
+    assert question == "orders charge twice"
+    assert [s.symbol.name for s in ranking.symbols][:2] == ["place_order", "charge_card"]
+    assert set(texts) >= {"c-place", "c-charge"}
+    assert all(texts.values())
+    assert "rerank" in entry.timings_ms
+
+
+async def test_a_failing_reranker_keeps_the_ranking_with_a_note(service: Any) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1), ("c-charge", 0.02, 2, 2)]
+    service.reranker.error = RerankerUnavailable(
+        "rerank endpoint http://gpu:8000/v1/rerank answered HTTP 503: overloaded"
+    )
+    entry = await open_request(service)
+    located = await service.locator.locate(LocateQuery("shop", "orders charge twice"), entry)
+    assert [s.symbol.name for s in located.response.symbols][:2] == ["place_order", "charge_card"]
+    assert entry.notes == [
+        "rerank skipped: rerank endpoint http://gpu:8000/v1/rerank answered HTTP 503: overloaded"
+    ]

@@ -76,6 +76,15 @@ def test_invalid_settings_fail_fast(
         load_settings(GatewaySettings)
 
 
+def test_a_rerank_endpoint_needs_its_model_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOCUS_GATEWAY_RERANK_URL", "http://gpu:8000/v1")
+    with pytest.raises(SettingsError, match="LOCUS_GATEWAY_RERANK_MODEL"):
+        load_settings(GatewaySettings)
+    monkeypatch.setenv("LOCUS_GATEWAY_RERANK_MODEL", "BAAI/bge-reranker-v2-m3")
+    settings = load_settings(GatewaySettings)
+    assert (settings.rerank_url, settings.rerank_top_n) == ("http://gpu:8000/v1", 30)
+
+
 def test_a_peer_that_is_down_is_unavailable_and_named() -> None:
     error = translate_error(
         RETRIEVAL, rpc_error(grpc.StatusCode.UNAVAILABLE, "failed to connect to all addresses")

@@ -26,7 +26,7 @@ from locus.gateway.adapters.proto_mapping import (
     locate_response,
     symbol_ref,
 )
-from locus.gateway.domain.errors import ProjectNotScanned
+from locus.gateway.domain.errors import ProjectNotScanned, RerankerUnavailable
 from locus.gateway.domain.ports import Reranker
 from locus.gateway.domain.question_cues import QuestionCues, extract_cues
 from locus.gateway.domain.ranking import GraphNeighbor, Ranker, Ranking, RankingInput
@@ -153,9 +153,6 @@ class Locator:
             ranking = self._ranker.rank(
                 replace(ranking_input, graph_neighbors=neighbors, max_symbols=max_symbols)
             )
-            ranking = await self._reranker.rerank(question, ranking)
-
-        impact = await self._impact_of(project.project_id, ranking, impact_depth, entry)
         chunks: dict[str, Any] = {}
         for hit in hits:
             chunk = hit.chunk
@@ -163,6 +160,9 @@ class Locator:
             if not chunk.text and item is not None and item.chunk.text:
                 chunk = item.chunk
             chunks.setdefault(chunk.chunk_id, chunk)
+        ranking = await self._rerank(question, ranking, chunks, entry)
+
+        impact = await self._impact_of(project.project_id, ranking, impact_depth, entry)
         return Located(
             response=locate_response(
                 entry.request_id, ranking, known_symbols, impact, project.latest_snapshot_id
@@ -278,6 +278,22 @@ class Locator:
             for seed, response in zip(seeds, responses, strict=True)
             for neighbor in graph_neighbors(seed, response)
         ]
+
+    async def _rerank(
+        self, question: str, ranking: Ranking, chunks: dict[str, Any], entry: OpenRequest
+    ) -> Ranking:
+        """The optional rerank stage. Best effort, like impact: when the reranker fails, the
+        ranking is kept and the request notes why it was not reranked."""
+        texts = {chunk_id: chunk.text for chunk_id, chunk in chunks.items() if chunk.text}
+        try:
+            with entry.timed("rerank"):
+                return await self._reranker.rerank(question, ranking, texts)
+        except RerankerUnavailable as error:
+            note = f"rerank skipped: {error}"
+            log.warning("%s", note)
+            entry.notes.append(note)
+            trace.get_current_span().add_event("rerank skipped", {"reason": str(error)})
+            return ranking
 
     async def _impact_of(
         self, project_id: str, ranking: Ranking, depth: int, entry: OpenRequest

@@ -10,6 +10,7 @@ from opentelemetry.sdk.trace.export import SpanExporter
 from locus.database import Database
 from locus.gateway.adapters.audit_events import BusAuditTrail
 from locus.gateway.adapters.grpc_servicer import GatewayServicer
+from locus.gateway.adapters.http_reranker import HttpReranker
 from locus.gateway.adapters.identity_reranker import IdentityReranker
 from locus.gateway.adapters.peer_clients import Peer, PeerClients
 from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
@@ -50,6 +51,17 @@ def build(
         answer=Peer("answer", peers.answer_addr, settings.answer_timeout_seconds),
     )
     audit_trail = audit or bus_audit
+    http_reranker = None
+    if reranker is None and settings.rerank_url:
+        http_reranker = HttpReranker(
+            settings.rerank_url,
+            settings.rerank_model,
+            api_key=settings.rerank_api_key,
+            top_n=settings.rerank_top_n,
+            max_document_chars=settings.rerank_max_document_chars,
+            timeout_seconds=settings.rerank_timeout_seconds,
+            tracer=telemetry.tracer("locus.gateway"),
+        )
     journal = RequestJournal(metadata, audit_trail, drain_seconds=settings.shutdown_grace_seconds)
     locator = Locator(
         settings,
@@ -58,7 +70,7 @@ def build(
         symbols=clients.ast,
         impact=clients.impact,
         ranker=ranker or RankingV1(RankingWeights.with_overrides(settings.ranking_weights)),
-        reranker=reranker or IdentityReranker(),
+        reranker=reranker or http_reranker or IdentityReranker(),
         tracer=telemetry.tracer("locus.gateway"),
     )
     servicer = GatewayServicer(
@@ -77,4 +89,6 @@ def build(
     # Started in this order, stopped in reverse: outcomes still being recorded are drained
     # before the audit trail, the bus and the store go away.
     components: list[Component] = [StoreLifecycle(metadata), bus, bus_audit, journal, clients]
+    if http_reranker is not None:
+        components.append(http_reranker)
     return ServiceRuntime(settings.service_name, server, telemetry, components)

@@ -50,6 +50,16 @@ class GatewaySettings(ServiceSettings):
     # (LOCUS_GATEWAY_RANKING_WEIGHTS='{"file_context": 0.3}'); unknown names are refused.
     ranking_weights: dict[str, float] = Field(default_factory=dict)
 
+    # Optional rerank stage after ranking: a rerank endpoint (vLLM / Jina / Cohere /
+    # llama.cpp API, POST {rerank_url}/rerank) reorders the best rerank_top_n symbols. Empty
+    # URL: no rerank. A failing endpoint never fails Locate: the ranking is kept, with a note.
+    rerank_url: str = ""
+    rerank_model: str = ""
+    rerank_api_key: str = ""
+    rerank_top_n: int = Field(default=30, ge=2, le=200)
+    rerank_max_document_chars: int = Field(default=2000, ge=100)
+    rerank_timeout_seconds: float = Field(default=10.0, gt=0)
+
     # Ask: the context bundle sent to the answer service.
     default_context_chunks: int = Field(default=8, ge=1)
     max_context_chunks_limit: int = Field(default=32, ge=1)
@@ -64,6 +74,15 @@ class GatewaySettings(ServiceSettings):
             raise ValueError(
                 f"ranking_weights: unknown weight(s) {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(known))}"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _rerank_model_named(self) -> GatewaySettings:
+        if self.rerank_url and not self.rerank_model:
+            raise ValueError(
+                "rerank_url is set but rerank_model is not: name the model the endpoint serves "
+                "(LOCUS_GATEWAY_RERANK_MODEL, e.g. BAAI/bge-reranker-v2-m3)"
             )
         return self
 

@@ -1,11 +1,13 @@
-"""The default Reranker: keeps the ranking as it is (a cross-encoder or LLM reranker can replace
-it in ``build(reranker=...)`` without touching the ranking)."""
+"""The default Reranker: keeps the ranking as it is. ``HttpReranker`` (a rerank endpoint: vLLM,
+Jina, Cohere, llama.cpp) replaces it when LOCUS_GATEWAY_RERANK_URL is set."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from locus.gateway.domain.ranking import Ranking
 
 
 class IdentityReranker:
-    async def rerank(self, question: str, ranking: Ranking) -> Ranking:
+    async def rerank(self, question: str, ranking: Ranking, texts: Mapping[str, str]) -> Ranking:
         return ranking

@@ -26,3 +26,7 @@ class RequestIdTaken(GatewayError):
 
 class InvalidPageToken(InvalidRequest):
     """The page token was not issued by this server (or by this query)."""
+
+
+class RerankerUnavailable(GatewayError):
+    """The rerank endpoint failed or answered something unusable; Locate keeps its ranking."""

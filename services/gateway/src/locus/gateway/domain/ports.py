@@ -3,7 +3,7 @@ Adapters live in ``locus.gateway.adapters``; every store adapter passes tests/co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from locus.gateway.domain.ranking import Ranking
@@ -69,6 +69,10 @@ class AuditTrail(Protocol):
 
 
 class Reranker(Protocol):
-    """Reorders a ranking (e.g. with a cross-encoder). It may drop but must not invent results."""
+    """Reorders a ranking (e.g. with a cross-encoder). It may drop but must not invent results.
+    ``texts``: chunk id → the chunk's text, for the chunks the ranking's symbols cite.
+    RerankerUnavailable when it cannot rerank; the caller then keeps the ranking."""
 
-    async def rerank(self, question: str, ranking: Ranking) -> Ranking: ...
+    async def rerank(
+        self, question: str, ranking: Ranking, texts: Mapping[str, str]
+    ) -> Ranking: ...

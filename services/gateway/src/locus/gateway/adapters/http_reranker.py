@@ -1,0 +1,108 @@
+"""Reranker on a rerank endpoint: ``POST {base_url}/rerank`` with ``{model, query, documents,
+top_n}``, answered by ``{results: [{index, relevance_score}]}`` — the API vLLM serves for
+cross-encoder models (``vllm serve BAAI/bge-reranker-v2-m3``, ``/v1/rerank``), and Jina, Cohere
+(v2) and llama.cpp's ``llama-server --reranking`` too. The best ``top_n`` symbols of a ranking
+are sent as documents (path, qualified name, the code that matched); the trace context and the
+request id travel in the HTTP headers, like on every other hop."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+from opentelemetry import propagate, trace
+
+from locus.gateway.domain.errors import RerankerUnavailable
+from locus.gateway.domain.ranking import Ranking
+from locus.gateway.domain.reranking import apply_relevance, rerank_window
+from locus.telemetry import REQUEST_ID_HEADER, current_request_id
+
+log = logging.getLogger(__name__)
+
+
+class HttpReranker:
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str = "",
+        top_n: int = 30,
+        max_document_chars: int = 2000,
+        timeout_seconds: float = 10.0,
+        tracer: trace.Tracer | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._url = f"{self.base_url}/rerank"
+        self._model = model
+        self._api_key = api_key
+        self._top_n = top_n
+        self._max_chars = max_document_chars
+        self._timeout = timeout_seconds
+        self._tracer = tracer or trace.get_tracer("locus.gateway")
+        self._client: httpx.AsyncClient | None = None
+
+    async def start(self) -> None:
+        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        self._client = httpx.AsyncClient(headers=headers, timeout=self._timeout)
+
+    async def stop(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def rerank(self, question: str, ranking: Ranking, texts: Mapping[str, str]) -> Ranking:
+        if self._client is None:
+            raise RuntimeError("HttpReranker is not started")
+        window = rerank_window(ranking, texts, self._top_n, self._max_chars)
+        if len(window.symbols) < 2:
+            return ranking
+        body = {
+            "model": self._model,
+            "query": question,
+            "documents": list(window.documents),
+            "top_n": len(window.documents),
+        }
+        with self._tracer.start_as_current_span(
+            "gateway.rerank", kind=trace.SpanKind.CLIENT
+        ) as span:
+            span.set_attribute("server.address", self.base_url)
+            span.set_attribute("locus.rerank.documents", len(window.documents))
+            headers: dict[str, str] = {}
+            propagate.inject(headers)
+            request_id = current_request_id()
+            if request_id:
+                headers[REQUEST_ID_HEADER] = request_id
+            try:
+                response = await self._client.post(self._url, json=body, headers=headers)
+            except httpx.HTTPError as error:
+                raise RerankerUnavailable(
+                    f"rerank endpoint {self._url} unreachable: {type(error).__name__}: {error}"
+                ) from error
+            if response.status_code != 200:
+                raise RerankerUnavailable(
+                    f"rerank endpoint {self._url} answered HTTP {response.status_code}: "
+                    f"{response.text[:300]}"
+                )
+            relevance = _relevance(self._url, response, len(window.documents))
+        return apply_relevance(ranking, window, relevance, f"reranked by {self._model}")
+
+
+def _relevance(url: str, response: httpx.Response, documents: int) -> dict[int, float]:
+    try:
+        payload: Any = response.json()
+        results = payload["results"]
+        relevance = {int(r["index"]): float(r["relevance_score"]) for r in results}
+    except (KeyError, TypeError, ValueError) as error:
+        raise RerankerUnavailable(
+            f"rerank endpoint {url} answered something that is not a rerank response "
+            f"({{results: [{{index, relevance_score}}]}}): {error}"
+        ) from error
+    outside = sorted(i for i in relevance if not 0 <= i < documents)
+    if outside:
+        raise RerankerUnavailable(
+            f"rerank endpoint {url} scored documents {outside[:5]} of {documents} sent"
+        )
+    return relevance

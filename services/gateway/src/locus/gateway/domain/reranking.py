@@ -1,0 +1,96 @@
+"""What a reranker sees and what it may change: the best symbols of a ranking become documents
+(path, qualified name, the code that matched); the relevance scores a reranker returns reorder
+those symbols, and the files follow their best reranked symbol. Everything below the reranked
+window keeps its order, nothing is invented, nothing is dropped."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from locus.gateway.domain.ranking import Evidence, RankedFile, RankedSymbol, Ranking
+
+
+@dataclass(frozen=True)
+class RerankWindow:
+    """The symbols sent to the reranker (the first ``top_n`` of the ranking) as documents."""
+
+    symbols: tuple[RankedSymbol, ...]
+    documents: tuple[str, ...]
+
+
+def rerank_window(
+    ranking: Ranking, texts: Mapping[str, str], top_n: int, max_document_chars: int
+) -> RerankWindow:
+    """Documents for the first ``top_n`` symbols: path and qualified name, then the text of
+    the best chunk that matched the symbol (when retrieval returned one), cut to
+    ``max_document_chars``."""
+    symbols = ranking.symbols[:top_n]
+    documents = []
+    for ranked in symbols:
+        ref = ranked.symbol
+        header = (
+            f"{ref.relative_path}:{ref.start_line}-{ref.end_line} {ref.kind} {ref.qualified_name}"
+        )
+        body = next((texts[c] for c in ranked.chunk_ids if texts.get(c)), "")
+        documents.append(f"{header}\n{body}"[:max_document_chars])
+    return RerankWindow(symbols=symbols, documents=tuple(documents))
+
+
+def apply_relevance(
+    ranking: Ranking, window: RerankWindow, relevance: Mapping[int, float], source: str
+) -> Ranking:
+    """Reorder the window by ``relevance`` (document index → score; a document the reranker
+    left out keeps its place after the scored ones). The window's scores are handed out again
+    in the new order, so scores still fall down the list and the tail stays comparable; each
+    reranked symbol says where its place came from."""
+    size = len(window.symbols)
+    unknown = sorted(i for i in relevance if not 0 <= i < size)
+    if unknown:
+        raise ValueError(f"relevance for documents {unknown} of a window of {size}")
+    order = sorted(range(size), key=lambda i: (i not in relevance, -relevance.get(i, 0.0), i))
+    scores = sorted((s.score for s in window.symbols), reverse=True)
+    reranked = []
+    for position, index in enumerate(order):
+        ranked = window.symbols[index]
+        evidence = ranked.evidence
+        if index in relevance:
+            evidence = (
+                Evidence(
+                    "rerank",
+                    f"{source}: relevance {relevance[index]:.4g}, was #{index + 1}",
+                    round(scores[position] - ranked.score, 4),
+                ),
+                *evidence,
+            )
+        reranked.append(replace(ranked, score=scores[position], evidence=evidence))
+    symbols = (*reranked, *ranking.symbols[size:])
+    return Ranking(files=_files_after(ranking.files, reranked), symbols=symbols)
+
+
+def _files_after(
+    files: Sequence[RankedFile], reranked: Sequence[RankedSymbol]
+) -> tuple[RankedFile, ...]:
+    """Files with a reranked symbol first, in the order of their best one (and with their
+    symbols as reranked); the other files keep their order after them. Scores are handed out
+    again in the new order, as for symbols."""
+    first_position: dict[str, int] = {}
+    for position, ranked in enumerate(reranked):
+        first_position.setdefault(ranked.symbol.file_id, position)
+    by_file: dict[str, list[RankedSymbol]] = {}
+    for ranked in reranked:
+        by_file.setdefault(ranked.symbol.file_id, []).append(ranked)
+    touched = sorted(
+        (f for f in files if f.file_id in first_position), key=lambda f: first_position[f.file_id]
+    )
+    rest = [f for f in files if f.file_id not in first_position]
+    scores = sorted((f.score for f in touched), reverse=True)
+    moved = []
+    for file, score in zip(touched, scores, strict=True):
+        mine = by_file[file.file_id]
+        others = [
+            s for s in file.symbols if s.symbol.node_id not in {m.symbol.node_id for m in mine}
+        ]
+        symbols = (*mine, *others)[: max(len(file.symbols), len(mine))]
+        moved.append(replace(file, score=score, symbols=symbols))
+    return (*moved, *rest)
