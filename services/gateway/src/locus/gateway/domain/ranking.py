@@ -246,6 +246,33 @@ class _FileCandidate:
 
 
 @dataclass(frozen=True)
+class _Counts:
+    """Counts over one request's candidates: a name, class or word many of them share points
+    at each of them less."""
+
+    names: Counter[str]  # name → symbols found by looking names of the question up
+    members: Counter[str]  # class scope → candidate methods of it
+    words: Counter[str]  # name word → candidates whose name has it
+
+    @classmethod
+    def of(cls, request: RankingInput) -> _Counts:
+        candidates = {
+            *(c.symbol for c in request.chunks if c.symbol is not None),
+            *request.named_symbols,
+            *(n.symbol for n in request.graph_neighbors),
+        }
+        return cls(
+            names=Counter(ref.name for ref in request.named_symbols),
+            members=Counter(
+                ref.scope_name.rsplit(".", 1)[0]
+                for ref in candidates
+                if ref.kind == "method" and "." in ref.scope_name
+            ),
+            words=Counter(word for ref in candidates for word in set(name_words_of(ref.name))),
+        )
+
+
+@dataclass(frozen=True)
 class _Scored:
     raw: float  # before the path-role factor
     score: float
@@ -260,9 +287,6 @@ class RankingV1:
 
     def __init__(self, weights: RankingWeights | None = None) -> None:
         self.weights = weights or RankingWeights()
-        self._name_counts: Counter[str] = Counter()
-        self._word_counts: Counter[str] = Counter()
-        self._member_counts: Counter[str] = Counter()
 
     def rank(self, request: RankingInput) -> Ranking:
         w = self.weights
@@ -285,20 +309,7 @@ class RankingV1:
             )
 
         lift_tests = request.include_tests or request.cues.about_tests
-        self._name_counts = Counter(ref.name for ref in request.named_symbols)
-        candidates = {
-            *(c.symbol for c in request.chunks if c.symbol is not None),
-            *request.named_symbols,
-            *(n.symbol for n in request.graph_neighbors),
-        }
-        self._member_counts = Counter(
-            ref.scope_name.rsplit(".", 1)[0]
-            for ref in candidates
-            if ref.kind == "method" and "." in ref.scope_name
-        )
-        self._word_counts = Counter(
-            word for ref in candidates for word in set(name_words_of(ref.name))
-        )
+        counts = _Counts.of(request)
         file_paths = {f.file_id: f.relative_path for f in files.values()}
         file_cues = {
             file_id: self._file_cues(path, request.cues) for file_id, path in file_paths.items()
@@ -310,6 +321,7 @@ class RankingV1:
                 node_id: self._score_symbol(
                     candidate,
                     request.cues,
+                    counts,
                     file_cues.get(candidate.ref.file_id, (0.0, ()))[0],
                     lift_tests,
                 ).score
@@ -334,6 +346,7 @@ class RankingV1:
             scored = self._score_symbol(
                 candidate,
                 request.cues,
+                counts,
                 path_boost,
                 lift_tests,
                 graph_boosts.get(candidate.ref.node_id),
@@ -440,6 +453,7 @@ class RankingV1:
         self,
         candidate: _SymbolCandidate,
         cues: QuestionCues,
+        counts: _Counts,
         file_path_boost: float,
         lift_tests: bool,
         graph_boost: tuple[float, Evidence] | None = None,
@@ -447,7 +461,7 @@ class RankingV1:
         w = self.weights
         ref = candidate.ref
         retrieval, retrieval_evidence = self._retrieval(candidate.hits)
-        boost, cue_evidence = self._symbol_cues(ref, cues)
+        boost, cue_evidence = self._symbol_cues(ref, cues, counts)
         if graph_boost is not None:
             boost += graph_boost[0]
             cue_evidence += (graph_boost[1],)
@@ -511,7 +525,7 @@ class RankingV1:
         return score, evidence
 
     def _symbol_cues(
-        self, ref: SymbolRef, cues: QuestionCues
+        self, ref: SymbolRef, cues: QuestionCues, counts: _Counts
     ) -> tuple[float, tuple[Evidence, ...]]:
         w = self.weights
         found: list[Evidence] = []
@@ -532,7 +546,7 @@ class RankingV1:
                 if identifier.isalpha() and identifier.islower():
                     # `put`, `data`, `requests` in a snippet: words as often as names.
                     weight = w.identifier_plain_word
-                namesakes = self._name_counts.get(ref.name, 1)
+                namesakes = counts.names.get(ref.name, 1)
                 if w.identifier_ambiguity and namesakes > 1:
                     weight /= math.sqrt(namesakes)
                 detail = f"`{identifier}` is its name"
@@ -571,7 +585,7 @@ class RankingV1:
             ):
                 # Naming a class points at each of its methods less the more of them are
                 # candidates (a class used in a snippet brings many).
-                siblings = max(self._member_counts.get(owner, 1), 1)
+                siblings = max(counts.members.get(owner, 1), 1)
                 found.append(
                     Evidence(
                         "member",
@@ -586,7 +600,7 @@ class RankingV1:
             if shared:
                 # A word many candidates' names share (the topic of the question) tells them
                 # apart less than a rare one: each word counts 1/sqrt(candidates using it).
-                rarity = sum(1.0 / math.sqrt(max(self._word_counts.get(p, 1), 1)) for p in shared)
+                rarity = sum(1.0 / math.sqrt(max(counts.words.get(p, 1), 1)) for p in shared)
                 weight = w.name_words * rarity / len(words)
                 found.append(
                     Evidence(
