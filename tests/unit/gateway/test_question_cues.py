@@ -179,3 +179,14 @@ def test_links_to_code_hosts_name_a_file_and_a_line() -> None:
     assert StackFrame("src/shop/orders.py", 35) in cues.frames
     assert "src/shop/api.py" in cues.paths
     assert not any("issues" in p for p in cues.paths)
+
+
+def test_names_in_the_title_of_a_report_are_marked() -> None:
+    cues = extract_cues(
+        "`polyval` with timedelta64 coordinates gives wrong results\n\n"
+        "Calling `polyval(coord, coeffs)` and then `xr.DataArray.sortby` fails."
+    )
+    assert cues.in_title == {"polyval"}
+    assert "sortby" in cues.identifiers
+    # a one-line question has no title apart from itself
+    assert extract_cues("why does `polyval` fail?").in_title == frozenset()

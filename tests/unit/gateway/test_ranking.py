@@ -483,3 +483,18 @@ def test_naming_a_class_lifts_each_method_less_the_more_are_candidates() -> None
     ranking = rank("OrderService misbehaves", [hit(i, 0.03, m) for i, m in enumerate(members, 1)])
     member = next(e for e in ranking.symbols[0].evidence if e.signal == "member")
     assert member.weight == pytest.approx(RankingWeights().member_of_named / 2)
+
+
+def test_a_name_the_title_uses_weighs_more_than_one_further_down() -> None:
+    charge = symbol("src.shop.payments.charge_card", "src/shop/payments.py", (8, 12))
+    refund = symbol("src.shop.payments.refund_payment", "src/shop/payments.py", (14, 20))
+    question = "refund_payment refunds twice\n\nIt happens after charge_card retries."
+    ranking = rank(question, [], named_symbols=[charge, refund])
+    assert ranking.symbols[0].symbol == refund
+    weights = {
+        s.symbol.name: next(e.weight for e in s.evidence if e.signal == "identifier")
+        for s in ranking.symbols
+    }
+    w = RankingWeights()
+    assert weights["refund_payment"] == pytest.approx(w.identifier * (1 + w.title_name))
+    assert weights["charge_card"] == pytest.approx(w.identifier)

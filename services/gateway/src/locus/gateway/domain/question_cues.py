@@ -112,6 +112,8 @@ class QuestionCues:
     module_paths: tuple[str, ...] = ()
     # Every word of the question, lower-cased, identifiers also split into their parts.
     words: frozenset[str] = frozenset()
+    # The identifiers and dotted names its title (the first of several lines) uses.
+    in_title: frozenset[str] = frozenset()
 
     @property
     def is_empty(self) -> bool:
@@ -179,7 +181,19 @@ def extract_cues(question: str) -> QuestionCues:
         about_tests=about_tests,
         module_paths=tuple(_unique(modules)[:MAX_CUES_PER_KIND]),
         words=frozenset(w for token in _WORD.findall(question) for w in split_identifier(token)),
+        in_title=_named_in_title(question, identifiers, dotted),
     )
+
+
+def _named_in_title(question: str, identifiers: list[str], dotted: list[str]) -> frozenset[str]:
+    """The identifiers and dotted names of the question that its title uses: the first line
+    with words, when more lines follow (a bug report's summary)."""
+    lines = [line for line in question.strip().splitlines() if _WORD.search(line)]
+    if len(lines) < 2:
+        return frozenset()
+    tokens = set(re.findall(r"[A-Za-z_][\w.]*", lines[0]))
+    tokens |= {t.rstrip(".") for t in tokens}
+    return frozenset(name for name in (*identifiers, *dotted) if name in tokens)
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -134,6 +134,7 @@ class RankingWeights:
     # `world_to_pixel_values`, `_world_to_pixel`), times the share of the name's words it covers
     identifier_part: float = 0.8
     dotted_name: float = 1.5  # a dotted name is the symbol's qualified/scope name or its tail
+    title_name: float = 0.5  # an identifier the question's title uses weighs this much more
     path: float = 0.6  # a path of the question is the file (or a tail of it)
     path_basename: float = 0.35  # a bare file name of the question is the file's name
     path_directory: float = 0.15  # a directory of the question contains the file
@@ -546,6 +547,8 @@ class RankingV1:
                 if identifier.isalpha() and identifier.islower():
                     # `put`, `data`, `requests` in a snippet: words as often as names.
                     weight = w.identifier_plain_word
+                if identifier in cues.in_title:
+                    weight *= 1.0 + w.title_name
                 namesakes = counts.names.get(ref.name, 1)
                 if w.identifier_ambiguity and namesakes > 1:
                     weight /= math.sqrt(namesakes)
