@@ -426,21 +426,33 @@ def test_a_module_the_question_imports_counts_once_through_its_file() -> None:
     assert [e.signal for e in payments_file.evidence if e.signal == "module"] == ["module"]
 
 
-def test_a_compound_identifier_inside_a_longer_name_lifts_it() -> None:
+def test_an_identifier_inside_a_longer_name_lifts_it() -> None:
     values = symbol(
         "src.wcs.sliced.SlicedWCS.world_to_pixel_values", "src/wcs/sliced.py", (5, 30), "method"
     )
-    axes = symbol("src.wcs.sliced.SlicedWCS.world_axis_names", "src/wcs/sliced.py", (32, 40))
-    to_float = symbol("src.wcs.time._timedelta64_to_float", "src/wcs/time.py", (1, 9))
-    chunks = [hit(1, 0.030, axes), hit(2, 0.030, to_float), hit(3, 0.029, values)]
-    ranking = rank("`world_to_pixel` is wrong on a sliced WCS with timedelta64 axes", chunks)
-    assert ranking.symbols[0].symbol == values
-    part = next(e for e in ranking.symbols[0].evidence if e.signal == "identifier")
-    assert part.detail == "`world_to_pixel` is part of its name"
-    assert part.weight == pytest.approx(RankingWeights().identifier_part * 3 / 4)
-    # one word and a number is not a compound name; nor is a single word
-    others = [s for s in ranking.symbols if s.symbol != values]
-    assert not [e for s in others for e in s.evidence if e.signal == "identifier"]
+    eval_subs = symbol("src.wcs.sliced.SlicedWCS._eval_subs", "src/wcs/sliced.py", (32, 40))
+    axes = symbol("src.wcs.sliced.SlicedWCS.world_axis_names", "src/wcs/sliced.py", (42, 50))
+    ids = symbol("src.wcs.sliced.SlicedWCS.pixel_ids", "src/wcs/sliced.py", (52, 60))
+    chunks = [
+        hit(1, 0.030, axes),
+        hit(2, 0.030, ids),
+        hit(3, 0.029, values),
+        hit(4, 0.029, eval_subs),
+    ]
+    ranking = rank("`world_to_pixel` and `wcs.subs(x)` are wrong for `ids`", chunks)
+    assert [s.symbol for s in ranking.symbols[:2]] == [values, eval_subs]
+    parts = {
+        s.symbol.name: next(e for e in s.evidence if e.signal == "identifier")
+        for s in ranking.symbols[:2]
+    }
+    assert parts["world_to_pixel_values"].detail == "`world_to_pixel` is part of its name"
+    assert parts["world_to_pixel_values"].weight == pytest.approx(
+        RankingWeights().identifier_part * 3 / 4
+    )
+    assert parts["_eval_subs"].weight == pytest.approx(RankingWeights().identifier_part / 2)
+    # a name of three characters (`ids`) is too short to point inside longer names
+    pixel_ids = next(s for s in ranking.symbols if s.symbol == ids)
+    assert not [e for e in pixel_ids.evidence if e.signal == "identifier"]
 
 
 def test_weights_can_be_overridden_by_name() -> None:

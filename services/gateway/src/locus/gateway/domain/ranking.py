@@ -130,8 +130,8 @@ class RankingWeights:
     identifier: float = 1.2  # an identifier of the question is the symbol's name
     identifier_casefold: float = 0.5  # ... ignoring case
     identifier_plain_word: float = 0.6  # ... a lower-case word (`put`) or a module name
-    # ... a compound identifier is a run of the name's words (`world_to_pixel` in
-    # `world_to_pixel_values`, `_world_to_pixel`), times the share of the name's words it covers
+    # ... an identifier is a run of a longer name's words (`world_to_pixel` in
+    # `world_to_pixel_values`, `subs` in `_eval_subs`), times the share of the name it covers
     identifier_part: float = 0.8
     dotted_name: float = 1.5  # a dotted name is the symbol's qualified/scope name or its tail
     title_name: float = 0.5  # an identifier the question's title uses weighs this much more
@@ -737,15 +737,15 @@ def _retrieval_evidence(normalized: float, chunk: ChunkMatch) -> list[Evidence]:
 
 
 def _identifier_part_of(identifiers: Sequence[str], name: str) -> tuple[str, float] | None:
-    """The compound identifier (two words or more) whose words run inside ``name``'s words,
-    with the share of the name's words it covers (the largest share wins)."""
+    """The identifier whose words run inside the words of the longer ``name`` (`world_to_pixel`
+    in `world_to_pixel_values`, `subs` in `_eval_subs`), with the share of the name's words it
+    covers (the largest share wins). Identifiers shorter than four characters are left out."""
     name_parts = split_identifier(name)[1:]
     best: tuple[str, float] | None = None
     for identifier in identifiers:
-        parts = split_identifier(identifier)[1:]
-        words = sum(1 for p in parts if p.isalpha())
-        if words < 2 or len(parts) >= len(name_parts):
-            continue  # `timedelta64` is one word and a number
+        parts = split_identifier(identifier)[1:] or [identifier.lower()]
+        if len(identifier) < 4 or len(parts) >= len(name_parts):
+            continue
         size = len(parts)
         if any(name_parts[i : i + size] == parts for i in range(len(name_parts) - size + 1)):
             share = size / len(name_parts)
