@@ -14,12 +14,10 @@ The last two are skipped, saying why, when what they need is not there.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -30,6 +28,7 @@ from typing import Any
 
 import httpx
 import pytest
+import sse_replay as replay
 
 from locus.answer.adapters.extractive_generator import ExtractiveGenerator
 from locus.answer.adapters.openai_compatible import OpenAICompatibleGenerator
@@ -44,21 +43,6 @@ from locus.answer.domain import (
 
 UPLOADS = Path(__file__).resolve().parents[2] / "unit" / "ast" / "fixtures" / "uploads"
 QUESTION = "Where is the retry limit enforced?"
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
-
-
-replay = _load("locus_answer_sse_replay", Path(__file__).with_name("sse_replay.py"))
 
 
 def snippet_of(

@@ -7,16 +7,13 @@ saying so, otherwise."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
+from rerank_server import RerankServer
 
 from locus.gateway.adapters.http_reranker import HttpReranker
 from locus.gateway.domain.errors import RerankerUnavailable
@@ -25,20 +22,6 @@ from locus.telemetry import with_request_id
 
 pytestmark = pytest.mark.contract
 
-
-def _load(name: str, path: Path) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-servers = _load("locus_gateway_rerank_server", Path(__file__).with_name("rerank_server.py"))
 
 QUESTION = "where is the retry limit for uploads enforced?"
 CODE = {
@@ -74,7 +57,7 @@ def shared_words(query: str, text: str) -> float:
 
 @pytest.fixture
 def server() -> Iterator[Any]:
-    running = servers.RerankServer(shared_words)
+    running = RerankServer(shared_words)
     running.start()
     try:
         yield running

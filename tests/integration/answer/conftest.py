@@ -1,10 +1,8 @@
 """The answer service over real gRPC, with the extractive generator or the OpenAI-compatible
-one against the replay HTTP server of the contract tests (tests/contract/answer/sse_replay.py)."""
+one against the replay HTTP server of the contract tests (tests/support/sse_replay.py)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -14,6 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
+import sse_replay as replay
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from locus.answer.main import build, make_generator
@@ -22,22 +21,6 @@ from locus.rpc import ServiceRuntime
 from locus.v1 import answer_pb2, answer_pb2_grpc, common_pb2
 
 UPLOADS = Path(__file__).resolve().parents[2] / "unit" / "ast" / "fixtures" / "uploads"
-REPLAY = Path(__file__).resolve().parents[2] / "contract" / "answer" / "sse_replay.py"
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
-
-
-replay = _load("locus_answer_sse_replay", REPLAY)
 
 
 def context_snippet(

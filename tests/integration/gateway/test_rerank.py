@@ -6,40 +6,21 @@ endpoint that fails leaves Locate's own ranking, with a note on the request."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from rerank_server import RerankServer
 
 from locus.database import Database
 from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
 from locus.v1 import gateway_pb2, ingestion_pb2
 
 pytestmark = pytest.mark.integration
-
-SERVER = Path(__file__).resolve().parents[2] / "contract" / "gateway" / "rerank_server.py"
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-servers = _load("locus_gateway_rerank_server", SERVER)
 
 
 def prefers_refunds(query: str, document: str) -> float:
@@ -49,7 +30,7 @@ def prefers_refunds(query: str, document: str) -> float:
 
 @pytest.fixture
 def rerank_server() -> Iterator[Any]:
-    server = servers.RerankServer(prefers_refunds)
+    server = RerankServer(prefers_refunds)
     server.start()
     try:
         yield server

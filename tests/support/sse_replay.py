@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-TRANSCRIPTS = Path(__file__).resolve().parent / "transcripts"
+TRANSCRIPTS = Path(__file__).resolve().parents[1] / "contract" / "answer" / "transcripts"
 
 
 def transcript(name: str) -> str:
