@@ -7,7 +7,6 @@ request id travel in the HTTP headers, like on every other hop."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,8 +17,6 @@ from locus.gateway.domain.errors import RerankerUnavailable
 from locus.gateway.domain.ranking import Ranking
 from locus.gateway.domain.reranking import apply_relevance, rerank_window
 from locus.telemetry import REQUEST_ID_HEADER, current_request_id
-
-log = logging.getLogger(__name__)
 
 
 class HttpReranker:

@@ -129,7 +129,7 @@ class RankingWeights:
     multi_hit_cap: float = 0.45
     identifier: float = 1.2  # an identifier of the question is the symbol's name
     identifier_casefold: float = 0.5  # ... ignoring case
-    identifier_plain_word: float = 0.6  # ... a lower-case word (`put`) or a module name
+    identifier_plain_word: float = 0.6  # ... a lower-case word (`put`, `data`)
     # ... an identifier is a run of a longer name's words (`world_to_pixel` in
     # `world_to_pixel_values`, `subs` in `_eval_subs`), times the share of the name it covers
     identifier_part: float = 0.8

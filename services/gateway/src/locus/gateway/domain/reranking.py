@@ -74,23 +74,18 @@ def _files_after(
     """Files with a reranked symbol first, in the order of their best one (and with their
     symbols as reranked); the other files keep their order after them. Scores are handed out
     again in the new order, as for symbols."""
-    first_position: dict[str, int] = {}
-    for position, ranked in enumerate(reranked):
-        first_position.setdefault(ranked.symbol.file_id, position)
-    by_file: dict[str, list[RankedSymbol]] = {}
+    by_file: dict[str, list[RankedSymbol]] = {}  # in the order of each file's best symbol
     for ranked in reranked:
         by_file.setdefault(ranked.symbol.file_id, []).append(ranked)
-    touched = sorted(
-        (f for f in files if f.file_id in first_position), key=lambda f: first_position[f.file_id]
-    )
-    rest = [f for f in files if f.file_id not in first_position]
+    order = {file_id: position for position, file_id in enumerate(by_file)}
+    touched = sorted((f for f in files if f.file_id in order), key=lambda f: order[f.file_id])
+    rest = [f for f in files if f.file_id not in order]
     scores = sorted((f.score for f in touched), reverse=True)
     moved = []
     for file, score in zip(touched, scores, strict=True):
         mine = by_file[file.file_id]
-        others = [
-            s for s in file.symbols if s.symbol.node_id not in {m.symbol.node_id for m in mine}
-        ]
+        reranked_ids = {m.symbol.node_id for m in mine}
+        others = [s for s in file.symbols if s.symbol.node_id not in reranked_ids]
         symbols = (*mine, *others)[: max(len(file.symbols), len(mine))]
         moved.append(replace(file, score=score, symbols=symbols))
     return (*moved, *rest)
