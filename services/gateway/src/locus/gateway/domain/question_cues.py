@@ -128,7 +128,8 @@ class QuestionCues:
 
 def extract_cues(question: str) -> QuestionCues:
     """Find what in ``question`` names code. Deterministic: cues keep their first-seen order."""
-    frames = _frames(question)
+    links = list(_CODE_LINK.finditer(question))
+    frames = _frames(question, links)
     code_spans: list[str] = []
     fenced_blocks: list[str] = []
 
@@ -153,9 +154,7 @@ def extract_cues(question: str) -> QuestionCues:
     code_spans += fenced_blocks
     paths += [f.path for f in frames]
     paths += [
-        _clean_path(m.group("path"))
-        for m in _CODE_LINK.finditer(question)
-        if "." in m.group("path").rsplit("/", 1)[-1]
+        _clean_path(m.group("path")) for m in links if "." in m.group("path").rsplit("/", 1)[-1]
     ]
     unique_paths = tuple(_unique(paths)[:MAX_CUES_PER_KIND])
     modules = _imported_modules("\n".join(code_spans) + "\n" + prose) + [
@@ -254,7 +253,9 @@ def looks_like_code(token: str) -> bool:
     return "_" in core or bool(_CAMEL_HUMP.search(core))
 
 
-def _frames(text: str) -> list[StackFrame]:
+def _frames(text: str, code_links: Iterable[re.Match[str]]) -> list[StackFrame]:
+    """Stack-trace frames of ``text``; ``code_links``: its _CODE_LINK matches (found once by
+    the caller, which also takes their paths), a link with a line being a frame too."""
     frames: list[StackFrame] = []
     for match in _PY_FRAME.finditer(text):
         function = match.group("function") or ""
@@ -271,7 +272,7 @@ def _frames(text: str) -> list[StackFrame]:
             StackFrame(_clean_path(match.group("path")), int(match.group("line")), function)
         )
     known = {(f.path, f.line) for f in frames}
-    for match in _CODE_LINK.finditer(text):
+    for match in code_links:
         path = _clean_path(match.group("path"))
         if match.group("line") and "." in path.rsplit("/", 1)[-1]:
             frames.append(StackFrame(path, int(match.group("line"))))
