@@ -9,9 +9,10 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import nats
@@ -250,6 +251,8 @@ class RetrievalHarness:
     stub: retrieval_pb2_grpc.RetrievalServiceStub
     updates: Events
     dead_letters: Events
+    channel: grpc.aio.Channel
+    closed: bool = False
 
     async def publish(self, event: events_pb2.FilesParsed | bytes, message_id: str) -> None:
         payload = event if isinstance(event, bytes) else event.SerializeToString()
@@ -266,47 +269,82 @@ class RetrievalHarness:
                 f"{event.part_index}",
             )
 
-    def reported(self, job_id: str) -> dict[str, events_pb2.IndexedFile]:
+    def reported(self, job_id: str, stage: str = "retrieval") -> dict[str, events_pb2.IndexedFile]:
+        """The files of ``job_id`` reported at ``stage``: "retrieval" (searchable) or
+        "vectors" (embedded)."""
         return {
             f.file_id: f
             for u in self.updates.index_updates()
-            if u.job_id == job_id
+            if u.job_id == job_id and u.stage == stage
             for f in u.files
         }
 
 
+    async def close(self) -> None:
+        self.closed = True
+        await self.channel.close()
+        await self.nats.close()
+        await self.runtime.stop()
+
+
+HarnessFactory = Callable[..., Awaitable[RetrievalHarness]]
+
+
 @pytest.fixture
-async def harness(
+async def harness_factory(
     nats_server: EmbeddedNatsServer, tmp_path: Path, shared_embedder: OnnxEmbedder
-) -> AsyncIterator[RetrievalHarness]:
-    settings = RetrievalSettings(
-        nats_url=nats_server.url,
-        grpc_port=0,
-        data_dir=tmp_path / "data",
-        max_deliver=3,
-        ack_wait_seconds=30,
-        fetch_batch=16,
-        shutdown_grace_seconds=2,
-    )
-    runtime = build(
-        settings,
-        embedder=KeepOpen(shared_embedder),
-        projects=StaticProjectCatalog({PROJECT: "uploads"}),
-    )
-    await runtime.start()
-    client = await nats.connect(nats_server.url)
-    updates, dead_letters = Events(), Events()
-    await client.subscribe("locus.v1.index.updated", cb=updates.on_message)
-    await client.subscribe("locus.v1.dlq.>", cb=dead_letters.on_message)
-    channel = grpc.aio.insecure_channel(runtime.address)
-    try:
-        yield RetrievalHarness(
-            runtime, client, retrieval_pb2_grpc.RetrievalServiceStub(channel), updates, dead_letters
+) -> AsyncIterator[HarnessFactory]:
+    """``await harness_factory(data_dir=..., **settings)``: a started service instance; every
+    instance not closed by the test is closed at its end."""
+    opened: list[RetrievalHarness] = []
+
+    async def start(data_dir: Path | None = None, **overrides: Any) -> RetrievalHarness:
+        values: dict[str, Any] = {
+            "max_deliver": 3,
+            "ack_wait_seconds": 30,
+            "fetch_batch": 16,
+            "shutdown_grace_seconds": 2,
+            **overrides,
+        }
+        settings = RetrievalSettings(
+            nats_url=nats_server.url,
+            grpc_port=0,
+            data_dir=data_dir or tmp_path / "data",
+            **values,
         )
+        runtime = build(
+            settings,
+            embedder=KeepOpen(shared_embedder),
+            projects=StaticProjectCatalog({PROJECT: "uploads"}),
+        )
+        await runtime.start()
+        client = await nats.connect(nats_server.url)
+        updates, dead_letters = Events(), Events()
+        await client.subscribe("locus.v1.index.updated", cb=updates.on_message)
+        await client.subscribe("locus.v1.dlq.>", cb=dead_letters.on_message)
+        channel = grpc.aio.insecure_channel(runtime.address)
+        harness = RetrievalHarness(
+            runtime,
+            client,
+            retrieval_pb2_grpc.RetrievalServiceStub(channel),
+            updates,
+            dead_letters,
+            channel,
+        )
+        opened.append(harness)
+        return harness
+
+    try:
+        yield start
     finally:
-        await channel.close()
-        await client.close()
-        await runtime.stop()
+        for harness in opened:
+            if not harness.closed:
+                await harness.close()
+
+
+@pytest.fixture
+async def harness(harness_factory: HarnessFactory) -> RetrievalHarness:
+    return await harness_factory()
 
 
 MakeEvents = Callable[..., list[events_pb2.FilesParsed]]

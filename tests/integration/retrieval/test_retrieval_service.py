@@ -39,9 +39,13 @@ def paths(response: retrieval_pb2.SearchResponse) -> list[str]:
 
 
 async def index_fixture_repo(harness: Any, make_events: Any, job_id: str = "job_1") -> None:
+    """Publish the fixture files and wait until every one is searchable and embedded."""
     for path in FILES:
         await harness.publish_file(make_events(path, job_id=job_id, snapshot_seq=1))
-    await harness.updates.wait_for(lambda seen: len(harness.reported(job_id)) == len(FILES))
+    await harness.updates.wait_for(
+        lambda seen: len(harness.reported(job_id)) == len(FILES)
+        and len(harness.reported(job_id, "vectors")) == len(FILES)
+    )
 
 
 async def test_scan_is_indexed_reported_and_searchable(
@@ -49,13 +53,18 @@ async def test_scan_is_indexed_reported_and_searchable(
 ) -> None:
     await index_fixture_repo(harness, make_events)
 
-    reported = harness.reported("job_1")
-    assert set(reported) == {file_id(path) for path in FILES}
-    assert {f.status for f in reported.values()} == {events_pb2.INDEX_STATUS_INDEXED}
+    for stage in ("retrieval", "vectors"):
+        reported = harness.reported("job_1", stage)
+        assert set(reported) == {file_id(path) for path in FILES}
+        assert {f.status for f in reported.values()} == {events_pb2.INDEX_STATUS_INDEXED}
     update_ids = {m.headers["Nats-Msg-Id"] for m in harness.updates.messages}
-    client = make_events("uploads/client.py", job_id="job_1", snapshot_seq=1)[0].file
-    assert f"index.updated:retrieval:job_1:{client.file_id}:{client.sha256}" in update_ids
-    assert {u.stage for u in harness.updates.index_updates()} == {"retrieval"}
+    assert all(
+        i.startswith(("index.updated:retrieval:job_1:", "index.updated:vectors:job_1:"))
+        for i in update_ids
+    )
+    # Reports are batched: fewer index.updated messages than files at each stage.
+    assert len(harness.updates.messages) < 2 * len(FILES)
+    assert {u.stage for u in harness.updates.index_updates()} == {"retrieval", "vectors"}
 
     # An identifier finds its definition, with the chunk's location.
     bm25 = await harness.stub.Search(search("UploadClient", retrieval_pb2.SEARCH_MODE_BM25))
@@ -129,7 +138,8 @@ async def test_deletes_retract_and_rescans_reuse_cached_embeddings(
 ) -> None:
     await index_fixture_repo(harness, make_events)
     stats = harness.runtime.indexer.stats
-    embedded_after_first_scan = stats.vectors_embedded
+    lane = harness.runtime.vectors_lane.stats
+    embedded_after_first_scan = lane.vectors_embedded
     assert embedded_after_first_scan > 0
 
     # A second scan: policy.py deleted, client.py re-parsed unchanged under a newer snapshot.
@@ -138,7 +148,10 @@ async def test_deletes_retract_and_rescans_reuse_cached_embeddings(
     )
     client_again = make_events("uploads/client.py", job_id="job_2", snapshot_seq=2, change=2)
     await harness.publish_file(client_again)
-    await harness.updates.wait_for(lambda seen: len(harness.reported("job_2")) == 2)
+    await harness.updates.wait_for(
+        lambda seen: len(harness.reported("job_2")) == 2
+        and len(harness.reported("job_2", "vectors")) == 2
+    )
     deleted = harness.reported("job_2")[file_id("uploads/policy.py")]
     assert deleted.change_type == common_pb2.CHANGE_TYPE_DELETED
     assert deleted.status == events_pb2.INDEX_STATUS_INDEXED
@@ -146,8 +159,8 @@ async def test_deletes_retract_and_rescans_reuse_cached_embeddings(
     for mode in (retrieval_pb2.SEARCH_MODE_BM25, retrieval_pb2.SEARCH_MODE_VECTOR):
         found = await harness.stub.Search(search("enforce_retry_limit", mode, top_k=50))
         assert "uploads/policy.py" not in paths(found)
-    assert stats.vectors_embedded == embedded_after_first_scan  # nothing re-embedded
-    assert stats.vectors_from_cache >= len(client_again[0].chunks)
+    assert lane.vectors_embedded == embedded_after_first_scan  # nothing re-embedded
+    assert lane.vectors_from_cache >= len(client_again[0].chunks)
     hit = (await harness.stub.Search(search("UploadClient", retrieval_pb2.SEARCH_MODE_BM25))).hits
     assert hit[0].chunk.location.snapshot_id == "snap_2"
     assert sum(1 for h in hit if "class UploadClient" in h.chunk.text) == 1  # replaced, not added
@@ -175,7 +188,7 @@ async def test_deletes_retract_and_rescans_reuse_cached_embeddings(
         await harness.publish(event, f"redelivery:{event.part_index}")
     await harness.updates.wait_for(lambda seen: stats.parts_duplicate >= len(client_again))
     assert stats.chunks_written == chunks_written
-    assert stats.vectors_embedded == embedded_after_first_scan
+    assert lane.vectors_embedded == embedded_after_first_scan
 
 
 async def test_a_multi_part_file_is_reported_once_all_parts_are_in(
@@ -188,6 +201,7 @@ async def test_a_multi_part_file_is_reported_once_all_parts_are_in(
     assert harness.reported("job_parts") == {}
     await harness.publish_file([parts[0]])
     await harness.updates.wait_for(lambda seen: len(harness.reported("job_parts")) == 1)
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_parts", "vectors")) == 1)
     # Vector search ranks every chunk of the project: all three parts' chunks are there.
     found = await harness.stub.Search(search("upload", retrieval_pb2.SEARCH_MODE_VECTOR, top_k=50))
     assert {h.chunk.chunk_id for h in found.hits} == {c.chunk_id for p in parts for c in p.chunks}
@@ -213,3 +227,139 @@ async def test_malformed_files_parsed_goes_to_the_dead_letter_subject(
     failed = harness.reported("job_bad")[file_id("uploads/errors.py")]
     assert failed.status == events_pb2.INDEX_STATUS_FAILED
     assert "part_index 5" in failed.error
+
+
+async def test_files_are_searchable_before_their_vectors_are_in(
+    harness: Any, make_events: Any, file_id: Callable[[str], str]
+) -> None:
+    harness.runtime.vectors_lanes.pause()
+    for path in FILES:
+        await harness.publish_file(make_events(path, job_id="job_1", snapshot_seq=1))
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_1")) == len(FILES))
+    assert harness.reported("job_1", "vectors") == {}
+
+    # Searchable at once: BM25 and hybrid answer from the lexical list alone.
+    bm25 = await harness.stub.Search(search("UploadClient", retrieval_pb2.SEARCH_MODE_BM25))
+    assert bm25.hits[0].chunk.location.relative_path == "uploads/client.py"
+    hybrid = await harness.stub.Search(search("UploadClient", top_k=5))
+    assert hybrid.hits and all(h.vector_rank == 0 for h in hybrid.hits)
+    vector = await harness.stub.Search(search("upload", retrieval_pb2.SEARCH_MODE_VECTOR))
+    assert not vector.hits
+
+    harness.runtime.vectors_lanes.resume()
+    await harness.updates.wait_for(
+        lambda seen: len(harness.reported("job_1", "vectors")) == len(FILES)
+    )
+    hybrid = await harness.stub.Search(search("UploadClient", top_k=5))
+    assert any(h.vector_rank for h in hybrid.hits)
+
+
+async def test_the_vectors_lane_embeds_source_before_tests_and_docs(
+    harness: Any, make_events: Any, file_id: Callable[[str], str]
+) -> None:
+    source = make_events("uploads/client.py", job_id="job_1", snapshot_seq=1)
+    test = make_events(
+        "tests/test_client.py",
+        job_id="job_1",
+        snapshot_seq=1,
+        data=b"def test_upload_retries():\n    assert UploadClient().retries == 3\n",
+    )
+    docs = make_events(
+        "docs/conf.py", job_id="job_1", snapshot_seq=1, data=b"project = 'uploads'\n"
+    )
+    harness.runtime.vectors_lanes.pause()
+    for events in (docs, test, source):  # least valuable first
+        await harness.publish_file(events)
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_1")) == 3)
+    harness.runtime.vectors_lanes.resume()
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_1", "vectors")) == 3)
+    order = [
+        f.file_id
+        for u in harness.updates.index_updates()
+        if u.stage == "vectors"
+        for f in u.files
+    ]
+    assert order == [source[0].file.file_id, test[0].file.file_id, docs[0].file.file_id]
+
+
+async def test_excluded_value_classes_are_searchable_without_vectors(
+    harness_factory: Any, make_events: Any, file_id: Callable[[str], str]
+) -> None:
+    harness = await harness_factory(vector_classes="source")
+    test = make_events(
+        "tests/test_client.py",
+        job_id="job_1",
+        snapshot_seq=1,
+        data=b"def test_upload_retries():\n    assert UploadClient().retries == 3\n",
+    )
+    await harness.publish_file(test)
+    await harness.publish_file(make_events("uploads/client.py", job_id="job_1", snapshot_seq=1))
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_1", "vectors")) == 2)
+    skipped = harness.reported("job_1", "vectors")[file_id("tests/test_client.py")]
+    assert skipped.status == events_pb2.INDEX_STATUS_SKIPPED
+    assert "test files are not wanted" in skipped.error
+    bm25 = await harness.stub.Search(search("test_upload_retries", retrieval_pb2.SEARCH_MODE_BM25))
+    assert bm25.hits[0].chunk.location.relative_path == "tests/test_client.py"
+    vector = await harness.stub.Search(search("upload", retrieval_pb2.SEARCH_MODE_VECTOR, top_k=50))
+    assert {h.chunk.location.relative_path for h in vector.hits} == {"uploads/client.py"}
+
+
+async def test_a_malformed_vectors_request_is_dead_lettered_alone(
+    harness: Any, make_events: Any, file_id: Callable[[str], str]
+) -> None:
+    harness.runtime.vectors_lanes.pause()
+    for path in FILES[:2]:
+        await harness.publish_file(make_events(path, job_id="job_1", snapshot_seq=1))
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_1")) == 2)
+    bad = events_pb2.VectorsRequested(
+        part=make_events("uploads/errors.py", job_id="job_1", snapshot_seq=1)[0],
+        value_class="source",
+    )
+    bad.part.part_index = 7
+    ack = await harness.nats.jetstream().publish(
+        "locus.v1.vectors.requested.source",
+        bad.SerializeToString(),
+        headers={"Nats-Msg-Id": "bad-vectors-1"},
+    )
+    assert ack.stream
+    harness.runtime.vectors_lanes.resume()  # the bad one rides in a batch with the two good ones
+    await harness.dead_letters.wait_for(lambda seen: len(seen.messages) == 1)
+    letter = events_pb2.DeadLetter.FromString(harness.dead_letters.messages[0].data)
+    assert harness.dead_letters.messages[0].subject == "locus.v1.dlq.vectors.requested.source"
+    assert "part_index 7" in letter.error
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_1", "vectors")) == 3)
+    embedded = harness.reported("job_1", "vectors")
+    assert embedded[file_id("uploads/errors.py")].status == events_pb2.INDEX_STATUS_FAILED
+    assert {embedded[file_id(p)].status for p in FILES[:2]} == {events_pb2.INDEX_STATUS_INDEXED}
+
+
+async def test_a_restart_while_the_lane_is_busy_embeds_every_chunk_once(
+    harness_factory: Any, make_events: Any, tmp_path: Any
+) -> None:
+    """The lane is stopped halfway (its queue stays in JetStream); a new instance on the
+    same data finishes the work from the cache and the queue, embedding nothing twice."""
+    data_dir = tmp_path / "restart"
+    first = await harness_factory(data_dir=data_dir, vectors_fetch_batch=1)
+    all_events = [make_events(path, job_id="job_1", snapshot_seq=1) for path in FILES]
+    distinct = {c.content_sha256 for events in all_events for e in events for c in e.chunks}
+    for events in all_events:
+        await first.publish_file(events)
+    await first.updates.wait_for(lambda seen: first.runtime.vectors_lane.stats.files_embedded >= 1)
+    first.runtime.vectors_lanes.pause()  # no new batch; the one in hand is cut by the stop
+    await first.close()
+    embedded_before = first.runtime.vectors_lane.stats.vectors_embedded
+    assert first.runtime.vectors_lane.stats.files_embedded < len(FILES)
+
+    second = await harness_factory(data_dir=data_dir, vectors_fetch_batch=1)
+    await second.updates.wait_for(
+        lambda seen: second.runtime.vectors_lane.stats.files_embedded
+        + first.runtime.vectors_lane.stats.files_embedded
+        >= len(FILES)
+    )
+    lane = second.runtime.vectors_lane.stats
+    assert embedded_before + lane.vectors_embedded == len(distinct)  # each content once
+    assert lane.vectors_from_cache + lane.vectors_embedded >= len(distinct) - embedded_before
+    found = await second.stub.Search(search("upload", retrieval_pb2.SEARCH_MODE_VECTOR, top_k=100))
+    assert {h.chunk.chunk_id for h in found.hits} == {
+        c.chunk_id for events in all_events for e in events for c in e.chunks
+    }

@@ -116,12 +116,14 @@ def test_a_finished_scan_has_stats_and_throughput() -> None:
     job = ingestion_pb2.ScanJob(
         job_id="job_1",
         state=ingestion_pb2.SCAN_STATE_COMPLETED,
+        level=events_pb2.SCAN_LEVEL_SEARCHABLE,
         stats=events_pb2.ScanStats(
             files_seen=40, files_added=30, files_unchanged=8, files_skipped=2, bytes_read=2_000_000
         ),
     )
     data = scan_json(job, elapsed_seconds=4.0)
     assert data["state"] == "completed"
+    assert data["level"] == "searchable"
     assert data["stats"]["files_added"] == 30
     assert set(data["stats"]) == {
         "files_seen",
@@ -134,6 +136,8 @@ def test_a_finished_scan_has_stats_and_throughput() -> None:
         "files_parsed",
         "files_indexed",
         "files_failed",
+        "files_embedded",
+        "files_embedding_failed",
     }
     assert data["files_per_second"] == 10.0
     assert data["megabytes_per_second"] == 0.5

@@ -11,7 +11,7 @@ from typing import Any
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from locus.v1 import answer_pb2, common_pb2, gateway_pb2, impact_pb2, ingestion_pb2
+from locus.v1 import answer_pb2, common_pb2, events_pb2, gateway_pb2, impact_pb2, ingestion_pb2
 
 JsonObject = dict[str, Any]
 
@@ -92,6 +92,7 @@ def scan_json(job: ingestion_pb2.ScanJob, elapsed_seconds: float | None = None) 
         "created_at": timestamp_text(job, "created_at"),
         "completed_at": timestamp_text(job, "completed_at"),
         "pending_stages": list(job.pending_stages),
+        "level": enum_label(events_pb2.ScanLevel.Name(job.level), "SCAN_LEVEL_"),
         "stats": {
             "files_seen": stats.files_seen,
             "files_skipped": stats.files_skipped,
@@ -103,6 +104,8 @@ def scan_json(job: ingestion_pb2.ScanJob, elapsed_seconds: float | None = None) 
             "files_parsed": stats.files_parsed,
             "files_indexed": stats.files_indexed,
             "files_failed": stats.files_failed,
+            "files_embedded": stats.files_embedded,
+            "files_embedding_failed": stats.files_embedding_failed,
         },
     }
     if elapsed_seconds is not None:

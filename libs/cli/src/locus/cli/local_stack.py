@@ -185,6 +185,8 @@ def service_environment(
             f"{prefix}DATA_DIR": str(data_dir / name),
             "LOCUS_INGESTION_ALLOWED_BASES": json.dumps([str(base) for base in allowed_bases]),
             "LOCUS_INGESTION_REQUIRED_STAGES": ",".join(s for s in INDEXING_STAGES if s in ports),
+            # retrieval's vectors lane makes files embedded after they are searchable
+            "LOCUS_INGESTION_EMBEDDING_STAGES": "vectors" if "retrieval" in ports else "",
         }
     )
     for peer, port in ports.items():

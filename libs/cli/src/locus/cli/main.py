@@ -320,14 +320,21 @@ def source_list(
 @app.command()
 def scan(
     project: ProjectArgument,
-    wait: Annotated[bool, typer.Option("--wait", help="Follow the scan until it ends.")] = False,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Follow the scan until its files are searchable.")
+    ] = False,
+    embedded: Annotated[
+        bool,
+        typer.Option("--embedded", help="With --wait: follow it until their vectors are in too."),
+    ] = False,
     timeout: Annotated[
         float, typer.Option(min=0, help="With --wait: give up after this many seconds (0: never).")
     ] = 0.0,
     gateway: GatewayOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """Scan a project's sources: changed files are parsed and indexed."""
+    """Scan a project's sources: changed files are parsed and indexed (searchable at once,
+    vectors in the background)."""
 
     async def body(context: CommandContext) -> int:
         started = time.monotonic()
@@ -343,7 +350,12 @@ def scan(
                     )
                 return ExitCode.OK
             job = await follow_scan(
-                client, job, context.err, show_progress=not json_output, timeout_seconds=timeout
+                client,
+                job,
+                context.err,
+                show_progress=not json_output,
+                timeout_seconds=timeout,
+                embedded=embedded,
             )
         elapsed = scan_elapsed_seconds(job, time.monotonic() - started)
         if json_output:

@@ -1,5 +1,6 @@
-"""``locus scan --wait``: poll GetScan until the job completes or fails, drawing files seen,
-parsed and indexed as progress bars (on stderr, so stdout stays clean for --json)."""
+"""``locus scan --wait``: poll GetScan until the job is searchable (or, with ``--embedded``,
+until its vectors are in too) or fails, drawing files seen, parsed, searchable and embedded as
+progress bars (on stderr, so stdout stays clean for --json)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,8 @@ from rich.progress import (
 )
 
 from locus.cli.exit_codes import CliError, ExitCode
-from locus.v1 import ingestion_pb2
+from locus.v1 import events_pb2, ingestion_pb2
 
-FINISHED_STATES = frozenset({ingestion_pb2.SCAN_STATE_COMPLETED, ingestion_pb2.SCAN_STATE_FAILED})
 WALKING_STATES = frozenset({ingestion_pb2.SCAN_STATE_QUEUED, ingestion_pb2.SCAN_STATE_SCANNING})
 POLL_SECONDS = 0.25
 
@@ -43,7 +43,8 @@ class _ScanBars:
         self._progress = progress
         self._seen: TaskID = progress.add_task("files seen", total=None)
         self._parsed: TaskID = progress.add_task("parsed", total=None)
-        self._indexed: TaskID = progress.add_task("indexed", total=None)
+        self._indexed: TaskID = progress.add_task("searchable", total=None)
+        self._embedded: TaskID = progress.add_task("embedded", total=None)
 
     def update(self, job: ingestion_pb2.ScanJob) -> None:
         stats = job.stats
@@ -60,6 +61,19 @@ class _ScanBars:
         self._progress.update(
             self._indexed, completed=stats.files_indexed + stats.files_failed, total=to_index
         )
+        embedded = stats.files_embedded + stats.files_embedding_failed + stats.files_failed
+        if job.level == events_pb2.SCAN_LEVEL_EMBEDDED:
+            embedded = to_index or 0  # no vectors are made here, or every file has them
+        self._progress.update(self._embedded, completed=embedded, total=to_index)
+
+
+def finished(job: ingestion_pb2.ScanJob, *, embedded: bool) -> bool:
+    """Whether a follower waiting for searchable (or, with ``embedded``, embedded) is done."""
+    if job.state == ingestion_pb2.SCAN_STATE_FAILED:
+        return True
+    if job.state != ingestion_pb2.SCAN_STATE_COMPLETED:
+        return False
+    return not embedded or job.level == events_pb2.SCAN_LEVEL_EMBEDDED
 
 
 async def follow_scan(
@@ -69,8 +83,10 @@ async def follow_scan(
     *,
     show_progress: bool,
     timeout_seconds: float = 0.0,
+    embedded: bool = False,
 ) -> ingestion_pb2.ScanJob:
-    """Wait for ``job`` to finish; ``timeout_seconds`` 0 waits as long as it takes."""
+    """Wait for ``job`` to be searchable (``embedded``: to have its vectors too) or fail;
+    ``timeout_seconds`` 0 waits as long as it takes."""
     started = time.monotonic()
     progress = Progress(
         TextColumn("{task.description:<24}"),
@@ -85,7 +101,7 @@ async def follow_scan(
         bars = _ScanBars(progress)
         while True:
             bars.update(job)
-            if job.state in FINISHED_STATES:
+            if finished(job, embedded=embedded):
                 return job
             if timeout_seconds and time.monotonic() - started > timeout_seconds:
                 raise CliError(

@@ -97,7 +97,8 @@ def print_scan_summary(console: Console, job: ingestion_pb2.ScanJob, elapsed: fl
     )
     console.print(
         f"  seen {stats['files_seen']}  parsed {stats['files_parsed']}  "
-        f"indexed {stats['files_indexed']}  failed {stats['files_failed']}"
+        f"searchable {stats['files_indexed']}  embedded {stats['files_embedded']}  "
+        f"failed {stats['files_failed']}  ({data['level']})"
     )
     console.print(
         f"  throughput {data['files_per_second']:.1f} files/s, "

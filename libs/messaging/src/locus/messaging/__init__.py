@@ -2,15 +2,19 @@
 deterministic message IDs, bounded redelivery and a dead-letter subject; plus an embedded
 nats-server for laptops and tests."""
 
-from locus.messaging.bus import Delivery, EventBus, MalformedEvent
+from locus.messaging.bus import EventBus, MalformedEvent
+from locus.messaging.delivery import Delivery
 from locus.messaging.embedded_server import EmbeddedNatsServer, nats_server_binary
+from locus.messaging.lanes import LaneItem, PriorityLanes
 from locus.messaging.subjects import Subjects
 
 __all__ = [
     "Delivery",
     "EmbeddedNatsServer",
     "EventBus",
+    "LaneItem",
     "MalformedEvent",
+    "PriorityLanes",
     "Subjects",
     "nats_server_binary",
 ]

@@ -13,20 +13,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from faststream.middlewares import AckPolicy
 from faststream.nats import ConsumerConfig, JStream, NatsBroker, NatsMessage, PullSub
 from faststream.nats.opentelemetry import NatsTelemetryMiddleware
 from google.protobuf.message import DecodeError, Message
+from nats.aio.msg import Msg
 from nats.js.api import PubAck
+from nats.js.client import JetStreamContext
 from opentelemetry import baggage, context, trace
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
 
 from locus.config import ServiceSettings
+from locus.messaging.delivery import Delivery
+from locus.messaging.lanes import LaneHandler, PriorityLanes
 from locus.messaging.subjects import Subjects
 from locus.telemetry import (
     REQUEST_ID_ATTRIBUTE,
@@ -44,22 +47,6 @@ _BAGGAGE = W3CBaggagePropagator()
 
 class MalformedEvent(Exception):
     """Raised by a handler for an event that can never be processed (missing fields, ...)."""
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """What a handler may want to know about the message it is processing."""
-
-    subject: str
-    attempt: int
-    max_deliver: int
-    message_id: str
-    request_id: str | None
-    progress: Callable[[], Awaitable[None]]  # extends the ack deadline for long work
-
-    @property
-    def is_last_attempt(self) -> bool:
-        return self.attempt >= self.max_deliver
 
 
 class EventBus:
@@ -81,9 +68,10 @@ class EventBus:
     ) -> None:
         self.subjects = subjects or Subjects()
         self.max_deliver = max_deliver
-        self._ack_wait = ack_wait_seconds
-        self._backoff = retry_backoff_seconds
-        self._tracer = telemetry.tracer("locus.messaging")
+        self.ack_wait_seconds = ack_wait_seconds
+        self.retry_backoff_seconds = retry_backoff_seconds
+        self.tracer = telemetry.tracer("locus.messaging")
+        self._lanes: list[PriorityLanes[Any]] = []
         self.broker = NatsBroker(
             url,
             middlewares=(NatsTelemetryMiddleware(tracer_provider=telemetry.provider),),
@@ -117,18 +105,52 @@ class EventBus:
         await self.broker.start()
         self._started = True
         await self.ensure_stream()
+        for lanes in self._lanes:
+            await lanes.start()
+
+    def jetstream(self) -> JetStreamContext:
+        """The JetStream context of the started broker (for consumers FastStream cannot
+        express, such as priority lanes)."""
+        # FastStream keeps the JetStream context of a started broker here.
+        jetstream: JetStreamContext = self.broker.config.connection_state.stream
+        return jetstream
+
+    def subscribe_lanes(
+        self,
+        subjects: Sequence[str],
+        event_type: type[EventT],
+        durable: str,
+        handler: LaneHandler[EventT],
+        *,
+        batch_size: int,
+        idle_wait_seconds: float = 1.0,
+    ) -> PriorityLanes[EventT]:
+        """Durable pull consumers on ``subjects``, drained most valuable first in batches of
+        up to ``batch_size`` (see ``locus.messaging.lanes``); started and stopped with the bus."""
+        lanes = PriorityLanes(
+            self,
+            subjects,
+            event_type,
+            durable,
+            handler,
+            batch_size=batch_size,
+            idle_wait_seconds=idle_wait_seconds,
+        )
+        self._lanes.append(lanes)
+        return lanes
 
     async def ensure_stream(self) -> None:
         """Declare the stream even in a process that only publishes (subscribers declare it
         too); a no-op when it exists with the same configuration."""
-        # FastStream keeps the JetStream context of a started broker here.
-        jetstream = self.broker.config.connection_state.stream
+        jetstream = self.jetstream()
         try:
             await jetstream.add_stream(config=self.stream.config, subjects=[self.subjects.all])
         except Exception as error:  # declared by another service with other settings: use it
             log.info("stream %s not declared here: %s", self.stream.name, error)
 
     async def stop(self) -> None:
+        for lanes in self._lanes:
+            await lanes.stop()
         if self._started:
             await self.broker.stop()
             self._started = False
@@ -174,7 +196,7 @@ class EventBus:
             pull_sub=PullSub(batch_size=fetch_batch, timeout=1.0),
             config=ConsumerConfig(
                 max_deliver=self.max_deliver,
-                ack_wait=self._ack_wait,
+                ack_wait=self.ack_wait_seconds,
                 max_ack_pending=max(64, max_workers * 4),
             ),
             ack_policy=AckPolicy.MANUAL,
@@ -256,12 +278,25 @@ class EventBus:
                         raw.subject,
                         error,
                     )
-                    await message.nack(delay=self._backoff * attempt)
+                    await message.nack(delay=self.retry_backoff_seconds * attempt)
                 return
             await message.ack()
         finally:
             if token is not None:
                 context.detach(token)
+
+    async def dead_letter_raw(
+        self, message: Msg, error: str, deliveries: int, consumer: str
+    ) -> None:
+        """Dead-letter a message received outside FastStream (a lane)."""
+        await self._dead_letter(
+            message.subject,
+            message.data,
+            dict(message.headers or {}),
+            error,
+            deliveries,
+            consumer,
+        )
 
     async def _dead_letter(
         self,

@@ -32,6 +32,10 @@ class Subjects:
     def index_updated(self) -> str:
         return self._s("index.updated")
 
+    def vectors_requested(self, value_class: str) -> str:
+        """``locus.v1.vectors.requested.<value class>`` (source, test, docs, vendored)."""
+        return self._s(f"vectors.requested.{value_class}")
+
     @property
     def request_submitted(self) -> str:
         return self._s("request.submitted")

@@ -31,7 +31,7 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
     server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
     server.add_service(
         ingestion_pb2_grpc.add_IngestionServiceServicer_to_server,
-        IngestionServicer(ingestion, settings.required_stages),
+        IngestionServicer(ingestion, settings.required_stages, settings.embedding_stages),
         ingestion_pb2.DESCRIPTOR.services_by_name["IngestionService"].full_name,
     )
     return ServiceRuntime(settings.service_name, server, telemetry, [StoreLifecycle(store), bus])

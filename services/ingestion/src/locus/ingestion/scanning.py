@@ -8,9 +8,10 @@ A scan runs in four steps, each safe to repeat after a crash or a redelivered ev
    job's changes, moves the files to the new snapshot and sets the job to INDEXING.
 3. It publishes the changes as ``files.changed`` batches with deterministic message IDs
    (``files.changed:<job>:<batch>``), so a republished batch is deduplicated by JetStream.
-4. ``record_index_update`` (on ``index.updated``) records each stage's per-file results and
-   publishes ``scan.completed`` once every changed file is indexed by every required stage, or
-   reported failed.
+4. ``record_index_update`` (on ``index.updated``) records each stage's per-file results,
+   completes the job and publishes ``scan.completed`` (level SEARCHABLE) once every changed
+   file is indexed by every required stage or reported failed, and publishes it again (level
+   EMBEDDED) once every file's vectors are in as well (the embedding stages).
 """
 
 from __future__ import annotations
@@ -221,7 +222,9 @@ class Ingestion:
         return job
 
     async def job_progress(self, job: JobRow) -> JobProgress:
-        return await self._store.progress(job.job_id, self._settings.required_stages)
+        return await self._store.progress(
+            job.job_id, self._settings.required_stages, self._settings.embedding_stages
+        )
 
     async def run_scan(self, event: events_pb2.ScanRequested) -> None:
         job = await self._store.get_job(event.job_id)
@@ -413,18 +416,35 @@ class Ingestion:
         await self._complete_if_done(job)
 
     async def _complete_if_done(self, job: JobRow) -> None:
+        """COMPLETED (and scan.completed at SEARCHABLE) once every file is searchable; then
+        scan.completed at EMBEDDED once every file has its vectors too."""
         fresh = await self._store.get_job(job.job_id)
-        if fresh is None or fresh.state != "INDEXING":
+        if fresh is None or fresh.state not in ("INDEXING", "COMPLETED"):
             return
         progress = await self.job_progress(fresh)
         if not progress.done:
             return
-        if await self._store.complete_job(fresh, self._now(), failed=False):
+        if fresh.state == "INDEXING":
+            if not await self._store.complete_job(fresh, self._now(), failed=False):
+                return
             await self._publish_completed(fresh, failed=False, error="")
+        if self._settings.embedding_stages and progress.embedded_done:
+            await self._publish_completed(
+                fresh, failed=False, error="", level=events_pb2.SCAN_LEVEL_EMBEDDED
+            )
 
-    async def _publish_completed(self, job: JobRow, *, failed: bool, error: str) -> None:
+    async def _publish_completed(
+        self,
+        job: JobRow,
+        *,
+        failed: bool,
+        error: str,
+        level: events_pb2.ScanLevel = events_pb2.SCAN_LEVEL_SEARCHABLE,
+    ) -> None:
         fresh = await self._store.get_job(job.job_id) or job
         progress = await self.job_progress(fresh)
+        if not failed and level == events_pb2.SCAN_LEVEL_SEARCHABLE and progress.embedded_done:
+            level = events_pb2.SCAN_LEVEL_EMBEDDED  # nothing waits for vectors
         event = events_pb2.ScanCompleted(
             job_id=job.job_id,
             project_id=job.project_id,
@@ -432,10 +452,14 @@ class Ingestion:
             stats=scan_stats(fresh, progress),
             failed=failed,
             error=error,
+            level=events_pb2.SCAN_LEVEL_UNSPECIFIED if failed else level,
         )
         event.completed_at.FromDatetime(self._now())
+        suffix = ":embedded" if event.level == events_pb2.SCAN_LEVEL_EMBEDDED else ""
         await self._bus.publish(
-            self._bus.subjects.scan_completed, event, message_id=f"scan.completed:{job.job_id}"
+            self._bus.subjects.scan_completed,
+            event,
+            message_id=f"scan.completed:{job.job_id}{suffix}",
         )
 
     async def list_skipped(self, job_id: str, offset: int, limit: int) -> list[SkippedFileRow]:
@@ -481,7 +505,18 @@ def scan_stats(job: JobRow, progress: JobProgress) -> events_pb2.ScanStats:
         files_parsed=progress.parsed,
         files_indexed=progress.indexed,
         files_failed=progress.failed,
+        files_embedded=progress.embedded,
+        files_embedding_failed=progress.embedding_failed,
     )
+
+
+def scan_level(job: JobRow, progress: JobProgress) -> events_pb2.ScanLevel:
+    """The level every changed file of ``job`` has reached."""
+    if job.state != "COMPLETED":
+        return events_pb2.SCAN_LEVEL_UNSPECIFIED
+    if progress.embedded_done:
+        return events_pb2.SCAN_LEVEL_EMBEDDED
+    return events_pb2.SCAN_LEVEL_SEARCHABLE
 
 
 def _aware(moment: datetime) -> datetime:

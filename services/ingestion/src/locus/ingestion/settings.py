@@ -21,8 +21,10 @@ class IngestionSettings(ServiceSettings):
     allowed_bases: Annotated[list[Path], NoDecode] = Field(default_factory=lambda: [Path.cwd()])
     max_file_bytes: int = Field(default=1_048_576, gt=0)
     batch_size: int = Field(default=64, ge=1, le=10_000)
-    # Downstream stages whose index.updated reports complete a scan job.
+    # Downstream stages whose index.updated reports make a scan job's files searchable (the
+    # job is then COMPLETED), and the stages that then make them embedded (vectors).
     required_stages: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["ast"])
+    embedding_stages: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # A job still indexing after this long is failed, so a new scan of its project can start.
     stale_job_seconds: float = Field(default=3600.0, gt=0)
 
@@ -33,7 +35,7 @@ class IngestionSettings(ServiceSettings):
             return json.loads(value) if value.startswith("[") else _split(value)
         return value
 
-    @field_validator("required_stages", mode="before")
+    @field_validator("required_stages", "embedding_stages", mode="before")
     @classmethod
     def _split_stages(cls, value: object) -> object:
         if isinstance(value, str):

@@ -4,7 +4,7 @@
 the Python files under DIR into chunks of 20 lines (~150-250 word pieces, like the ast
 service's function chunks), embeds
 them with each available embedder and, with ``--index``, runs them through the real indexer
-(embedding + tantivy + qdrant-edge + the store) in batches of 32 files.
+and vectors lane (tantivy + the store, then embedding + qdrant-edge) in batches of 32 files.
 """
 
 from __future__ import annotations
@@ -15,10 +15,17 @@ import hashlib
 import os
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder, onnx_model_ready
-from locus.retrieval.domain.model import ChunkDraft, FileChange, FileReport, ParsedPart
+from locus.retrieval.domain.model import (
+    ChunkDraft,
+    FileChange,
+    FileReport,
+    ParsedPart,
+    VectorWork,
+)
 from locus.retrieval.domain.ports import Embedder
 
 
@@ -61,8 +68,18 @@ class _NoCatalog:
 
 
 class _NoReports:
-    async def report(self, report: FileReport) -> None:
+    async def report(self, reports: Sequence[FileReport]) -> None:
         return None
+
+
+class _CollectedWork:
+    """The vectors lane's queue, in memory: the benchmark hands the work on itself."""
+
+    def __init__(self) -> None:
+        self.works: list[VectorWork] = []
+
+    async def enqueue(self, works: Sequence[VectorWork]) -> None:
+        self.works.extend(works)
 
 
 async def indexing_rate(embedder: Embedder, chunks: list[tuple[str, str]]) -> float:
@@ -71,6 +88,7 @@ async def indexing_rate(embedder: Embedder, chunks: list[tuple[str, str]]) -> fl
     from locus.retrieval.adapters.store import RetrievalStore
     from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
     from locus.retrieval.indexing import Indexer
+    from locus.retrieval.vectors_lane import VectorsLane
 
     by_file: dict[str, list[str]] = {}
     for path, text in chunks:
@@ -116,10 +134,15 @@ async def indexing_rate(embedder: Embedder, chunks: list[tuple[str, str]]) -> fl
         await store.initialize()
         for part in (embedder, bm25, vectors):
             await part.open()
-        indexer = Indexer(store, bm25, vectors, embedder, _NoCatalog(), _NoReports())
+        queue = _CollectedWork()
+        writes = asyncio.Lock()
+        indexer = Indexer(store, bm25, vectors, _NoCatalog(), _NoReports(), queue, writes)
+        lane = VectorsLane(store, vectors, embedder, _NoReports(), writes)
         started = time.perf_counter()
         for start in range(0, len(parts), 32):
             await indexer.index(parts[start : start + 32])
+        for start in range(0, len(queue.works), 64):
+            await lane.embed(queue.works[start : start + 64])
         elapsed = time.perf_counter() - started
         for part in (vectors, bm25, embedder):
             await part.close()

@@ -1,15 +1,19 @@
-"""Service layer of indexing: files.parsed parts in, both indexes and index.updated out.
+"""Service layer of indexing, searchable level: files.parsed parts in, the BM25 index and
+index.updated (stage "retrieval") out; their vectors are queued for the vectors lane.
 
 Parts that arrive together (one fetch of the subscription) are gathered by ``PartBatcher`` and
-indexed as one batch: one embedding call for all their chunks, one write to each index. Each
-batch:
+indexed as one batch, with one write to each index. Each batch:
 1. decides per part, from the stored file versions, whether it starts a new version of its
    file (clear the old chunks), adds to the current one, was applied already, or is stale;
-2. embeds the chunks whose content hash is not in the embedding cache (model id + sha256);
-3. writes both indexes (remove the files' old chunks, then upsert by chunk id), then the file
-   versions, then reports every file whose parts are all applied (index.updated).
-Every step is safe to repeat: a redelivered part finds its version applied and is reported
-again (deduplicated by message id) without touching the indexes.
+2. writes the BM25 index (remove the files' old chunks, then upsert by chunk id) and removes
+   the old vectors of files that changed, so no search ever sees a superseded chunk;
+3. saves the file versions, then queues the new chunks for their vectors (``VectorWorkQueue``:
+   the vectors lane embeds them in the background, most valuable first);
+4. reports every file whose parts are all applied as searchable, in one index.updated per job.
+Every step is safe to repeat: a redelivered part finds its version applied, is queued again
+(the lane deduplicates by content hash) and reported again, without touching the indexes.
+Files with nothing to embed (deleted, no chunks, or a value class the settings exclude) are
+reported at the embedded level at once.
 """
 
 from __future__ import annotations
@@ -17,12 +21,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-from numpy.typing import NDArray
-
+from locus.codepaths import VALUE_CLASSES, value_class
 from locus.retrieval.adapters.store import RetrievalStore
 from locus.retrieval.domain.file_versions import (
     FileState,
@@ -32,18 +34,20 @@ from locus.retrieval.domain.file_versions import (
     decide,
 )
 from locus.retrieval.domain.model import (
-    EmbeddedChunk,
+    STAGE_EMBEDDED,
+    STAGE_SEARCHABLE,
     FileReport,
     IndexedChunk,
     ParsedPart,
     ReportStatus,
+    VectorWork,
 )
 from locus.retrieval.domain.ports import (
     BM25Index,
-    Embedder,
     IndexReporter,
     ProjectCatalog,
     VectorIndex,
+    VectorWorkQueue,
 )
 
 log = logging.getLogger(__name__)
@@ -60,8 +64,7 @@ class IndexingStats:
     parts_stale: int = 0
     parts_duplicate: int = 0
     chunks_written: int = 0
-    vectors_embedded: int = 0
-    vectors_from_cache: int = 0
+    parts_queued: int = 0
 
 
 @dataclass
@@ -78,26 +81,33 @@ class Indexer:
         store: RetrievalStore,
         bm25: BM25Index,
         vectors: VectorIndex,
-        embedder: Embedder,
         projects: ProjectCatalog,
         reporter: IndexReporter,
+        queue: VectorWorkQueue,
+        vector_writes: asyncio.Lock,
+        *,
+        embedded_classes: Collection[str] = VALUE_CLASSES,
     ) -> None:
         self._store = store
         self._bm25 = bm25
         self._vectors = vectors
-        self._embedder = embedder
         self._projects = projects
         self._reporter = reporter
+        self._queue = queue
+        self._vector_writes = vector_writes  # shared with the vectors lane
+        self._embedded_classes = frozenset(embedded_classes)
         self.stats = IndexingStats()
 
     async def index(self, parts: Sequence[ParsedPart]) -> None:
-        """Apply ``parts`` (in order) to both indexes and report completed files."""
+        """Apply ``parts`` (in order) to the BM25 index, queue their vectors and report the
+        files that became searchable."""
         started = time.perf_counter()
         states: dict[str, FileState | None] = dict(
             await self._store.file_states([p.file_id for p in parts])
         )
         plans: dict[str, _FilePlan] = {}
         reports: list[FileReport] = []
+        works: dict[tuple[str, int], VectorWork] = {}
         changed: dict[str, FileState] = {}
         subsystems = {
             project: await self._projects.subsystem_of(project)
@@ -124,17 +134,28 @@ class Indexer:
                     state.snapshot_seq if state else -1,
                 )
                 reports.append(_report(part, ReportStatus.SKIPPED, "a newer version is indexed"))
+                reports.append(
+                    _report(
+                        part, ReportStatus.SKIPPED, "a newer version is indexed", STAGE_EMBEDDED
+                    )
+                )
                 continue
             plan = plans.setdefault(part.file_id, _FilePlan())
             if decision is PartDecision.NEW_VERSION:
                 plan.clear = True
                 plan.chunks.clear()  # an older version earlier in this batch is superseded
+                for key in [k for k in works if k[0] == part.file_id]:
+                    del works[key]
+            subsystem = subsystems[part.project_id]
             if decision in (PartDecision.NEW_VERSION, PartDecision.SAME_VERSION):
-                subsystem = subsystems[part.project_id]
                 for draft in () if part.deleted else part.chunks:
                     plan.chunks[draft.chunk_id] = part.placed(draft, subsystem)
             else:
                 self.stats.parts_duplicate += 1
+            # Queued again on a redelivery too: the first queueing may not have happened.
+            value = value_class(part.path)
+            if not part.deleted and value in self._embedded_classes:
+                works[(part.file_id, part.part_index)] = VectorWork(part, subsystem, value)
             added = 0 if part.deleted else len(part.chunks)
             new_state = apply_part(state, version, decision, added)
             states[part.file_id] = new_state
@@ -142,67 +163,57 @@ class Indexer:
                 changed[part.file_id] = new_state
                 if new_state.complete:
                     reports.append(_report(part, ReportStatus.INDEXED))
+                    if part.deleted or new_state.chunk_count == 0:
+                        reports.append(_report(part, ReportStatus.INDEXED, "", STAGE_EMBEDDED))
+                    elif value not in self._embedded_classes:
+                        reports.append(
+                            _report(
+                                part,
+                                ReportStatus.SKIPPED,
+                                f"vectors of {value} files are not wanted",
+                                STAGE_EMBEDDED,
+                            )
+                        )
         remove_files = [file_id for file_id, plan in plans.items() if plan.clear]
         chunks = [chunk for plan in plans.values() for chunk in plan.chunks.values()]
-
-        async def embed_and_write_vectors() -> tuple[int, int]:
-            embedded, cache_hits, fresh = await self._embed(chunks)
-            await self._vectors.write(remove_files, embedded)
-            return cache_hits, fresh
-
-        # BM25 analysis and writing overlap the embedding (onnxruntime leaves the GIL).
-        (cache_hits, fresh), _ = await asyncio.gather(
-            embed_and_write_vectors(), self._bm25.write(remove_files, chunks)
-        )
+        await self._bm25.write(remove_files, chunks)
+        if remove_files:
+            async with self._vector_writes:
+                await self._vectors.write(remove_files, [])
         snapshots = {p.snapshot_id: (p.project_id, p.snapshot_seq) for p in parts if p.snapshot_id}
         await self._store.save(list(changed.values()), snapshots)
+        # Queued after the versions are saved, so the lane finds the version it embeds for;
+        # a crash in between redelivers the parts, which are then queued as duplicates.
+        # A one-part file without chunks was reported embedded above; parts of bigger files
+        # are queued even when empty, because the lane counts a file's parts.
+        await self._queue.enqueue(
+            [w for w in works.values() if w.part.chunks or w.part.part_count > 1]
+        )
         unique_reports = _unique(reports)
-        for report in unique_reports:
-            await self._reporter.report(report)
+        await self._reporter.report(unique_reports)
         self.stats.batches += 1
         self.stats.parts += len(parts)
         self.stats.chunks_written += len(chunks)
-        self.stats.files_reported += len(unique_reports)
+        self.stats.files_reported += sum(1 for r in unique_reports if r.stage == STAGE_SEARCHABLE)
         self.stats.files_deleted += sum(1 for p in parts if p.deleted)
+        self.stats.parts_queued += len(works)
         log.info(
             "indexed %d parts of %d files in %.2fs: %d chunks written, %d files cleared, "
-            "embedding cache %d hits / %d embedded (totals %d / %d)",
+            "%d parts queued for vectors",
             len(parts),
             len({p.file_id for p in parts}),
             time.perf_counter() - started,
             len(chunks),
             len(remove_files),
-            cache_hits,
-            fresh,
-            self.stats.vectors_from_cache,
-            self.stats.vectors_embedded,
+            len(works),
         )
 
-    async def _embed(self, chunks: Sequence[IndexedChunk]) -> tuple[list[EmbeddedChunk], int, int]:
-        """Vectors for ``chunks``: from the cache where the model saw the content before,
-        else embedded (each distinct content once) and cached. Also returns how many distinct
-        contents came from the cache and how many were embedded."""
-        if not chunks:
-            return [], 0, 0
-        model = self._embedder.model_id
-        hashes = list(dict.fromkeys(c.content_sha256 for c in chunks))
-        vectors: dict[str, NDArray[np.float32]] = await self._store.cached_vectors(model, hashes)
-        missing = [sha for sha in hashes if sha not in vectors]
-        if missing:
-            text_of = {c.content_sha256: c.text for c in chunks}
-            fresh = await self._embedder.embed([text_of[sha] for sha in missing])
-            new_vectors = dict(zip(missing, fresh, strict=True))
-            await self._store.save_vectors(model, new_vectors)
-            vectors.update(new_vectors)
-        hits = len(hashes) - len(missing)
-        self.stats.vectors_from_cache += hits
-        self.stats.vectors_embedded += len(missing)
-        embedded = [EmbeddedChunk(c, vectors[c.content_sha256].tolist()) for c in chunks]
-        return embedded, hits, len(missing)
 
-
-def _report(part: ParsedPart, status: ReportStatus, error: str = "") -> FileReport:
+def _report(
+    part: ParsedPart, status: ReportStatus, error: str = "", stage: str = STAGE_SEARCHABLE
+) -> FileReport:
     return FileReport(
+        stage=stage,
         job_id=part.job_id,
         project_id=part.project_id,
         snapshot_id=part.snapshot_id,

@@ -3,6 +3,7 @@ the indexes, the embedder, the store, the bus, the gRPC server and telemetry."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import logging
 from collections.abc import Sequence
@@ -11,9 +12,14 @@ from typing import Protocol
 from opentelemetry.sdk.trace.export import SpanExporter
 
 from locus.database import Database
-from locus.messaging import EventBus
+from locus.messaging import EventBus, PriorityLanes
 from locus.retrieval.adapters.edge_vectors import EdgeVectorIndex
-from locus.retrieval.adapters.event_handlers import BusIndexReporter, register_event_handlers
+from locus.retrieval.adapters.event_handlers import (
+    BusIndexReporter,
+    BusVectorWorkQueue,
+    register_event_handlers,
+    register_vectors_lane,
+)
 from locus.retrieval.adapters.grpc_servicer import RetrievalServicer
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder, onnx_model_ready
 from locus.retrieval.adapters.openai_embedder import OpenAICompatibleEmbedder
@@ -28,9 +34,10 @@ from locus.retrieval.domain.search_request import SearchLimits
 from locus.retrieval.indexing import Indexer, PartBatcher
 from locus.retrieval.searching import Searcher
 from locus.retrieval.settings import RetrievalSettings
+from locus.retrieval.vectors_lane import VectorsLane
 from locus.rpc import Component, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import Telemetry, configure_logging, setup_telemetry
-from locus.v1 import retrieval_pb2, retrieval_pb2_grpc
+from locus.v1 import events_pb2, retrieval_pb2, retrieval_pb2_grpc
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +62,12 @@ class _Opened:
 
 
 class RetrievalRuntime(ServiceRuntime):
-    """The service runtime, plus its indexer (counters) and searcher for tests and tools."""
+    """The service runtime, plus its indexer and vectors lane (counters) and searcher for
+    tests and tools."""
 
     indexer: Indexer
+    vectors_lane: VectorsLane
+    vectors_lanes: PriorityLanes[events_pb2.VectorsRequested]
     searcher: Searcher
 
 
@@ -154,11 +164,30 @@ def build(
     projects = projects or make_projects(settings, telemetry)
     bus = EventBus.from_settings(settings, telemetry)
     reporter = BusIndexReporter(bus)
-    indexer = Indexer(store, bm25, vectors, embedder, projects, reporter)
+    vector_writes = asyncio.Lock()  # the searchable path and the vectors lane share the index
+    indexer = Indexer(
+        store,
+        bm25,
+        vectors,
+        projects,
+        reporter,
+        BusVectorWorkQueue(bus),
+        vector_writes,
+        embedded_classes=settings.vector_classes,
+    )
     batcher = PartBatcher(
         indexer, max_parts=settings.fetch_batch, linger_seconds=settings.batch_linger_seconds
     )
     register_event_handlers(bus, batcher, reporter, fetch_batch=settings.fetch_batch)
+    lane = VectorsLane(
+        store,
+        vectors,
+        embedder,
+        reporter,
+        vector_writes,
+        cache_every=settings.vectors_cache_every,
+    )
+    lanes = register_vectors_lane(bus, lane, reporter, batch_size=settings.vectors_fetch_batch)
     searcher = Searcher(store, bm25, vectors, embedder)
     limits = SearchLimits(
         default_top_k=settings.default_top_k,
@@ -184,5 +213,7 @@ def build(
     ]
     runtime = RetrievalRuntime(settings.service_name, server, telemetry, components)
     runtime.indexer = indexer
+    runtime.vectors_lane = lane
+    runtime.vectors_lanes = lanes
     runtime.searcher = searcher
     return runtime

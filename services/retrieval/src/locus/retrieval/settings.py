@@ -8,11 +8,12 @@ OpenAI-compatible endpoint; without them everything runs embedded under ``data_d
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
-from pydantic_settings import SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
 
+from locus.codepaths import VALUE_CLASSES
 from locus.config import ServiceSettings
 
 
@@ -46,9 +47,18 @@ class RetrievalSettings(ServiceSettings):
     qdrant_api_key: str = ""
     qdrant_collection: str = "locus-chunks"
 
-    # Indexing: how many files.parsed messages one fetch takes; they are embedded together.
-    fetch_batch: int = Field(default=32, ge=1, le=1000)
+    # Indexing (searchable): how many files.parsed messages one fetch takes; they are written
+    # to the BM25 index together.
+    fetch_batch: int = Field(default=64, ge=1, le=1000)
     batch_linger_seconds: float = Field(default=0.05, ge=0, le=10)
+    # The vectors lane: file parts per batch (their distinct new chunks are embedded
+    # together), chunks embedded between two writes of the embedding cache, and the value
+    # classes of files whose chunks get vectors at all (source, test, docs, vendored).
+    vectors_fetch_batch: int = Field(default=64, ge=1, le=1000)
+    vectors_cache_every: int = Field(default=256, ge=1, le=100_000)
+    vector_classes: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(VALUE_CLASSES)
+    )
     # Payload/HNSW optimisation of the embedded vector index after this many written points.
     optimize_every_points: int = Field(default=20_000, ge=1)
 
@@ -66,6 +76,16 @@ class RetrievalSettings(ServiceSettings):
         value = value.strip().rstrip("/")
         if value and not value.startswith(("http://", "https://")):
             raise ValueError(f"must start with http:// or https:// (got {value!r})")
+        return value
+
+    @field_validator("vector_classes", mode="before")
+    @classmethod
+    def _split_classes(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        unknown = sorted(set(value) - set(VALUE_CLASSES)) if isinstance(value, list) else []
+        if unknown:
+            raise ValueError(f"unknown value classes {unknown}; known: {', '.join(VALUE_CLASSES)}")
         return value
 
     @model_validator(mode="after")

@@ -9,7 +9,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from locus.gateway.domain.path_roles import PathRole, classify_path
+from locus.codepaths import PathRole, classify_path
 
 MAX_CUES_PER_KIND = 32
 

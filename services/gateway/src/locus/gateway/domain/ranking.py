@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Protocol
 
-from locus.gateway.domain.path_roles import PathRole, classify_path
+from locus.codepaths import PathRole, classify_path
 from locus.gateway.domain.question_cues import QuestionCues, split_identifier
 
 RRF_K = 60  # the retrieval service's default reciprocal-rank-fusion constant

@@ -11,7 +11,7 @@ import grpc
 
 from locus.ingestion.adapters.tables import JobRow, ProjectRow, SourceRow
 from locus.ingestion.domain import errors
-from locus.ingestion.scanning import Ingestion, scan_stats
+from locus.ingestion.scanning import Ingestion, scan_level, scan_stats
 from locus.rpc import (
     AlreadyExists,
     FailedPrecondition,
@@ -96,9 +96,15 @@ def source_message(row: SourceRow) -> ingestion_pb2.Source:
 
 
 class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
-    def __init__(self, ingestion: Ingestion, required_stages: list[str]) -> None:
+    def __init__(
+        self,
+        ingestion: Ingestion,
+        required_stages: list[str],
+        embedding_stages: list[str] | None = None,
+    ) -> None:
         self._ingestion = ingestion
         self._stages = required_stages
+        self._embedding_stages = embedding_stages or []
 
     async def _call(self, work: Callable[[], Awaitable[T]]) -> T:
         async with domain_errors():
@@ -113,8 +119,12 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
             state=_STATES.get(job.state, ingestion_pb2.SCAN_STATE_UNSPECIFIED),
             stats=scan_stats(job, progress),
             error=job.error,
-            pending_stages=self._stages if job.state == "INDEXING" else [],
+            level=scan_level(job, progress),
         )
+        if job.state == "INDEXING":
+            message.pending_stages.extend(self._stages + self._embedding_stages)
+        elif job.state == "COMPLETED" and not progress.embedded_done:
+            message.pending_stages.extend(self._embedding_stages)
         message.created_at.FromDatetime(job.created_at)
         if job.completed_at:
             message.completed_at.FromDatetime(job.completed_at)

@@ -30,14 +30,29 @@ ACTIVE_STATES = ("QUEUED", "SCANNING", "INDEXING")
 
 @dataclass(frozen=True)
 class JobProgress:
+    """Files of a job by level: ``indexed`` are searchable (every required stage reported),
+    ``embedded`` have their vectors too (every embedding stage reported as well); ``failed``
+    failed a required stage, ``embedding_failed`` are searchable but failed an embedding stage."""
+
     total: int
     parsed: int
     indexed: int
     failed: int
+    embedded: int = 0
+    embedding_failed: int = 0
+    embedding_stages: int = 0  # how many stages make a file embedded (0: no vectors)
 
     @property
     def done(self) -> bool:
+        """Every file is searchable or failed."""
         return self.indexed + self.failed >= self.total
+
+    @property
+    def embedded_done(self) -> bool:
+        """Every file is embedded, or failed at some level."""
+        if not self.embedding_stages:
+            return self.done
+        return self.embedded + self.embedding_failed + self.failed >= self.total
 
 
 @dataclass(frozen=True)
@@ -220,7 +235,12 @@ class IngestionStore:
             if values:
                 await _upsert_stages(session, values)
 
-    async def progress(self, job_id: str, required_stages: Sequence[str]) -> JobProgress:
+    async def progress(
+        self,
+        job_id: str,
+        required_stages: Sequence[str],
+        embedding_stages: Sequence[str] = (),
+    ) -> JobProgress:
         async with self._db.sessions() as session:
             total = await session.scalar(
                 select(func.count()).select_from(JobFileRow).where(JobFileRow.job_id == job_id)
@@ -230,20 +250,35 @@ class IngestionStore:
                     JobFileStageRow.file_id, JobFileStageRow.stage, JobFileStageRow.status
                 ).where(JobFileStageRow.job_id == job_id)
             )
+        total = int(total or 0)
         if not required_stages:
-            return JobProgress(total=int(total or 0), parsed=0, indexed=int(total or 0), failed=0)
+            return JobProgress(total=total, parsed=0, indexed=total, failed=0, embedded=total)
         by_file: dict[str, dict[str, str]] = {}
         for file_id, stage, status in stage_rows:
             by_file.setdefault(file_id, {})[stage] = status
-        first = required_stages[0] if required_stages else ""
-        parsed = sum(1 for stages in by_file.values() if first in stages)
-        failed = sum(1 for stages in by_file.values() if "FAILED" in stages.values())
-        indexed = sum(
-            1
-            for stages in by_file.values()
-            if "FAILED" not in stages.values() and all(s in stages for s in required_stages)
+        first = required_stages[0]
+        parsed = indexed = failed = embedded = embedding_failed = 0
+        for stages in by_file.values():
+            parsed += first in stages
+            if any(stages.get(s) == "FAILED" for s in required_stages):
+                failed += 1
+                continue
+            if not all(s in stages for s in required_stages):
+                continue
+            indexed += 1
+            if any(stages.get(s) == "FAILED" for s in embedding_stages):
+                embedding_failed += 1
+            elif all(s in stages for s in embedding_stages):
+                embedded += 1
+        return JobProgress(
+            total=total,
+            parsed=parsed,
+            indexed=indexed,
+            failed=failed,
+            embedded=embedded,
+            embedding_failed=embedding_failed,
+            embedding_stages=len(embedding_stages),
         )
-        return JobProgress(total=int(total or 0), parsed=parsed, indexed=indexed, failed=failed)
 
     async def complete_job(
         self, job: JobRow, now: datetime, *, failed: bool, error: str = ""

@@ -1,16 +1,32 @@
-"""NATS side of retrieval: the files.parsed consumer and the index.updated publisher."""
+"""NATS side of retrieval: the files.parsed consumer, the vectors lane (vectors.requested.*,
+most valuable first), the vectors.requested and index.updated publishers."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 
-from locus.messaging import Delivery, EventBus, MalformedEvent
-from locus.retrieval.adapters.proto_mapping import InvalidFilesParsed, index_updated, parsed_part
-from locus.retrieval.domain.model import FileChange, FileReport, ReportStatus
+from locus.codepaths import VALUE_CLASSES
+from locus.messaging import Delivery, EventBus, LaneItem, MalformedEvent, PriorityLanes
+from locus.retrieval.adapters.proto_mapping import (
+    InvalidFilesParsed,
+    index_updated,
+    parsed_part,
+    vector_work,
+    vectors_requested,
+)
+from locus.retrieval.domain.model import (
+    STAGE_SEARCHABLE,
+    FileChange,
+    FileReport,
+    ReportStatus,
+    VectorWork,
+)
 from locus.retrieval.indexing import PartBatcher
+from locus.retrieval.vectors_lane import VectorsLane
 from locus.v1 import common_pb2, events_pb2
 
 log = logging.getLogger(__name__)
@@ -20,19 +36,77 @@ PROGRESS_EVERY_SECONDS = 20.0
 
 
 class BusIndexReporter:
-    """IndexReporter on the bus: one index.updated per file, with a deterministic id."""
+    """IndexReporter on the bus: one index.updated per job and stage for a batch of reports,
+    with an id derived from its files and versions (a redelivered batch is deduplicated)."""
 
     def __init__(self, bus: EventBus) -> None:
         self._bus = bus
 
-    async def report(self, report: FileReport) -> None:
-        await self._bus.publish(
-            self._bus.subjects.index_updated,
-            index_updated(report),
-            message_id=(
-                f"index.updated:retrieval:{report.job_id}:{report.file_id}:{report.sha256}"
-            ),
-        )
+    async def report(self, reports: Sequence[FileReport]) -> None:
+        for event in index_updated(reports):
+            files = ",".join(sorted(f"{f.file_id}:{f.sha256}:{f.status}" for f in event.files))
+            digest = hashlib.sha256(files.encode()).hexdigest()[:32]
+            await self._bus.publish(
+                self._bus.subjects.index_updated,
+                event,
+                message_id=f"index.updated:{event.stage}:{event.job_id}:{digest}",
+            )
+
+
+class BusVectorWorkQueue:
+    """VectorWorkQueue on JetStream: one vectors.requested.<value class> per file part, with
+    id ``vectors.requested:<file>:<sha256>:<seq>:<part>``."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self._bus = bus
+
+    async def enqueue(self, works: Sequence[VectorWork]) -> None:
+        publishes = [
+            self._bus.publish(
+                self._bus.subjects.vectors_requested(work.value_class),
+                vectors_requested(work),
+                message_id=(
+                    f"vectors.requested:{work.part.file_id}:{work.part.sha256}:"
+                    f"{work.part.snapshot_seq}:{work.part.part_index}"
+                ),
+            )
+            for work in works
+        ]
+        # JetStream acks each publish; waiting for them together costs one round trip.
+        await asyncio.gather(*publishes)
+
+
+def register_vectors_lane(
+    bus: EventBus, lane: VectorsLane, reporter: BusIndexReporter, *, batch_size: int
+) -> PriorityLanes[events_pb2.VectorsRequested]:
+    """The vectors lane: durable consumers ``retrieval-vectors-<class>``, source first."""
+
+    async def on_vectors_requested(items: list[LaneItem[events_pb2.VectorsRequested]]) -> None:
+        works = []
+        for item in items:
+            try:
+                works.append(vector_work(item.event))
+            except InvalidFilesParsed as error:
+                item.reject(str(error))
+                await _report_failure(
+                    reporter, item.event.part, f"malformed vectors.requested: {error}", "vectors"
+                )
+        try:
+            await lane.embed(works)
+        except Exception as error:
+            if len(items) == 1 and items[0].delivery.is_last_attempt:
+                await _report_failure(
+                    reporter, items[0].event.part, f"{type(error).__name__}: {error}", "vectors"
+                )
+            raise
+
+    return bus.subscribe_lanes(
+        [bus.subjects.vectors_requested(value) for value in VALUE_CLASSES],
+        events_pb2.VectorsRequested,
+        f"{CONSUMER}-vectors",
+        on_vectors_requested,
+        batch_size=batch_size,
+    )
 
 
 def register_event_handlers(
@@ -74,7 +148,10 @@ async def _with_progress(work: Awaitable[None], delivery: Delivery) -> None:
 
 
 async def _report_failure(
-    reporter: BusIndexReporter, event: events_pb2.FilesParsed, error: str
+    reporter: BusIndexReporter,
+    event: events_pb2.FilesParsed,
+    error: str,
+    stage: str = STAGE_SEARCHABLE,
 ) -> None:
     """Tell ingestion the file failed, so its scan job can still complete."""
     if not event.job_id or not event.file.file_id:
@@ -85,16 +162,19 @@ async def _report_failure(
     }.get(event.file.change_type, FileChange.MODIFIED)
     try:
         await reporter.report(
-            FileReport(
-                job_id=event.job_id,
-                project_id=event.project_id,
-                snapshot_id=event.snapshot_id,
-                file_id=event.file.file_id,
-                sha256=event.file.sha256,
-                change=change,
-                status=ReportStatus.FAILED,
-                error=error,
-            )
+            [
+                FileReport(
+                    job_id=event.job_id,
+                    project_id=event.project_id,
+                    snapshot_id=event.snapshot_id,
+                    file_id=event.file.file_id,
+                    sha256=event.file.sha256,
+                    change=change,
+                    status=ReportStatus.FAILED,
+                    error=error,
+                    stage=stage,
+                )
+            ]
         )
     except Exception:
         log.exception("could not report the failure of %s", event.file.file_id)

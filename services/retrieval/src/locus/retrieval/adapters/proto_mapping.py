@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
+from locus.codepaths import VALUE_CLASSES
 from locus.retrieval.domain.model import (
     ChunkDraft,
     FileChange,
@@ -12,6 +14,7 @@ from locus.retrieval.domain.model import (
     ParsedPart,
     ReportStatus,
     SearchMode,
+    VectorWork,
 )
 from locus.v1 import common_pb2, events_pb2, retrieval_pb2
 
@@ -124,13 +127,20 @@ def parsed_part(event: events_pb2.FilesParsed) -> ParsedPart:
     )
 
 
-def index_updated(report: FileReport) -> events_pb2.IndexUpdated:
-    return events_pb2.IndexUpdated(
-        job_id=report.job_id,
-        project_id=report.project_id,
-        snapshot_id=report.snapshot_id,
-        stage="retrieval",
-        files=[
+def index_updated(reports: Sequence[FileReport]) -> list[events_pb2.IndexUpdated]:
+    """One index.updated per (job, stage) of ``reports``, in the order they first appear."""
+    events: dict[tuple[str, str], events_pb2.IndexUpdated] = {}
+    for report in reports:
+        key = (report.job_id, report.stage)
+        event = events.get(key)
+        if event is None:
+            event = events[key] = events_pb2.IndexUpdated(
+                job_id=report.job_id,
+                project_id=report.project_id,
+                snapshot_id=report.snapshot_id,
+                stage=report.stage,
+            )
+        event.files.append(
             events_pb2.IndexedFile(
                 file_id=report.file_id,
                 sha256=report.sha256,
@@ -138,8 +148,65 @@ def index_updated(report: FileReport) -> events_pb2.IndexUpdated:
                 status=_STATUSES[report.status],
                 error=report.error[:2000],
             )
+        )
+    return list(events.values())
+
+
+def files_parsed(part: ParsedPart) -> events_pb2.FilesParsed:
+    """The part's file and chunks as files.parsed carries them (no symbols or relations)."""
+    return events_pb2.FilesParsed(
+        job_id=part.job_id,
+        project_id=part.project_id,
+        snapshot_id=part.snapshot_id,
+        snapshot_seq=part.snapshot_seq,
+        file=events_pb2.ChangedFile(
+            file_id=part.file_id,
+            relative_path=part.path,
+            change_type=_CHANGE_TYPES[part.change],
+            sha256=part.sha256,
+            language=part.language,
+        ),
+        part_index=part.part_index,
+        part_count=part.part_count,
+        chunks=[
+            common_pb2.Chunk(
+                chunk_id=draft.chunk_id,
+                location=common_pb2.CodeLocation(
+                    project_id=part.project_id,
+                    snapshot_id=part.snapshot_id,
+                    file_id=part.file_id,
+                    relative_path=part.path,
+                    start_line=draft.start_line,
+                    end_line=draft.end_line,
+                    language=part.language,
+                    node_id=draft.node_id,
+                ),
+                kind=chunk_kind_value(draft.kind),  # type: ignore[arg-type]
+                symbol_node_id=draft.symbol_node_id,
+                symbol_qualified_name=draft.symbol_qualified_name,
+                text=draft.text,
+                content_sha256=draft.content_sha256,
+                ordinal=draft.ordinal,
+            )
+            for draft in part.chunks
         ],
     )
+
+
+def vectors_requested(work: VectorWork) -> events_pb2.VectorsRequested:
+    return events_pb2.VectorsRequested(
+        part=files_parsed(work.part), subsystem=work.subsystem, value_class=work.value_class
+    )
+
+
+def vector_work(event: events_pb2.VectorsRequested) -> VectorWork:
+    """Validate and convert; raises InvalidFilesParsed naming the first problem."""
+    part = parsed_part(event.part)
+    if part.deleted:
+        raise InvalidFilesParsed(f"vectors.requested for the deleted file {part.file_id}")
+    if event.value_class not in VALUE_CLASSES:
+        raise InvalidFilesParsed(f"vectors.requested with value class {event.value_class!r}")
+    return VectorWork(part, event.subsystem, event.value_class)
 
 
 def search_hit(hit: FusedHit) -> retrieval_pb2.SearchHit:

@@ -8,12 +8,18 @@ from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from locus.database import Database
-from locus.retrieval.adapters.tables import Base, EmbeddingRow, FileStateRow, SnapshotRow
+from locus.retrieval.adapters.tables import (
+    Base,
+    EmbeddingRow,
+    FileStateRow,
+    SnapshotRow,
+    VectorPartRow,
+)
 from locus.retrieval.domain.file_versions import FileState
 
 T = TypeVar("T")
@@ -127,6 +133,53 @@ class RetrievalStore:
                     set_={k: v for k, v in values.items() if k != "file_id"},
                 )
             )
+
+    # vectors lane progress
+
+    async def record_vector_parts(
+        self, parts: Sequence[tuple[str, str, int, int]], part_counts: Mapping[str, int]
+    ) -> set[str]:
+        """Record (file_id, sha256, snapshot_seq, part_index) as embedded; returns the files
+        of which every part (``part_counts``) of that version is embedded now."""
+        if not parts:
+            return set()
+        rows = {
+            (file_id, part_index): {
+                "file_id": file_id,
+                "part_index": part_index,
+                "sha256": sha256,
+                "snapshot_seq": seq,
+            }
+            for file_id, sha256, seq, part_index in parts
+        }
+        versions = {file_id: (sha256, seq) for file_id, sha256, seq, _ in parts}
+        complete: set[str] = set()
+        async with self._db.transaction() as session:
+            for values in rows.values():
+                statement = self._insert(VectorPartRow).values(**values)
+                await session.execute(
+                    statement.on_conflict_do_update(
+                        index_elements=[VectorPartRow.file_id, VectorPartRow.part_index],
+                        set_={"sha256": values["sha256"], "snapshot_seq": values["snapshot_seq"]},
+                    )
+                )
+            for keys in _slices(list(versions)):
+                counted = await session.execute(
+                    select(
+                        VectorPartRow.file_id,
+                        VectorPartRow.sha256,
+                        VectorPartRow.snapshot_seq,
+                        func.count(),
+                    )
+                    .where(VectorPartRow.file_id.in_(keys))
+                    .group_by(
+                        VectorPartRow.file_id, VectorPartRow.sha256, VectorPartRow.snapshot_seq
+                    )
+                )
+                for file_id, sha256, seq, count in counted:
+                    if (sha256, seq) == versions[file_id] and count >= part_counts[file_id]:
+                        complete.add(file_id)
+        return complete
 
     async def snapshot_seq(self, project_id: str, snapshot_id: str) -> int | None:
         async with self._db.sessions() as session:

@@ -1,5 +1,6 @@
 """Relational schema of the retrieval store (SQLite by default, PostgreSQL in production):
-the embedding cache, the indexed version of every file, and the snapshots seen."""
+the embedding cache, the indexed version of every file, the snapshots seen, and which parts
+of which file versions have their vectors."""
 
 from __future__ import annotations
 
@@ -36,4 +37,14 @@ class SnapshotRow(Base):
     __tablename__ = "snapshots"
     snapshot_id: Mapped[str] = mapped_column(String(100), primary_key=True)
     project_id: Mapped[str] = mapped_column(String(100), index=True)
+    snapshot_seq: Mapped[int] = mapped_column(BigInteger)
+
+
+class VectorPartRow(Base):
+    """A part of a file version whose vectors are written (the vectors lane's progress)."""
+
+    __tablename__ = "vector_parts"
+    file_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    part_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64))
     snapshot_seq: Mapped[int] = mapped_column(BigInteger)

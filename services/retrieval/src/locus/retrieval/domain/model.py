@@ -202,9 +202,27 @@ class ReportStatus(Enum):
     SKIPPED = "skipped"
 
 
+STAGE_SEARCHABLE = "retrieval"  # the file's chunks are in the BM25 index
+STAGE_EMBEDDED = "vectors"  # ... and their vectors in the vector index
+
+
+@dataclass(frozen=True, slots=True)
+class VectorWork:
+    """The chunks of one searchable file part that wait for their vectors, and how much they
+    are worth (``locus.codepaths.VALUE_CLASSES``)."""
+
+    part: ParsedPart
+    subsystem: str
+    value_class: str
+
+    def chunks(self) -> list[IndexedChunk]:
+        return [self.part.placed(draft, self.subsystem) for draft in self.part.chunks]
+
+
 @dataclass(frozen=True, slots=True)
 class FileReport:
-    """What retrieval tells ingestion about one file of a job (index.updated)."""
+    """What retrieval tells ingestion about one file of a job at one stage (index.updated):
+    ``STAGE_SEARCHABLE`` or ``STAGE_EMBEDDED``."""
 
     job_id: str
     project_id: str
@@ -214,3 +232,4 @@ class FileReport:
     change: FileChange
     status: ReportStatus
     error: str = ""
+    stage: str = STAGE_SEARCHABLE

@@ -15,6 +15,7 @@ from locus.retrieval.domain.model import (
     FileReport,
     IndexedChunk,
     ScoredChunk,
+    VectorWork,
 )
 
 
@@ -86,6 +87,14 @@ class ProjectCatalog(Protocol):
 
 
 class IndexReporter(Protocol):
-    """Tells the rest of the system that a file was indexed, skipped or failed."""
+    """Tells the rest of the system that files were indexed, skipped or failed at a stage."""
 
-    async def report(self, report: FileReport) -> None: ...
+    async def report(self, reports: Sequence[FileReport]) -> None: ...
+
+
+class VectorWorkQueue(Protocol):
+    """Durable background work: chunks that are searchable and wait for their vectors."""
+
+    async def enqueue(self, works: Sequence[VectorWork]) -> None:
+        """Returns once every work is stored durably (a crash after it loses nothing)."""
+        ...

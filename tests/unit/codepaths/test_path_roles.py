@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from locus.gateway.domain.path_roles import PathRole, classify_path
+from locus.codepaths import PathRole, classify_path
 
 pytestmark = pytest.mark.unit
 

@@ -77,3 +77,20 @@ def classify_path(relative_path: str) -> PathRole:
     ):
         return PathRole.DOCS
     return PathRole.SOURCE
+
+
+VALUE_CLASSES = ("source", "test", "docs", "vendored")
+_VALUE_CLASS = {
+    PathRole.SOURCE: "source",
+    PathRole.TEST: "test",
+    PathRole.DOCS: "docs",
+    PathRole.EXAMPLE: "docs",
+    PathRole.VENDORED: "vendored",
+    PathRole.GENERATED: "vendored",
+}
+
+
+def value_class(relative_path: str) -> str:
+    """How much a file's vectors are worth, as one of ``VALUE_CLASSES`` (most valuable first):
+    source, then tests, then docs and examples, then vendored and generated code."""
+    return _VALUE_CLASS[classify_path(relative_path)]

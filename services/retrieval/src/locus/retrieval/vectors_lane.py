@@ -1,0 +1,179 @@
+"""Service layer of the vectors lane: searchable chunks in, vectors and index.updated (stage
+"vectors") out, in the background and off the critical path of a scan.
+
+Each batch of ``VectorWork`` (many file parts, most valuable first):
+1. keeps the parts whose file version is still the indexed one (a newer version supersedes
+   them: reported SKIPPED);
+2. takes vectors from the embedding cache (model id + chunk content sha256) and embeds each
+   distinct missing content once, in sub-batches that are cached as soon as they are made, so
+   a crash loses at most the sub-batch in hand;
+3. under the vector-write lock shared with the searchable path, checks the versions again,
+   upserts the vectors by chunk id and records the parts done; a file whose parts are all done
+   is reported embedded.
+Every step is safe to repeat: a redelivered part finds its vectors in the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from locus.retrieval.adapters.store import RetrievalStore
+from locus.retrieval.domain.file_versions import FileState
+from locus.retrieval.domain.model import (
+    STAGE_EMBEDDED,
+    EmbeddedChunk,
+    FileReport,
+    IndexedChunk,
+    ReportStatus,
+    VectorWork,
+)
+from locus.retrieval.domain.ports import Embedder, IndexReporter, VectorIndex
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class VectorsLaneStats:
+    """Counters since start (distinct chunk contents per batch)."""
+
+    batches: int = 0
+    parts: int = 0
+    parts_stale: int = 0
+    files_embedded: int = 0
+    chunks_written: int = 0
+    vectors_embedded: int = 0
+    vectors_from_cache: int = 0
+    embed_seconds: float = 0.0
+
+
+def is_current(state: FileState | None, work: VectorWork) -> bool:
+    """Whether ``work`` belongs to the file version the indexes hold now."""
+    part = work.part
+    return (
+        state is not None
+        and not state.deleted
+        and state.sha256 == part.sha256
+        and state.snapshot_seq == part.snapshot_seq
+    )
+
+
+class VectorsLane:
+    def __init__(
+        self,
+        store: RetrievalStore,
+        vectors: VectorIndex,
+        embedder: Embedder,
+        reporter: IndexReporter,
+        vector_writes: asyncio.Lock,
+        *,
+        cache_every: int = 256,
+    ) -> None:
+        self._store = store
+        self._vectors = vectors
+        self._embedder = embedder
+        self._reporter = reporter
+        self._vector_writes = vector_writes  # shared with the searchable path
+        self._cache_every = cache_every
+        self.stats = VectorsLaneStats()
+
+    async def embed(self, works: Sequence[VectorWork]) -> None:
+        started = time.perf_counter()
+        file_ids = [w.part.file_id for w in works]
+        states = await self._store.file_states(file_ids)
+        current = [w for w in works if is_current(states.get(w.part.file_id), w)]
+        reports = [_stale(w) for w in works if w not in current]
+        chunks = [chunk for work in current for chunk in work.chunks()]
+        vectors, hits, fresh = await self._vectors_for(chunks)
+        async with self._vector_writes:
+            states = await self._store.file_states(file_ids)
+            still = [w for w in current if is_current(states.get(w.part.file_id), w)]
+            reports.extend(_stale(w) for w in current if w not in still)
+            embedded = [
+                EmbeddedChunk(chunk, vectors[chunk.content_sha256].tolist())
+                for work in still
+                for chunk in work.chunks()
+            ]
+            await self._vectors.write([], embedded)
+            complete = await self._store.record_vector_parts(
+                [
+                    (w.part.file_id, w.part.sha256, w.part.snapshot_seq, w.part.part_index)
+                    for w in still
+                ],
+                {w.part.file_id: w.part.part_count for w in still},
+            )
+        done = {w.part.file_id: w for w in still if w.part.file_id in complete}
+        reports.extend(_embedded(w) for w in done.values())
+        await self._reporter.report(list(dict.fromkeys(reports)))
+        self.stats.batches += 1
+        self.stats.parts += len(works)
+        self.stats.parts_stale += len(works) - len(still)
+        self.stats.files_embedded += len(done)
+        self.stats.chunks_written += len(embedded)
+        log.info(
+            "vectors for %d parts (%d stale) in %.2fs: %d chunks written, %d files embedded, "
+            "cache %d hits / %d embedded (totals %d / %d)",
+            len(works),
+            len(works) - len(still),
+            time.perf_counter() - started,
+            len(embedded),
+            len(done),
+            hits,
+            fresh,
+            self.stats.vectors_from_cache,
+            self.stats.vectors_embedded,
+        )
+
+    async def _vectors_for(
+        self, chunks: Sequence[IndexedChunk]
+    ) -> tuple[dict[str, NDArray[np.float32]], int, int]:
+        """Vectors by content hash: from the cache where the model saw the content before,
+        else embedded (each distinct content once) and cached sub-batch by sub-batch."""
+        if not chunks:
+            return {}, 0, 0
+        model = self._embedder.model_id
+        hashes = list(dict.fromkeys(c.content_sha256 for c in chunks))
+        vectors = await self._store.cached_vectors(model, hashes)
+        missing = [sha for sha in hashes if sha not in vectors]
+        text_of = {c.content_sha256: c.text for c in chunks}
+        for start in range(0, len(missing), self._cache_every):
+            keys = missing[start : start + self._cache_every]
+            began = time.perf_counter()
+            fresh = await self._embedder.embed([text_of[sha] for sha in keys])
+            self.stats.embed_seconds += time.perf_counter() - began
+            made = dict(zip(keys, fresh, strict=True))
+            await self._store.save_vectors(model, made)
+            vectors.update(made)
+            self.stats.vectors_embedded += len(keys)
+        hits = len(hashes) - len(missing)
+        self.stats.vectors_from_cache += hits
+        return vectors, hits, len(missing)
+
+
+def _stale(work: VectorWork) -> FileReport:
+    return _file_report(work, ReportStatus.SKIPPED, "a newer version is indexed")
+
+
+def _embedded(work: VectorWork) -> FileReport:
+    return _file_report(work, ReportStatus.INDEXED, "")
+
+
+def _file_report(work: VectorWork, status: ReportStatus, error: str) -> FileReport:
+    part = work.part
+    return FileReport(
+        job_id=part.job_id,
+        project_id=part.project_id,
+        snapshot_id=part.snapshot_id,
+        file_id=part.file_id,
+        sha256=part.sha256,
+        change=part.change,
+        status=status,
+        error=error,
+        stage=STAGE_EMBEDDED,
+    )
