@@ -242,7 +242,8 @@ async def test_files_are_searchable_before_their_vectors_are_in(
     bm25 = await harness.stub.Search(search("UploadClient", retrieval_pb2.SEARCH_MODE_BM25))
     assert bm25.hits[0].chunk.location.relative_path == "uploads/client.py"
     hybrid = await harness.stub.Search(search("UploadClient", top_k=5))
-    assert hybrid.hits and all(h.vector_rank == 0 for h in hybrid.hits)
+    assert hybrid.hits
+    assert all(h.vector_rank == 0 for h in hybrid.hits)
     vector = await harness.stub.Search(search("upload", retrieval_pb2.SEARCH_MODE_VECTOR))
     assert not vector.hits
 
