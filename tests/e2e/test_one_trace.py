@@ -121,9 +121,14 @@ def test_a_scan_is_one_trace_from_the_cli_through_ingestion_nats_and_ast(
 ) -> None:
     stack.locus("project", "create", "shop")
     stack.locus("source", "add", "shop", str(stack.repository))
-    stack.locus("scan", "shop", "--wait", "--json")
+    scanned = json.loads(stack.locus("scan", "shop", "--wait", "--embedded", "--json").stdout)
+    assert scanned["level"] == "embedded"
     trace_id, spans = trace_of(otlp_receiver, "scan")
     edges = otlp_receiver.edges(trace_id)
+    # The vectors lane (vectors.requested over NATS, inside retrieval) is in the same trace.
+    lane_spans = [s for s in spans if s["name"] == "retrieval-vectors process batch"]
+    assert lane_spans
+    assert {s["service"] for s in lane_spans} == {"retrieval"}
     assert ("cli", "gateway") in edges
     assert ("gateway", "ingestion") in edges
     assert ("ingestion", "ast") in edges  # files.changed over NATS

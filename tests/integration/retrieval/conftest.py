@@ -279,7 +279,6 @@ class RetrievalHarness:
             for f in u.files
         }
 
-
     async def close(self) -> None:
         self.closed = True
         await self.channel.close()

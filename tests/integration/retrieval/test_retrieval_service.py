@@ -43,8 +43,10 @@ async def index_fixture_repo(harness: Any, make_events: Any, job_id: str = "job_
     for path in FILES:
         await harness.publish_file(make_events(path, job_id=job_id, snapshot_seq=1))
     await harness.updates.wait_for(
-        lambda seen: len(harness.reported(job_id)) == len(FILES)
-        and len(harness.reported(job_id, "vectors")) == len(FILES)
+        lambda seen: (
+            len(harness.reported(job_id)) == len(FILES)
+            and len(harness.reported(job_id, "vectors")) == len(FILES)
+        )
     )
 
 
@@ -149,8 +151,9 @@ async def test_deletes_retract_and_rescans_reuse_cached_embeddings(
     client_again = make_events("uploads/client.py", job_id="job_2", snapshot_seq=2, change=2)
     await harness.publish_file(client_again)
     await harness.updates.wait_for(
-        lambda seen: len(harness.reported("job_2")) == 2
-        and len(harness.reported("job_2", "vectors")) == 2
+        lambda seen: (
+            len(harness.reported("job_2")) == 2 and len(harness.reported("job_2", "vectors")) == 2
+        )
     )
     deleted = harness.reported("job_2")[file_id("uploads/policy.py")]
     assert deleted.change_type == common_pb2.CHANGE_TYPE_DELETED
@@ -275,10 +278,7 @@ async def test_the_vectors_lane_embeds_source_before_tests_and_docs(
     harness.runtime.vectors_lanes.resume()
     await harness.updates.wait_for(lambda seen: len(harness.reported("job_1", "vectors")) == 3)
     order = [
-        f.file_id
-        for u in harness.updates.index_updates()
-        if u.stage == "vectors"
-        for f in u.files
+        f.file_id for u in harness.updates.index_updates() if u.stage == "vectors" for f in u.files
     ]
     assert order == [source[0].file.file_id, test[0].file.file_id, docs[0].file.file_id]
 
@@ -353,9 +353,11 @@ async def test_a_restart_while_the_lane_is_busy_embeds_every_chunk_once(
 
     second = await harness_factory(data_dir=data_dir, vectors_fetch_batch=1)
     await second.updates.wait_for(
-        lambda seen: second.runtime.vectors_lane.stats.files_embedded
-        + first.runtime.vectors_lane.stats.files_embedded
-        >= len(FILES)
+        lambda seen: (
+            second.runtime.vectors_lane.stats.files_embedded
+            + first.runtime.vectors_lane.stats.files_embedded
+            >= len(FILES)
+        )
     )
     lane = second.runtime.vectors_lane.stats
     assert embedded_before + lane.vectors_embedded == len(distinct)  # each content once

@@ -10,6 +10,7 @@ from locus.rpc.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
     ServiceError,
     Unavailable,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "InvalidArgument",
     "NotFound",
     "PermissionDenied",
+    "ResourceExhausted",
     "RpcServer",
     "ServiceError",
     "ServiceRuntime",

@@ -4,7 +4,7 @@ For each file of the batch, in order:
 - DELETED: retract everything of the file (one transaction, a tombstone keeps its
   snapshot_seq) and publish a ``files.parsed`` with change type DELETED and no items;
 - otherwise: fetch its text from ingestion by sha256, extract symbols, relations, dependencies
-  and chunks in a worker thread (files the extractor has no language for become line windows,
+  and chunks in a worker process (files the extractor has no language for become line windows,
   ``unsupported_language``), replace the file's rows in one transaction and publish
   ``files.parsed`` in parts (message id ``files.parsed:<job>:<file>:<sha256>:<part>``) with
   relation targets and dependencies resolved against the project as stored at that moment.
@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from opentelemetry import trace
 
 from locus.ast.adapters.messages import files_parsed_parts
+from locus.ast.adapters.parser_pool import ParserPool
 from locus.ast.adapters.store import AstStore, FileVersion
-from locus.ast.domain import FileAnalysis, UndecodableSource, extract, supported_languages
+from locus.ast.domain import FileAnalysis, UndecodableSource, supported_languages
 from locus.ast.plain_text import plain_text_analysis
 from locus.ast.ports import ContentRejected, FileContentSource
 from locus.ast.settings import AstSettings
@@ -56,8 +57,10 @@ class AstIndexer:
         content: FileContentSource,
         bus: EventBus,
         tracer: trace.Tracer,
+        parser: ParserPool,
     ) -> None:
         self._settings = settings
+        self._parser = parser
         self._store = store
         self._content = content
         self._bus = bus
@@ -174,8 +177,8 @@ class AstIndexer:
 
     async def _parse(self, version: FileVersion, text: str) -> _Prepared:
         try:
-            analysis = await asyncio.to_thread(
-                extract, version.relative_path, text.encode("utf-8"), version.language, self._policy
+            analysis = await self._parser.extract(
+                version.relative_path, text.encode("utf-8"), version.language, self._policy
             )
         except UndecodableSource as error:
             return _Prepared(error=str(error))

@@ -10,6 +10,7 @@ from opentelemetry.sdk.trace.export import SpanExporter
 from locus.ast.adapters.event_handlers import register_event_handlers
 from locus.ast.adapters.grpc_servicer import AstServicer
 from locus.ast.adapters.ingestion_client import IngestionContentClient
+from locus.ast.adapters.parser_pool import ParserPool
 from locus.ast.adapters.store import AstStore
 from locus.ast.indexing import AstIndexer
 from locus.ast.settings import AstSettings
@@ -33,7 +34,8 @@ def build(settings: AstSettings, *, exporters: Sequence[SpanExporter] = ()) -> S
         )
     )
     bus = EventBus.from_settings(settings, telemetry)
-    indexer = AstIndexer(settings, store, content, bus, telemetry.tracer("locus.ast"))
+    parser = ParserPool(settings.parse_processes)
+    indexer = AstIndexer(settings, store, content, bus, telemetry.tracer("locus.ast"), parser)
     register_event_handlers(bus, indexer)
     server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
     server.add_service(
@@ -43,5 +45,5 @@ def build(settings: AstSettings, *, exporters: Sequence[SpanExporter] = ()) -> S
     )
     # Started in this order, stopped in reverse: consumers stop before the channel and store.
     return ServiceRuntime(
-        settings.service_name, server, telemetry, [StoreLifecycle(store), content, bus]
+        settings.service_name, server, telemetry, [StoreLifecycle(store), content, parser, bus]
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
@@ -24,8 +26,10 @@ class AstSettings(ServiceSettings):
     # chunks, and about this many bytes; a larger file is published in several parts.
     max_items_per_part: int = Field(default=400, ge=1, le=100_000)
     max_part_bytes: int = Field(default=512 * 1024, ge=4096, le=8 * 1024 * 1024)
-    # Files of one batch fetched and parsed at the same time (parsing runs in threads).
-    parse_workers: int = Field(default=4, ge=1, le=64)
+    # Files of one batch fetched and parsed at the same time, and the worker processes that
+    # parse them (-1: one per core; 0: parse in a thread of the service process).
+    parse_workers: int = Field(default=8, ge=1, le=64)
+    parse_processes: int = Field(default=-1, ge=-1, le=256)
 
     @model_validator(mode="after")
     def _chunking_is_consistent(self) -> AstSettings:
@@ -34,6 +38,12 @@ class AstSettings(ServiceSettings):
                 f"chunk_overlap_lines ({self.chunk_overlap_lines}) must be smaller than "
                 f"chunk_max_lines ({self.chunk_max_lines})"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _processes_per_core(self) -> AstSettings:
+        if self.parse_processes < 0:
+            self.parse_processes = os.cpu_count() or 1
         return self
 
     @property

@@ -14,6 +14,7 @@ from locus.gateway.adapters.http_reranker import HttpReranker
 from locus.gateway.adapters.identity_reranker import IdentityReranker
 from locus.gateway.adapters.peer_clients import Peer, PeerClients
 from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
+from locus.gateway.admission import AdmissionGate
 from locus.gateway.asking import Asker
 from locus.gateway.domain.ports import AuditTrail, MetadataStore, Reranker
 from locus.gateway.domain.ranking import Ranker, RankingV1, RankingWeights
@@ -79,6 +80,18 @@ def build(
         Asker(settings, locator, clients.answer, journal),
         journal,
         RequestHistory(metadata, audit_trail),
+        questions=AdmissionGate(
+            "locate/search",
+            limit=settings.max_concurrent_questions,
+            queue=settings.max_queued_questions,
+            max_wait_seconds=settings.max_queue_wait_seconds,
+        ),
+        answers=AdmissionGate(
+            "ask",
+            limit=settings.max_concurrent_answers,
+            queue=settings.max_queued_questions,
+            max_wait_seconds=settings.max_queue_wait_seconds,
+        ),
     )
     server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
     server.add_service(

@@ -13,6 +13,7 @@ from opentelemetry.sdk.trace.export import SpanExporter
 
 from locus.database import Database
 from locus.messaging import EventBus, PriorityLanes
+from locus.retrieval.adapters.background_embedder import BackgroundEmbedder
 from locus.retrieval.adapters.edge_vectors import EdgeVectorIndex
 from locus.retrieval.adapters.event_handlers import (
     BusIndexReporter,
@@ -72,6 +73,8 @@ class RetrievalRuntime(ServiceRuntime):
 
 
 def make_embedder(settings: RetrievalSettings) -> Embedder:
+    """The embedder of queries: the endpoint when one is set, else the local model in this
+    process (a query must never wait behind a batch of the vectors lane)."""
     if settings.embeddings_url:
         return OpenAICompatibleEmbedder(
             settings.embeddings_url,
@@ -81,6 +84,18 @@ def make_embedder(settings: RetrievalSettings) -> Embedder:
             batch_size=settings.embed_batch_size,
             timeout_seconds=settings.rpc_timeout_seconds,
         )
+    return _local_embedder(settings)
+
+
+def make_lane_embedder(settings: RetrievalSettings, query_embedder: Embedder) -> Embedder:
+    """The embedder of the vectors lane: a local model in a niced child process unless
+    ``embed_worker`` is "thread" (then the query embedder itself)."""
+    if settings.embeddings_url or settings.embed_worker == "thread":
+        return query_embedder
+    return BackgroundEmbedder(_local_embedder(settings), nice=settings.embed_worker_nice)
+
+
+def _local_embedder(settings: RetrievalSettings) -> Embedder:
     if settings.embedder == "torch":
         return SentenceTransformerEmbedder(
             batch_size=settings.embed_batch_size,
@@ -148,7 +163,7 @@ def build(
     settings: RetrievalSettings,
     *,
     exporters: Sequence[SpanExporter] = (),
-    embedder: Embedder | None = None,
+    embedder: Embedder | None = None,  # for queries and the vectors lane
     bm25: BM25Index | None = None,
     vectors: VectorIndex | None = None,
     projects: ProjectCatalog | None = None,
@@ -158,7 +173,9 @@ def build(
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
     store = RetrievalStore(Database(settings.sqlalchemy_url("retrieval.db")))
+    lane_embedder = embedder
     embedder = embedder or make_embedder(settings)
+    lane_embedder = lane_embedder or make_lane_embedder(settings, embedder)
     bm25 = bm25 or make_bm25(settings)
     vectors = vectors or make_vectors(settings, embedder.dimension)
     projects = projects or make_projects(settings, telemetry)
@@ -182,12 +199,14 @@ def build(
     lane = VectorsLane(
         store,
         vectors,
-        embedder,
+        lane_embedder,
         reporter,
         vector_writes,
         cache_every=settings.vectors_cache_every,
     )
     lanes = register_vectors_lane(bus, lane, reporter, batch_size=settings.vectors_fetch_batch)
+    if not settings.vectors_lane_enabled:
+        lanes.pause()
     searcher = Searcher(store, bm25, vectors, embedder)
     limits = SearchLimits(
         default_top_k=settings.default_top_k,
@@ -206,6 +225,7 @@ def build(
     components: list[Component] = [
         StoreLifecycle(store),
         _Opened(embedder),
+        *([_Opened(lane_embedder)] if lane_embedder is not embedder else []),
         _Opened(bm25),
         _Opened(vectors),
         _Opened(projects),

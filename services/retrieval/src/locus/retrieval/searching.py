@@ -2,20 +2,24 @@
 
 BM25 and vector candidates are fetched concurrently (each index in its own worker thread),
 then fused by reciprocal rank fusion; a single-list mode fuses one list, so the score of a
-hit always means the same thing.
+hit always means the same thing. Vectors are an enhancement: a project whose vectors are not in
+yet is searched lexically, and a hybrid search goes on lexically while the embedder is away.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 
 from locus.retrieval.adapters.store import RetrievalStore
-from locus.retrieval.domain.errors import NothingIndexed
+from locus.retrieval.domain.errors import EmbedderUnavailable, NothingIndexed
 from locus.retrieval.domain.fusion import fuse
 from locus.retrieval.domain.model import ChunkFilter, FusedHit, ScoredChunk, SearchMode
 from locus.retrieval.domain.ports import BM25Index, Embedder, VectorIndex
 from locus.retrieval.domain.search_request import SearchPlan
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -70,5 +74,12 @@ class Searcher:
     async def _vector(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
         if not plan.mode.uses_vectors:
             return []
-        (query_vector,) = await self._embedder.embed([plan.query])
+        try:
+            (query_vector,) = await self._embedder.embed([plan.query])
+        except EmbedderUnavailable as error:
+            if plan.mode is SearchMode.VECTOR:
+                raise
+            # Hybrid keeps working on its lexical list while the embedder is away.
+            log.warning("hybrid search without vectors: %s", error)
+            return []
         return await self._vectors.search(query_vector.tolist(), filters, plan.top_k_vector)

@@ -32,6 +32,11 @@ class RetrievalSettings(ServiceSettings):
     # Word pieces a chunk is truncated to before embedding (0: the exported model's 256).
     # 128 is the length MiniLM was fine-tuned at and embeds about twice as fast.
     embed_max_tokens: int = Field(default=0, ge=0, le=256)
+    # A local model embeds in a child process at a lower CPU priority ("process"), so the
+    # vectors lane only uses cores that parsing, indexing and searches leave idle; "thread"
+    # embeds in this process.
+    embed_worker: Literal["process", "thread"] = "process"
+    embed_worker_nice: int = Field(default=10, ge=0, le=19)
     embeddings_url: str = ""  # e.g. http://vllm:8000/v1 (POST {url}/embeddings)
     embeddings_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     embeddings_api_key: str = ""
@@ -54,6 +59,9 @@ class RetrievalSettings(ServiceSettings):
     # The vectors lane: file parts per batch (their distinct new chunks are embedded
     # together), chunks embedded between two writes of the embedding cache, and the value
     # classes of files whose chunks get vectors at all (source, test, docs, vendored).
+    # Off: this replica indexes and serves searches but embeds nothing (its vectors wait in
+    # JetStream for a replica with the lane on, e.g. one next to a GPU).
+    vectors_lane_enabled: bool = True
     vectors_fetch_batch: int = Field(default=64, ge=1, le=1000)
     vectors_cache_every: int = Field(default=256, ge=1, le=100_000)
     vector_classes: Annotated[list[str], NoDecode] = Field(

@@ -1,7 +1,7 @@
 """The public Gateway API over gRPC. Project, source and scan calls are delegated to ingestion,
 symbol calls to ast (project names resolved to ids first), Search to retrieval; Locate and Ask
-run the gateway's own service layer. Questions (locate, ask, search) are recorded with their
-request id; domain errors become status codes here."""
+run the gateway's own service layer. Questions (locate, ask, search) pass admission control
+first, then are recorded with their request id; domain errors become status codes here."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from opentelemetry import trace
 
 from locus.gateway.adapters.peer_clients import PeerClients
 from locus.gateway.adapters.proto_mapping import hit_artifact, optional_time, request_record
+from locus.gateway.admission import AdmissionGate, Overloaded, WaitedTooLong
 from locus.gateway.asking import Asker, AskSession
 from locus.gateway.domain.errors import (
     GatewayError,
@@ -33,7 +34,9 @@ from locus.rpc import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    ResourceExhausted,
     ServiceError,
+    Unavailable,
 )
 from locus.telemetry import REQUEST_ID_HEADER, current_request_id, new_request_id
 from locus.v1 import ast_pb2, gateway_pb2, gateway_pb2_grpc, retrieval_pb2
@@ -67,7 +70,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         asker: Asker,
         journal: RequestJournal,
         history: RequestHistory,
+        questions: AdmissionGate,
+        answers: AdmissionGate,
     ) -> None:
+        self._questions = questions  # Locate and Search
+        self._answers = answers  # Ask (long: the answer streams)
         self._peers = peers
         self._locator = locator
         self._asker = asker
@@ -110,8 +117,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         return await self._peers.ast.call("FindSymbols", forwarded)
 
     async def Search(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        async with self._admitted(self._questions) as waited:
+            return await self._search(request, context, waited)
+
+    async def _search(self, request: Any, context: grpc.aio.ServicerContext, waited: float) -> Any:
         entry = await self._open(
-            RequestKind.SEARCH, request.filters.project_id, request.query, context
+            RequestKind.SEARCH, request.filters.project_id, request.query, context, waited
         )
         async with self._recording(entry):
             forwarded = retrieval_pb2.SearchRequest()
@@ -133,7 +144,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     # the gateway's own
 
     async def Locate(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        entry = await self._open(RequestKind.LOCATE, request.project_id, request.question, context)
+        async with self._admitted(self._questions) as waited:
+            return await self._locate(request, context, waited)
+
+    async def _locate(self, request: Any, context: grpc.aio.ServicerContext, waited: float) -> Any:
+        entry = await self._open(
+            RequestKind.LOCATE, request.project_id, request.question, context, waited
+        )
         async with self._recording(entry):
             located = await self._locator.locate(
                 LocateQuery(
@@ -156,15 +173,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             return located.response
 
     async def Ask(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        entry = await self._open(RequestKind.ASK, request.project_id, request.question, context)
-        session = AskSession(entry)
-        # However the client goes away, the answer stream (and its LLM request) stops at once.
-        context.add_done_callback(lambda _: session.cancel())
-        async with self._recording(entry):
-            async for event in self._asker.ask(
-                request.project_id, request.question, request.max_context_chunks, session
-            ):
-                yield event
+        async with self._admitted(self._answers) as waited:
+            entry = await self._open(
+                RequestKind.ASK, request.project_id, request.question, context, waited
+            )
+            session = AskSession(entry)
+            # However the client goes away, the answer stream (and its LLM request) stops at once.
+            context.add_done_callback(lambda _: session.cancel())
+            async with self._recording(entry):
+                async for event in self._asker.ask(
+                    request.project_id, request.question, request.max_context_chunks, session
+                ):
+                    yield event
 
     async def ListRequests(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         async with _mapped_errors():
@@ -207,8 +227,25 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # recording
 
+    @asynccontextmanager
+    async def _admitted(self, gate: AdmissionGate) -> AsyncIterator[float]:
+        """A slot of ``gate`` for the body (yields the seconds waited); shed questions fail at
+        once with RESOURCE_EXHAUSTED, or UNAVAILABLE after waiting their longest."""
+        try:
+            async with gate.admitted() as waited:
+                yield waited
+        except Overloaded as error:
+            raise ResourceExhausted(str(error)) from error
+        except WaitedTooLong as error:
+            raise Unavailable(str(error)) from error
+
     async def _open(
-        self, kind: RequestKind, project_ref: str, question: str, context: grpc.aio.ServicerContext
+        self,
+        kind: RequestKind,
+        project_ref: str,
+        question: str,
+        context: grpc.aio.ServicerContext,
+        waited_seconds: float = 0.0,
     ) -> OpenRequest:
         request_id = current_request_id() or new_request_id()
         span_context = trace.get_current_span().get_span_context()
@@ -219,6 +256,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             request_id=request_id,
             trace_id=format(span_context.trace_id, "032x") if span_context.is_valid else "",
         )
+        entry.timings_ms["admission"] = round(waited_seconds * 1000, 2)
         if entry.request_id != request_id:
             context.set_trailing_metadata(((REQUEST_ID_HEADER, entry.request_id),))
         return entry

@@ -79,7 +79,8 @@ class BusVectorWorkQueue:
 def register_vectors_lane(
     bus: EventBus, lane: VectorsLane, reporter: BusIndexReporter, *, batch_size: int
 ) -> PriorityLanes[events_pb2.VectorsRequested]:
-    """The vectors lane: durable consumers ``retrieval-vectors-<class>``, source first."""
+    """The vectors lane: durable consumers ``retrieval-vectors-<class>``, source first (one
+    consumer per class, so any number of replicas share the work)."""
 
     async def on_vectors_requested(items: list[LaneItem[events_pb2.VectorsRequested]]) -> None:
         works = []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import tantivy
 
-from locus.retrieval.domain.analyzer import code_tokens, query_terms
+from locus.retrieval.domain.analyzer import code_token_tuples, query_terms
 from locus.retrieval.domain.errors import IndexIncompatible
 from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, ScoredChunk
 
@@ -36,10 +36,8 @@ def build_schema() -> tantivy.Schema:
 
 
 def _pre_tokenized(text: str) -> tantivy.PreTokenizedString:
-    return tantivy.PreTokenizedString(
-        text,
-        [tantivy.Token(t.text, t.position, t.start, t.end) for t in code_tokens(text)],
-    )
+    token = tantivy.Token
+    return tantivy.PreTokenizedString(text, [token(*t) for t in code_token_tuples(text)])
 
 
 def _regex_literal(text: str) -> str:

@@ -8,6 +8,7 @@ so plain-language queries find identifiers."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -29,30 +30,47 @@ class CodeToken:
 
 def code_tokens(text: str) -> list[CodeToken]:
     """Tokens with positions and character offsets, in text order."""
-    tokens: list[CodeToken] = []
+    return [CodeToken(*token) for token in code_token_tuples(text)]
+
+
+def code_token_tuples(text: str) -> list[tuple[str, int, int, int]]:
+    """``code_tokens`` as (text, position, start, end) tuples: the indexing hot path."""
+    tokens: list[tuple[str, int, int, int]] = []
+    append = tokens.append
     position = 0
     for identifier in _IDENTIFIER.finditer(text):
-        word = identifier.group()
-        base = identifier.start()
-        parts = [
-            (start, end) for start, end in _split_identifier(word) if end - start <= MAX_TOKEN_CHARS
-        ]
+        parts, joined = _analysed_word(identifier.group())
         if not parts:
             continue
+        base = identifier.start()
         first_position = position
-        for start, end in parts:
-            part = word[start:end].lower()
-            tokens.append(CodeToken(part, position, base + start, base + end))
-            stem = light_stem(part)
-            if stem != part:
-                tokens.append(CodeToken(stem, position, base + start, base + end))
+        for part, stem, start, end in parts:
+            append((part, position, base + start, base + end))
+            if stem:
+                append((stem, position, base + start, base + end))
             position += 1
-        if len(parts) > 1:
-            joined = "".join(word[start:end] for start, end in parts).lower()
-            if len(joined) <= MAX_TOKEN_CHARS:
-                span = identifier.span()
-                tokens.append(CodeToken(joined, first_position, span[0], span[1]))
+        if joined:
+            append((joined, first_position, base, identifier.end()))
     return tokens
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _analysed_word(word: str) -> tuple[tuple[tuple[str, str, int, int], ...], str]:
+    """One ``\\w+`` run's parts as (lowercased part, its stem or "", start, end), and the
+    parts joined ("" for a one-part word or a joined form over the length limit). Code
+    repeats its identifiers, so this is cached."""
+    spans = [(a, b) for a, b in _split_identifier(word) if b - a <= MAX_TOKEN_CHARS]
+    parts = []
+    for start, end in spans:
+        part = word[start:end].lower()
+        stem = light_stem(part)
+        parts.append((part, stem if stem != part else "", start, end))
+    joined = ""
+    if len(spans) > 1:
+        joined = "".join(word[a:b] for a, b in spans).lower()
+        if len(joined) > MAX_TOKEN_CHARS:
+            joined = ""
+    return tuple(parts), joined
 
 
 def light_stem(word: str) -> str:

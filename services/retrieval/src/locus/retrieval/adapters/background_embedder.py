@@ -1,0 +1,93 @@
+"""An Embedder that runs another one in a child process at a lower CPU priority.
+
+Embedding on the CPU is by far the heaviest work of a scan. In its own niced process it uses
+only the cores that parsing, BM25 indexing and queries leave idle, and it never holds this
+process's GIL: the vectors lane fills idle time instead of competing with the searchable path
+and with searches (``LOCUS_RETRIEVAL_EMBED_WORKER=process``, ``..._EMBED_WORKER_NICE``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+import numpy as np
+from numpy.typing import NDArray
+
+from locus.retrieval.domain.errors import EmbedderUnavailable
+from locus.retrieval.domain.ports import Embedder
+
+log = logging.getLogger(__name__)
+
+_worker_embedder: Embedder | None = None  # the child process's own embedder
+
+
+def _start_worker(inner: Embedder, nice: int) -> None:
+    global _worker_embedder
+    if nice:
+        os.nice(nice)
+    asyncio.run(inner.open())
+    _worker_embedder = inner
+
+
+def _embed_in_worker(texts: list[str]) -> NDArray[np.float32]:
+    if _worker_embedder is None:
+        raise RuntimeError("the embedding worker was not started")
+    return asyncio.run(_worker_embedder.embed(texts))
+
+
+class BackgroundEmbedder:
+    """Delegates to ``inner`` (not yet opened; it is pickled to the child) in one child
+    process started with ``spawn`` (forking a process with gRPC and NATS threads is unsafe)."""
+
+    def __init__(self, inner: Embedder, *, nice: int = 10) -> None:
+        self._inner = inner
+        self._nice = nice
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def model_id(self) -> str:
+        return self._inner.model_id
+
+    @property
+    def dimension(self) -> int:
+        return self._inner.dimension
+
+    async def open(self) -> None:
+        self._pool = ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(self._inner, self._nice),
+        )
+        # Load the model now, so a broken model fails the start-up rather than the first batch.
+        try:
+            await self.embed(["warm-up"])
+        except BrokenProcessPool as error:
+            raise EmbedderUnavailable(f"the embedding process did not start: {error}") from error
+        log.info("embedding in a child process (nice %d)", self._nice)
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+
+    async def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        if self._pool is None:
+            raise RuntimeError("BackgroundEmbedder is not open")
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool, _embed_in_worker, list(texts))
+        except BrokenProcessPool:
+            # The child died (killed, out of memory): start a new one for the retry.
+            log.warning("the embedding process died; starting a new one")
+            await self.close()
+            await self.open()
+            raise

@@ -1,0 +1,95 @@
+"""A project is answered as soon as it is searchable: with the vectors lane of the stack's
+retrieval switched off (as while a long embedding backlog drains), a scan completes at the
+searchable level (vectors pending) and Locate finds the code."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+FIXTURE_PACKAGE = REPOSITORY / "tests" / "unit" / "ast" / "fixtures" / "uploads"
+LOCUS = Path(sys.executable).parent / "locus"
+
+
+def run_locus(environment: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LOCUS), *arguments],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def stack_without_vectors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    root = tmp_path_factory.mktemp("searchable-first")
+    shutil.copytree(FIXTURE_PACKAGE, root / "allowed" / "shop" / "uploads")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment |= {
+        "LOCUS_HOME": str(root / "home"),
+        "LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED": "false",
+    }
+    log = root / "up.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [
+                str(LOCUS), "up",
+                "--data-dir", str(root / "data"),
+                "--allow-base", str(root / "allowed"),
+            ],
+            env=environment,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    deadline = time.monotonic() + 240
+    while not (root / "data" / "stack.json").exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"locus up did not start:\n{log.read_text()[-4000:]}")
+        time.sleep(0.5)
+    environment["SHOP"] = str(root / "allowed" / "shop")
+    yield environment
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_locate_answers_from_a_searchable_project_without_vectors(
+    stack_without_vectors: dict[str, str],
+) -> None:
+    environment = stack_without_vectors
+    assert run_locus(environment, "project", "create", "shop").returncode == 0
+    assert run_locus(environment, "source", "add", "shop", environment["SHOP"]).returncode == 0
+
+    scanned = run_locus(environment, "scan", "shop", "--wait", "--json")
+    assert scanned.returncode == 0, scanned.stderr
+    job = json.loads(scanned.stdout)
+    assert job["state"] == "completed"
+    assert job["level"] == "searchable"
+    assert job["pending_stages"] == ["vectors"]
+    assert job["stats"]["files_indexed"] == 4
+    assert job["stats"]["files_embedded"] == 0
+
+    located = run_locus(
+        environment, "locate", "shop", "where is the retry limit for uploads enforced?", "--json"
+    )
+    assert located.returncode == 0, located.stderr
+    files = [f["path"] for f in json.loads(located.stdout)["files"]]
+    assert files[0] == "uploads/policy.py", files
