@@ -9,6 +9,7 @@ import grpc
 import pytest
 
 from locus.impact.main import build
+from locus.impact.projection import index_updated_message_id
 from locus.v1 import common_pb2, events_pb2, impact_pb2, impact_pb2_grpc
 
 pytestmark = pytest.mark.integration
@@ -48,7 +49,7 @@ async def test_callers_are_listed_with_a_called_by_chain_even_when_the_callee_ar
     assert all(s == [INDEXED] for s in impact.statuses().values())
 
 
-async def test_index_updated_reports_each_file_with_a_deterministic_message_id(
+async def test_index_updated_reports_the_files_of_a_batch_with_a_deterministic_message_id(
     impact: Any,
 ) -> None:
     await impact.publish_files("j7", 1, *ALL_FILES)
@@ -58,10 +59,17 @@ async def test_index_updated_reports_each_file_with_a_deterministic_message_id(
         update = events_pb2.IndexUpdated.FromString(message.data)
         assert (update.stage, update.job_id) == ("impact", "j7")
         assert update.project_id == impact.project_id
-        by_file[update.files[0].file_id] = message.headers["Nats-Msg-Id"]
-    client = impact.files["client.py"]
+        for file in update.files:
+            by_file[file.file_id] = message.headers["Nats-Msg-Id"]
     assert len(by_file) == 4
-    assert by_file[client.file_id] == f"index.updated:impact:j7:{client.file_id}:{client.sha256}"
+    # Files applied together are reported together: fewer messages than files.
+    assert len(impact.reports.messages) < len(by_file)
+    message_id = by_file[impact.files["client.py"].file_id]
+    assert message_id.startswith("index.updated:impact:j7:")
+    # The id is derived from the files and versions reported: the same report, the same id.
+    same = next(m for m in impact.reports.messages if m.headers["Nats-Msg-Id"] == message_id)
+    files = events_pb2.IndexUpdated.FromString(same.data).files
+    assert message_id == index_updated_message_id("j7", list(files))
 
 
 async def test_a_multi_part_file_is_reported_once_after_its_last_part(impact: Any) -> None:

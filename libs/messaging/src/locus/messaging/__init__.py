@@ -2,6 +2,7 @@
 deterministic message IDs, bounded redelivery and a dead-letter subject; plus an embedded
 nats-server for laptops and tests."""
 
+from locus.messaging.batching import MessageBatcher
 from locus.messaging.bus import EventBus, MalformedEvent
 from locus.messaging.delivery import Delivery
 from locus.messaging.embedded_server import EmbeddedNatsServer, nats_server_binary
@@ -14,6 +15,7 @@ __all__ = [
     "EventBus",
     "LaneItem",
     "MalformedEvent",
+    "MessageBatcher",
     "PriorityLanes",
     "Subjects",
     "nats_server_binary",

@@ -1,14 +1,17 @@
-"""Service layer of impact's graph projection: apply each files.parsed part to the store and
-report the file on index.updated (stage "impact") once all its parts are in.
+"""Service layer of impact's graph projection: apply the files.parsed parts of a batch to the
+store in one transaction and report the files whose parts are all in on index.updated (stage
+"impact"), one message per job.
 
-Reports use the message id ``index.updated:impact:<job_id>:<file_id>:<sha256>``, so a report
-repeated after a redelivery is deduplicated by JetStream. A stale event (older snapshot than
-the one held) is reported SKIPPED, so the older job still completes.
+Reports use the message id ``index.updated:impact:<job_id>:<digest of files and versions>``,
+so a report repeated after a redelivery is deduplicated by JetStream. A stale event (older
+snapshot than the one held) is reported SKIPPED, so the older job still completes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+from collections.abc import Sequence
 
 from locus.impact.adapters.store import ImpactStore
 from locus.impact.domain import ParsedFile, UpdateDecision
@@ -26,8 +29,11 @@ _CHANGE_VALUES = {
 }
 
 
-def index_updated_message_id(job_id: str, file_id: str, sha256: str) -> str:
-    return f"index.updated:{STAGE}:{job_id}:{file_id}:{sha256}"
+def index_updated_message_id(job_id: str, files: Sequence[events_pb2.IndexedFile]) -> str:
+    """Derived from the files, their versions and statuses: a report repeated after a
+    redelivery is deduplicated, a different one is not."""
+    key = ",".join(sorted(f"{f.file_id}:{f.sha256}:{f.status}" for f in files))
+    return f"index.updated:{STAGE}:{job_id}:{hashlib.sha256(key.encode()).hexdigest()[:32]}"
 
 
 class GraphProjection:
@@ -36,45 +42,50 @@ class GraphProjection:
         self._bus = bus
 
     async def apply(self, event: ParsedFile) -> None:
-        outcome = await self._store.apply(event)
-        if outcome.decision is UpdateDecision.STALE:
-            log.info(
-                "ignoring files.parsed of %s at snapshot %d: snapshot %d is held",
-                event.file_id,
-                event.snapshot_seq,
-                outcome.held_snapshot_seq,
+        await self.apply_batch([event])
+
+    async def apply_batch(self, events: Sequence[ParsedFile]) -> None:
+        """Apply ``events`` in one transaction, then report the files they completed (and the
+        stale ones, SKIPPED) in one index.updated per job."""
+        outcomes = await self._store.apply_batch(events)
+        reports: list[tuple[ParsedFile, events_pb2.IndexedFile]] = []
+        for event, outcome in zip(events, outcomes, strict=True):
+            if outcome.decision is UpdateDecision.STALE:
+                log.info(
+                    "ignoring files.parsed of %s at snapshot %d: snapshot %d is held",
+                    event.file_id,
+                    event.snapshot_seq,
+                    outcome.held_snapshot_seq,
+                )
+                status = events_pb2.INDEX_STATUS_SKIPPED
+                error = f"superseded by snapshot {outcome.held_snapshot_seq}"
+            elif outcome.complete:
+                status = (
+                    events_pb2.INDEX_STATUS_SKIPPED
+                    if event.unsupported_language
+                    else events_pb2.INDEX_STATUS_INDEXED
+                )
+                error = ""
+            else:
+                continue
+            reports.append(
+                (
+                    event,
+                    events_pb2.IndexedFile(
+                        file_id=event.file_id,
+                        sha256=event.sha256,
+                        change_type=_CHANGE_VALUES[event.change],
+                        status=status,
+                        error=error,
+                    ),
+                )
             )
-            await self._report(
-                event.job_id,
-                event.project_id,
-                event.snapshot_id,
-                events_pb2.IndexedFile(
-                    file_id=event.file_id,
-                    sha256=event.sha256,
-                    change_type=_CHANGE_VALUES[event.change],
-                    status=events_pb2.INDEX_STATUS_SKIPPED,
-                    error=f"superseded by snapshot {outcome.held_snapshot_seq}",
-                ),
-            )
-            return
-        if not outcome.complete:
-            return
-        status = (
-            events_pb2.INDEX_STATUS_SKIPPED
-            if event.unsupported_language
-            else events_pb2.INDEX_STATUS_INDEXED
-        )
-        await self._report(
-            event.job_id,
-            event.project_id,
-            event.snapshot_id,
-            events_pb2.IndexedFile(
-                file_id=event.file_id,
-                sha256=event.sha256,
-                change_type=_CHANGE_VALUES[event.change],
-                status=status,
-            ),
-        )
+        by_job: dict[str, list[tuple[ParsedFile, events_pb2.IndexedFile]]] = {}
+        for event, file in reports:
+            by_job.setdefault(event.job_id, []).append((event, file))
+        for job_id, files in by_job.items():
+            first = files[0][0]
+            await self._report(job_id, first.project_id, first.snapshot_id, [f for _, f in files])
 
     async def report_failure(self, event: events_pb2.FilesParsed, error: str) -> None:
         """Report a file that will never be applied, when the event says enough to do so."""
@@ -84,17 +95,23 @@ class GraphProjection:
             event.job_id,
             event.project_id,
             event.snapshot_id,
-            events_pb2.IndexedFile(
-                file_id=event.file.file_id,
-                sha256=event.file.sha256,
-                change_type=event.file.change_type,
-                status=events_pb2.INDEX_STATUS_FAILED,
-                error=error[:2000],
-            ),
+            [
+                events_pb2.IndexedFile(
+                    file_id=event.file.file_id,
+                    sha256=event.file.sha256,
+                    change_type=event.file.change_type,
+                    status=events_pb2.INDEX_STATUS_FAILED,
+                    error=error[:2000],
+                )
+            ],
         )
 
     async def _report(
-        self, job_id: str, project_id: str, snapshot_id: str, file: events_pb2.IndexedFile
+        self,
+        job_id: str,
+        project_id: str,
+        snapshot_id: str,
+        files: Sequence[events_pb2.IndexedFile],
     ) -> None:
         if not job_id:
             return  # not part of a scan job: nobody waits for a report
@@ -105,7 +122,7 @@ class GraphProjection:
                 project_id=project_id,
                 snapshot_id=snapshot_id,
                 stage=STAGE,
-                files=[file],
+                files=files,
             ),
-            message_id=index_updated_message_id(job_id, file.file_id, file.sha256),
+            message_id=index_updated_message_id(job_id, files),
         )

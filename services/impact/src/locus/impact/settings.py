@@ -15,6 +15,6 @@ class ImpactSettings(ServiceSettings):
     grpc_port: int = Field(default=50054, ge=0, le=65535)
     # Durable consumer of files.parsed; one name per deployment, shared by its replicas.
     consumer_name: str = Field(default="impact", min_length=1, pattern=r"^[A-Za-z0-9_-]+$")
-    fetch_batch: int = Field(default=16, ge=1, le=1000)
+    fetch_batch: int = Field(default=64, ge=1, le=1000)
     # Projects whose graph stays in memory (least recently queried are dropped first).
     max_cached_projects: int = Field(default=16, ge=1, le=10_000)

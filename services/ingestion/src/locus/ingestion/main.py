@@ -34,4 +34,10 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
         IngestionServicer(ingestion, settings.required_stages, settings.embedding_stages),
         ingestion_pb2.DESCRIPTOR.services_by_name["IngestionService"].full_name,
     )
-    return ServiceRuntime(settings.service_name, server, telemetry, [StoreLifecycle(store), bus])
+    # Progress checks stop after the bus (no more reports), before the store closes.
+    return ServiceRuntime(
+        settings.service_name,
+        server,
+        telemetry,
+        [StoreLifecycle(store), ingestion.progress_checks, bus],
+    )

@@ -8,10 +8,11 @@ A scan runs in four steps, each safe to repeat after a crash or a redelivered ev
    job's changes, moves the files to the new snapshot and sets the job to INDEXING.
 3. It publishes the changes as ``files.changed`` batches with deterministic message IDs
    (``files.changed:<job>:<batch>``), so a republished batch is deduplicated by JetStream.
-4. ``record_index_update`` (on ``index.updated``) records each stage's per-file results,
-   completes the job and publishes ``scan.completed`` (level SEARCHABLE) once every changed
-   file is indexed by every required stage or reported failed, and publishes it again (level
-   EMBEDDED) once every file's vectors are in as well (the embedding stages).
+4. ``record_index_update`` (on ``index.updated``) records each stage's per-file results and
+   asks for a progress check (``ProgressChecks`` coalesces them). The check completes the job
+   and publishes ``scan.completed`` (level SEARCHABLE) once every changed file is indexed by
+   every required stage or reported failed, and publishes it again (level EMBEDDED) once every
+   file's vectors are in as well (the embedding stages).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from locus.ingestion.domain.model import ChangeType, ScannedFile, SkippedFile
 from locus.ingestion.domain.naming import validate_label, validate_project_name
 from locus.ingestion.domain.scanner import walk_source
 from locus.ingestion.domain.source_paths import resolve_source_root
+from locus.ingestion.progress_checks import ProgressChecks
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
 from locus.telemetry import current_request_id
@@ -103,6 +105,12 @@ class Ingestion:
         self._blobs = blobs
         self._bus = bus
         self._now = clock
+        self.progress_checks = ProgressChecks(
+            self.check_progress,
+            self.jobs_to_check,
+            interval_seconds=settings.progress_check_seconds,
+            sweep_seconds=settings.progress_sweep_seconds,
+        )
 
     # projects and sources
 
@@ -413,7 +421,17 @@ class Ingestion:
             event.stage,
             [(f.file_id, status_names.get(f.status, "FAILED"), f.error) for f in event.files],
         )
-        await self._complete_if_done(job)
+        self.progress_checks.request(job.job_id)
+
+    async def check_progress(self, job_id: str) -> None:
+        """Complete the job, or publish its embedded level, when its files got there."""
+        job = await self._store.get_job(job_id)
+        if job is not None:
+            await self._complete_if_done(job)
+
+    async def jobs_to_check(self) -> list[str]:
+        since = self._now() - timedelta(seconds=self._settings.stale_job_seconds)
+        return await self._store.jobs_to_check(since)
 
     async def _complete_if_done(self, job: JobRow) -> None:
         """COMPLETED (and scan.completed at SEARCHABLE) once every file is searchable; then
@@ -428,10 +446,12 @@ class Ingestion:
             if not await self._store.complete_job(fresh, self._now(), failed=False):
                 return
             await self._publish_completed(fresh, failed=False, error="")
-        if self._settings.embedding_stages and progress.embedded_done:
-            await self._publish_completed(
-                fresh, failed=False, error="", level=events_pb2.SCAN_LEVEL_EMBEDDED
-            )
+        if progress.embedded_done and not await self._store.is_marked_embedded(fresh.job_id):
+            if self._settings.embedding_stages:
+                await self._publish_completed(
+                    fresh, failed=False, error="", level=events_pb2.SCAN_LEVEL_EMBEDDED
+                )
+            await self._store.mark_embedded(fresh.job_id, self._now())
 
     async def _publish_completed(
         self,

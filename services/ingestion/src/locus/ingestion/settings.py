@@ -25,6 +25,10 @@ class IngestionSettings(ServiceSettings):
     # job is then COMPLETED), and the stages that then make them embedded (vectors).
     required_stages: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["ast"])
     embedding_stages: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # A job's progress is checked at most this often while its reports come in, and every
+    # job whose progress may still move is checked this often anyway.
+    progress_check_seconds: float = Field(default=0.2, gt=0, le=60)
+    progress_sweep_seconds: float = Field(default=15.0, gt=0)
     # A job still indexing after this long is failed, so a new scan of its project can start.
     stale_job_seconds: float = Field(default=3600.0, gt=0)
 

@@ -1,8 +1,9 @@
 """Service layer of indexing, searchable level: files.parsed parts in, the BM25 index and
 index.updated (stage "retrieval") out; their vectors are queued for the vectors lane.
 
-Parts that arrive together (one fetch of the subscription) are gathered by ``PartBatcher`` and
-indexed as one batch, with one write to each index. Each batch:
+Parts that arrive together (one fetch of the subscription) are gathered by a
+``locus.messaging.MessageBatcher`` and indexed as one batch, with one write to each index.
+Each batch:
 1. decides per part, from the stored file versions, whether it starts a new version of its
    file (clear the old chunks), adds to the current one, was applied already, or is stale;
 2. writes the BM25 index (remove the files' old chunks, then upsert by chunk id) and removes
@@ -227,76 +228,3 @@ def _report(
 
 def _unique(reports: Sequence[FileReport]) -> list[FileReport]:
     return list(dict.fromkeys(reports))
-
-
-@dataclass
-class _Pending:
-    part: ParsedPart
-    done: asyncio.Future[None]
-
-
-class PartBatcher:
-    """Gathers parts submitted at about the same time (the messages of one fetch, handled
-    concurrently) and indexes them as one batch. A failed batch is retried part by part, so
-    one bad part fails alone instead of failing the batch."""
-
-    def __init__(
-        self, indexer: Indexer, *, max_parts: int = 32, linger_seconds: float = 0.05
-    ) -> None:
-        self._indexer = indexer
-        self._max_parts = max_parts
-        self._linger = linger_seconds
-        self._pending: list[_Pending] = []
-        self._timer: asyncio.TimerHandle | None = None
-        self._lock = asyncio.Lock()  # one batch at a time: the indexes have one writer
-        self._running: set[asyncio.Task[None]] = set()  # the loop keeps only weak references
-
-    async def submit(self, part: ParsedPart) -> None:
-        """Returns once ``part`` is indexed; raises what indexing it raised."""
-        loop = asyncio.get_running_loop()
-        pending = _Pending(part, loop.create_future())
-        self._pending.append(pending)
-        if len(self._pending) >= self._max_parts:
-            self._flush_now()
-        elif self._timer is None:
-            self._timer = loop.call_later(self._linger, self._flush_now)
-        await pending.done
-
-    def _flush_now(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        batch, self._pending = self._pending, []
-        if batch:
-            task = asyncio.get_running_loop().create_task(self._run(batch))
-            self._running.add(task)
-            task.add_done_callback(self._running.discard)
-
-    async def _run(self, batch: list[_Pending]) -> None:
-        async with self._lock:
-            try:
-                await self._indexer.index([p.part for p in batch])
-            except Exception as error:
-                if len(batch) == 1:
-                    _settle(batch[0], error)
-                    return
-                log.warning("batch of %d parts failed (%s); retrying one by one", len(batch), error)
-                for pending in batch:
-                    try:
-                        await self._indexer.index([pending.part])
-                    except Exception as single_error:
-                        _settle(pending, single_error)
-                    else:
-                        _settle(pending, None)
-                return
-            for pending in batch:
-                _settle(pending, None)
-
-
-def _settle(pending: _Pending, error: BaseException | None) -> None:
-    if pending.done.done():
-        return
-    if error is None:
-        pending.done.set_result(None)
-    else:
-        pending.done.set_exception(error)

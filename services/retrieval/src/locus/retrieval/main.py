@@ -12,7 +12,7 @@ from typing import Protocol
 from opentelemetry.sdk.trace.export import SpanExporter
 
 from locus.database import Database
-from locus.messaging import EventBus, PriorityLanes
+from locus.messaging import EventBus, MessageBatcher, PriorityLanes
 from locus.retrieval.adapters.background_embedder import BackgroundEmbedder
 from locus.retrieval.adapters.edge_vectors import EdgeVectorIndex
 from locus.retrieval.adapters.event_handlers import (
@@ -32,7 +32,7 @@ from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
 from locus.retrieval.adapters.torch_embedder import SentenceTransformerEmbedder
 from locus.retrieval.domain.ports import BM25Index, Embedder, ProjectCatalog, VectorIndex
 from locus.retrieval.domain.search_request import SearchLimits
-from locus.retrieval.indexing import Indexer, PartBatcher
+from locus.retrieval.indexing import Indexer
 from locus.retrieval.searching import Searcher
 from locus.retrieval.settings import RetrievalSettings
 from locus.retrieval.vectors_lane import VectorsLane
@@ -192,8 +192,8 @@ def build(
         vector_writes,
         embedded_classes=settings.vector_classes,
     )
-    batcher = PartBatcher(
-        indexer, max_parts=settings.fetch_batch, linger_seconds=settings.batch_linger_seconds
+    batcher = MessageBatcher(
+        indexer.index, max_items=settings.fetch_batch, linger_seconds=settings.batch_linger_seconds
     )
     register_event_handlers(bus, batcher, reporter, fetch_batch=settings.fetch_batch)
     lane = VectorsLane(

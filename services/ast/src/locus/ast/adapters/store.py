@@ -32,7 +32,7 @@ from locus.ast.adapters.tables import (
 )
 from locus.ast.domain import FileAnalysis
 from locus.ast.identifiers import chunk_id_for, node_id_for
-from locus.database import Database
+from locus.database import Database, table_of
 
 T = TypeVar("T")
 MODULE_SEPARATOR = "."
@@ -118,7 +118,7 @@ class AstStore:
         async with self._db.transaction() as session:
             if not await _clear_unless_newer(session, version):
                 return None
-            await session.execute(insert(FileRow), [rows.file])
+            await session.execute(insert(table_of(FileRow)), [rows.file])
             for table, values in (
                 (SymbolRow, rows.symbols),
                 (RelationRow, rows.relations),
@@ -126,7 +126,7 @@ class AstStore:
                 (ChunkRow, rows.chunks),
             ):
                 for batch in _batches(values, _IN_LIST_SIZE):
-                    await session.execute(insert(table), batch)
+                    await session.execute(insert(table_of(table)), batch)
             # Plain (transient) row objects: what was just written, without reading it back.
             file = FileRow(**rows.file)
             relations = [RelationRow(**values) for values in rows.relations]
@@ -155,7 +155,7 @@ class AstStore:
         async with self._db.transaction() as session:
             if not await _clear_unless_newer(session, version):
                 return False
-            await session.execute(insert(FileRow), [tombstone])
+            await session.execute(insert(table_of(FileRow)), [tombstone])
         return True
 
     # reads

@@ -1,22 +1,32 @@
-"""NATS consumer of impact: files.parsed (durable consumer ``impact``) → the graph projection."""
+"""NATS consumer of impact: files.parsed (durable consumer ``impact``) → the graph projection,
+the parts of one fetch applied together (``MessageBatcher``)."""
 
 from __future__ import annotations
 
 from locus.impact.adapters.messages import UnknownRelationKind, parsed_file_from_event
 from locus.impact.domain import InvalidParsedFile, check_parsed_file
 from locus.impact.projection import GraphProjection
-from locus.messaging import Delivery, EventBus, MalformedEvent
+from locus.messaging import Delivery, EventBus, MalformedEvent, MessageBatcher
 from locus.v1 import events_pb2
 
 
 def register_event_handlers(
-    bus: EventBus, projection: GraphProjection, *, durable: str, fetch_batch: int = 16
+    bus: EventBus,
+    projection: GraphProjection,
+    *,
+    durable: str,
+    fetch_batch: int = 16,
+    linger_seconds: float = 0.05,
 ) -> None:
+    batcher = MessageBatcher(
+        projection.apply_batch, max_items=fetch_batch, linger_seconds=linger_seconds
+    )
+
     async def on_files_parsed(event: events_pb2.FilesParsed, delivery: Delivery) -> None:
         try:
             parsed = parsed_file_from_event(event)
             check_parsed_file(parsed)
-            await projection.apply(parsed)
+            await batcher.submit(parsed)
         except (InvalidParsedFile, UnknownRelationKind) as error:
             await projection.report_failure(event, str(error))
             raise MalformedEvent(str(error)) from error

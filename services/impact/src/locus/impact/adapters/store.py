@@ -4,16 +4,16 @@ and PostgreSQL. Applying a files.parsed part is one transaction."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import zlib
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from locus.database import Database
+from locus.database import Database, table_of
 from locus.impact.adapters.tables import (
     Base,
     DependencyRow,
@@ -85,24 +85,15 @@ def _held(row: FileRow | None) -> HeldVersion | None:
 
 
 class ImpactStore:
-    """FastStream hands the messages of one fetched batch to concurrent tasks, so parts of one
-    file can arrive together: applies of a file are serialized here (and across replicas by
-    the file row's lock on PostgreSQL). SQLite has a single writer, so there every apply is
-    serialized, which also avoids failing to upgrade a stale read transaction to a write."""
+    """Batches of parts are applied one transaction each. Batches touching the same files are
+    serialized here (and across replicas by the file rows' locks on PostgreSQL). SQLite has a
+    single writer, so there every batch is serialized, which also avoids failing to upgrade a
+    stale read transaction to a write."""
 
     def __init__(self, database: Database) -> None:
         self._db = database
         self._write_lock = asyncio.Lock()
         self._file_locks = [asyncio.Lock() for _ in range(_LOCK_STRIPES)]
-
-    @asynccontextmanager
-    async def _exclusive(self, file_id: str) -> AsyncIterator[None]:
-        if self._db.is_sqlite:
-            async with self._write_lock:
-                yield
-            return
-        async with self._file_locks[zlib.crc32(file_id.encode()) % _LOCK_STRIPES]:
-            yield
 
     async def initialize(self) -> None:
         await self._db.create_schema(Base)
@@ -111,61 +102,80 @@ class ImpactStore:
         await self._db.dispose()
 
     async def apply(self, event: ParsedFile) -> ApplyOutcome:
-        async with self._exclusive(event.file_id):
-            return await self._apply(event)
+        (outcome,) = await self.apply_batch([event])
+        return outcome
 
-    async def _apply(self, event: ParsedFile) -> ApplyOutcome:
-        async with self._db.transaction() as session:
-            row = await session.get(FileRow, event.file_id, with_for_update=True)
-            held = _held(row)
-            if held is not None and held.project_id != event.project_id:
-                raise InvalidParsedFile(
-                    f"file {event.file_id} belongs to project {held.project_id}, "
-                    f"not {event.project_id}"
-                )
-            decision = decide_update(held, event)
-            if decision is UpdateDecision.STALE:
-                assert held is not None
-                return ApplyOutcome(
-                    decision, is_complete(held.part_count, held.parts_done), held.snapshot_seq
-                )
-            if decision is UpdateDecision.NEW_VERSION:
-                for table in _ROW_TABLES:
-                    await session.execute(delete(table).where(table.file_id == event.file_id))
-                parts_done: frozenset[int] = frozenset()
-            else:
-                assert held is not None
-                parts_done = held.parts_done
-                for table in _ROW_TABLES:
-                    await session.execute(
-                        delete(table).where(
-                            table.file_id == event.file_id, table.part_index == event.part_index
-                        )
-                    )
-            await self._insert_part(session, event)
-            parts_done = parts_done | {event.part_index}
-            values: dict[str, Any] = {
-                "project_id": event.project_id,
-                "snapshot_id": event.snapshot_id,
-                "snapshot_seq": event.snapshot_seq,
-                "sha256": event.sha256,
-                "relative_path": event.relative_path,
-                "module_name": event.module_name,
-                "language": event.language,
-                "deleted": event.deleted,
-                "part_count": max(event.part_count, 1),
-                "parts_done": ",".join(str(p) for p in sorted(parts_done)),
-            }
-            if row is None:
-                await session.execute(insert(FileRow).values(file_id=event.file_id, **values))
-            else:
-                await session.execute(
-                    update(FileRow).where(FileRow.file_id == event.file_id).values(**values)
-                )
-            await self._bump_version(session, event.project_id)
-            return ApplyOutcome(
-                decision, is_complete(max(event.part_count, 1), parts_done), event.snapshot_seq
+    async def apply_batch(self, events: Sequence[ParsedFile]) -> list[ApplyOutcome]:
+        """Apply ``events`` in order, in one transaction (all or nothing); one outcome each."""
+        async with contextlib.AsyncExitStack() as locks:
+            if self._db.is_sqlite:
+                await locks.enter_async_context(self._write_lock)
+            else:  # stripes in a fixed order, so two batches never wait on each other
+                stripes = sorted({zlib.crc32(e.file_id.encode()) % _LOCK_STRIPES for e in events})
+                for stripe in stripes:
+                    await locks.enter_async_context(self._file_locks[stripe])
+            async with self._db.transaction() as session:
+                outcomes = [await self._apply_in(session, event) for event in events]
+                for project_id in dict.fromkeys(
+                    e.project_id
+                    for e, o in zip(events, outcomes, strict=True)
+                    if o.decision is not UpdateDecision.STALE
+                ):
+                    await self._bump_version(session, project_id)
+            return outcomes
+
+    async def _apply_in(self, session: AsyncSession, event: ParsedFile) -> ApplyOutcome:
+        # populate_existing: an earlier event of the batch may have changed the row.
+        row = await session.get(
+            FileRow, event.file_id, with_for_update=True, populate_existing=True
+        )
+        held = _held(row)
+        if held is not None and held.project_id != event.project_id:
+            raise InvalidParsedFile(
+                f"file {event.file_id} belongs to project {held.project_id}, not {event.project_id}"
             )
+        decision = decide_update(held, event)
+        if decision is UpdateDecision.STALE:
+            assert held is not None
+            return ApplyOutcome(
+                decision, is_complete(held.part_count, held.parts_done), held.snapshot_seq
+            )
+        if decision is UpdateDecision.NEW_VERSION:
+            for table in _ROW_TABLES:
+                await session.execute(delete(table).where(table.file_id == event.file_id))
+            parts_done: frozenset[int] = frozenset()
+        else:
+            assert held is not None
+            parts_done = held.parts_done
+            for table in _ROW_TABLES:
+                await session.execute(
+                    delete(table).where(
+                        table.file_id == event.file_id, table.part_index == event.part_index
+                    )
+                )
+        await self._insert_part(session, event)
+        parts_done = parts_done | {event.part_index}
+        values: dict[str, Any] = {
+            "project_id": event.project_id,
+            "snapshot_id": event.snapshot_id,
+            "snapshot_seq": event.snapshot_seq,
+            "sha256": event.sha256,
+            "relative_path": event.relative_path,
+            "module_name": event.module_name,
+            "language": event.language,
+            "deleted": event.deleted,
+            "part_count": max(event.part_count, 1),
+            "parts_done": ",".join(str(p) for p in sorted(parts_done)),
+        }
+        if row is None:
+            await session.execute(insert(FileRow).values(file_id=event.file_id, **values))
+        else:
+            await session.execute(
+                update(FileRow).where(FileRow.file_id == event.file_id).values(**values)
+            )
+        return ApplyOutcome(
+            decision, is_complete(max(event.part_count, 1), parts_done), event.snapshot_seq
+        )
 
     async def _insert_part(self, session: AsyncSession, event: ParsedFile) -> None:
         key = {"file_id": event.file_id, "part_index": event.part_index}
@@ -224,7 +234,7 @@ class ImpactStore:
             (DependencyRow, dependencies),
         ):
             if rows:
-                await session.execute(insert(table), rows)
+                await session.execute(insert(table_of(table)), rows)
 
     async def _bump_version(self, session: AsyncSession, project_id: str) -> None:
         result = await session.execute(

@@ -12,9 +12,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from locus.database import Database
+from locus.database import Database, table_of
 from locus.ingestion.adapters.tables import (
     Base,
+    EmbeddedJobRow,
     FileRow,
     JobFileRow,
     JobFileStageRow,
@@ -125,6 +126,39 @@ class IngestionStore:
 
     # jobs
 
+    async def jobs_to_check(self, completed_since: datetime) -> list[str]:
+        """Jobs whose progress may still move: indexing ones, and ones completed since
+        ``completed_since`` whose embedded level was not published yet."""
+        async with self._db.sessions() as session:
+            indexing = await session.scalars(
+                select(JobRow.job_id).where(JobRow.state == "INDEXING")
+            )
+            waiting = await session.scalars(
+                select(JobRow.job_id)
+                .outerjoin(EmbeddedJobRow, EmbeddedJobRow.job_id == JobRow.job_id)
+                .where(
+                    JobRow.state == "COMPLETED",
+                    JobRow.completed_at >= completed_since,
+                    EmbeddedJobRow.job_id.is_(None),
+                )
+            )
+            return [*indexing, *waiting]
+
+    async def mark_embedded(self, job_id: str, now: datetime) -> bool:
+        """Record that the job reached the embedded level; True only for the first caller."""
+        try:
+            async with self._db.transaction() as session:
+                if await session.get(EmbeddedJobRow, job_id) is not None:
+                    return False
+                session.add(EmbeddedJobRow(job_id=job_id, embedded_at=now))
+        except IntegrityError:  # another replica marked it first
+            return False
+        return True
+
+    async def is_marked_embedded(self, job_id: str) -> bool:
+        async with self._db.sessions() as session:
+            return await session.get(EmbeddedJobRow, job_id) is not None
+
     async def active_job(self, project_id: str) -> JobRow | None:
         async with self._db.sessions() as session:
             return await session.scalar(
@@ -188,11 +222,11 @@ class IngestionStore:
             await session.execute(delete(JobFileRow).where(JobFileRow.job_id == job_id))
             await session.execute(delete(SkippedFileRow).where(SkippedFileRow.job_id == job_id))
             for chunk in _chunks(result.job_files):
-                await session.execute(insert(JobFileRow), chunk)
+                await session.execute(insert(table_of(JobFileRow)), chunk)
             for chunk in _chunks(result.skipped):
-                await session.execute(insert(SkippedFileRow), chunk)
+                await session.execute(insert(table_of(SkippedFileRow)), chunk)
             for chunk in _chunks(result.inserted_files):
-                await session.execute(insert(FileRow), chunk)
+                await session.execute(insert(table_of(FileRow)), chunk)
             for chunk in _chunks(result.updated_files):
                 await session.execute(update(FileRow), chunk)
             for ids in _chunks(result.deleted_file_ids):

@@ -82,6 +82,14 @@ class JobRow(Base):
     batches: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class EmbeddedJobRow(Base):
+    """A job whose scan.completed at the EMBEDDED level was published (published once)."""
+
+    __tablename__ = "embedded_jobs"
+    job_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    embedded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class JobFileRow(Base):
     """A file a job changed (and must see indexed downstream)."""
 

@@ -10,7 +10,14 @@ import logging
 from collections.abc import Awaitable, Sequence
 
 from locus.codepaths import VALUE_CLASSES
-from locus.messaging import Delivery, EventBus, LaneItem, MalformedEvent, PriorityLanes
+from locus.messaging import (
+    Delivery,
+    EventBus,
+    LaneItem,
+    MalformedEvent,
+    MessageBatcher,
+    PriorityLanes,
+)
 from locus.retrieval.adapters.proto_mapping import (
     InvalidFilesParsed,
     index_updated,
@@ -22,10 +29,10 @@ from locus.retrieval.domain.model import (
     STAGE_SEARCHABLE,
     FileChange,
     FileReport,
+    ParsedPart,
     ReportStatus,
     VectorWork,
 )
-from locus.retrieval.indexing import PartBatcher
 from locus.retrieval.vectors_lane import VectorsLane
 from locus.v1 import common_pb2, events_pb2
 
@@ -111,7 +118,11 @@ def register_vectors_lane(
 
 
 def register_event_handlers(
-    bus: EventBus, batcher: PartBatcher, reporter: BusIndexReporter, *, fetch_batch: int
+    bus: EventBus,
+    batcher: MessageBatcher[ParsedPart],
+    reporter: BusIndexReporter,
+    *,
+    fetch_batch: int,
 ) -> None:
     async def on_files_parsed(event: events_pb2.FilesParsed, delivery: Delivery) -> None:
         try:
