@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import and_, case, delete, false, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -275,40 +275,73 @@ class IngestionStore:
         required_stages: Sequence[str],
         embedding_stages: Sequence[str] = (),
     ) -> JobProgress:
+        """Counted by the database (one pass over the job's stage reports, grouped by file):
+        GetScan polls and every progress check call this, on jobs of thousands of files."""
         async with self._db.sessions() as session:
-            total = await session.scalar(
-                select(func.count()).select_from(JobFileRow).where(JobFileRow.job_id == job_id)
+            total = int(
+                await session.scalar(
+                    select(func.count()).select_from(JobFileRow).where(JobFileRow.job_id == job_id)
+                )
+                or 0
             )
-            stage_rows = await session.execute(
+            if not required_stages:
+                return JobProgress(total=total, parsed=0, indexed=total, failed=0, embedded=total)
+            stage = JobFileStageRow.stage
+            failed = JobFileStageRow.status == "FAILED"
+            required = stage.in_(list(required_stages))
+            embedding = stage.in_(list(embedding_stages)) if embedding_stages else false()
+            per_file = (
                 select(
-                    JobFileStageRow.file_id, JobFileStageRow.stage, JobFileStageRow.status
-                ).where(JobFileStageRow.job_id == job_id)
+                    func.max(case((stage == required_stages[0], 1), else_=0)).label("parsed"),
+                    func.sum(case((required, 1), else_=0)).label("required"),
+                    func.max(case((and_(required, failed), 1), else_=0)).label("failed"),
+                    func.sum(case((embedding, 1), else_=0)).label("embedding"),
+                    func.max(case((and_(embedding, failed), 1), else_=0)).label("emb_failed"),
+                )
+                .where(JobFileStageRow.job_id == job_id)
+                .group_by(JobFileStageRow.file_id)
+                .subquery()
             )
-        total = int(total or 0)
-        if not required_stages:
-            return JobProgress(total=total, parsed=0, indexed=total, failed=0, embedded=total)
-        by_file: dict[str, dict[str, str]] = {}
-        for file_id, stage, status in stage_rows:
-            by_file.setdefault(file_id, {})[stage] = status
-        first = required_stages[0]
-        parsed = indexed = failed = embedded = embedding_failed = 0
-        for stages in by_file.values():
-            parsed += first in stages
-            if any(stages.get(s) == "FAILED" for s in required_stages):
-                failed += 1
-                continue
-            if not all(s in stages for s in required_stages):
-                continue
-            indexed += 1
-            if any(stages.get(s) == "FAILED" for s in embedding_stages):
-                embedding_failed += 1
-            elif all(s in stages for s in embedding_stages):
-                embedded += 1
+            searchable = and_(
+                per_file.c.failed == 0, per_file.c.required >= len(set(required_stages))
+            )
+            row = (
+                await session.execute(
+                    select(
+                        func.coalesce(func.sum(per_file.c.parsed), 0),
+                        func.coalesce(func.sum(case((per_file.c.failed == 1, 1), else_=0)), 0),
+                        func.coalesce(func.sum(case((searchable, 1), else_=0)), 0),
+                        func.coalesce(
+                            func.sum(
+                                case(
+                                    (
+                                        and_(
+                                            searchable,
+                                            per_file.c.emb_failed == 0,
+                                            per_file.c.embedding >= len(set(embedding_stages)),
+                                        ),
+                                        1,
+                                    ),
+                                    else_=0,
+                                )
+                            ),
+                            0,
+                        ),
+                        func.coalesce(
+                            func.sum(
+                                case((and_(searchable, per_file.c.emb_failed == 1), 1), else_=0)
+                            ),
+                            0,
+                        ),
+                    )
+                )
+            ).one()
+        parsed, failed_files, indexed, embedded, embedding_failed = (int(v) for v in row)
         return JobProgress(
             total=total,
             parsed=parsed,
             indexed=indexed,
-            failed=failed,
+            failed=failed_files,
             embedded=embedded,
             embedding_failed=embedding_failed,
             embedding_stages=len(embedding_stages),
