@@ -101,6 +101,7 @@ def _local_embedder(settings: RetrievalSettings) -> Embedder:
             batch_size=settings.embed_batch_size,
             threads=settings.embed_threads,
             max_tokens=settings.embed_max_tokens,
+            device=settings.embed_device,
         )
     if not onnx_model_ready(settings.model_dir) and _torch_installed():
         log.warning(
@@ -113,12 +114,14 @@ def _local_embedder(settings: RetrievalSettings) -> Embedder:
             batch_size=settings.embed_batch_size,
             threads=settings.embed_threads,
             max_tokens=settings.embed_max_tokens,
+            device=settings.embed_device,
         )
     return OnnxEmbedder(
         settings.model_dir,
         batch_size=settings.embed_batch_size,
         threads=settings.embed_threads,
         max_tokens=settings.embed_max_tokens,
+        device=settings.embed_device,
     )
 
 

@@ -36,6 +36,9 @@ class RetrievalSettings(ServiceSettings):
     # vectors lane only uses cores that parsing, indexing and searches leave idle; "thread"
     # embeds in this process.
     embed_worker: Literal["process", "thread"] = "process"
+    # Where a local model runs: "auto" takes a GPU when one is usable (onnxruntime's CUDA
+    # provider, or torch.cuda), "cuda" requires one, "cpu" never uses one.
+    embed_device: Literal["auto", "cpu", "cuda"] = "auto"
     embed_worker_nice: int = Field(default=10, ge=0, le=19)
     embeddings_url: str = ""  # e.g. http://vllm:8000/v1 (POST {url}/embeddings)
     embeddings_model: str = "sentence-transformers/all-MiniLM-L6-v2"

@@ -36,6 +36,20 @@ def onnx_model_ready(model_dir: Path) -> bool:
     return (model_dir / ONNX_FILE).is_file() and (model_dir / TOKENIZER_FILE).is_file()
 
 
+def execution_providers(device: str, available: Sequence[str]) -> list[str]:
+    """onnxruntime providers for ``device``: "cuda" requires the CUDA provider (an install of
+    onnxruntime-gpu), "auto" uses it when present, "cpu" never does."""
+    cuda = "CUDAExecutionProvider"
+    if device == "cuda" and cuda not in available:
+        raise EmbedderUnavailable(
+            f"LOCUS_RETRIEVAL_EMBED_DEVICE=cuda, but onnxruntime offers only {list(available)}: "
+            "install onnxruntime-gpu on a machine with a GPU, or use auto/cpu"
+        )
+    if device in ("cuda", "auto") and cuda in available:
+        return [cuda, "CPUExecutionProvider"]
+    return ["CPUExecutionProvider"]
+
+
 class OnnxEmbedder:
     def __init__(
         self,
@@ -46,8 +60,10 @@ class OnnxEmbedder:
         model_id: str = MODEL_ID,
         dimension: int = DIMENSION,
         max_tokens: int = 0,
+        device: str = "auto",
     ) -> None:
         self._model_dir = model_dir
+        self._device = device  # "auto": CUDA when onnxruntime has it, "cuda", or "cpu"
         self._max_tokens = max_tokens  # 0: the length the model was exported with
         self._batch_size = batch_size
         self._threads = threads or (os.cpu_count() or 1)
@@ -104,15 +120,21 @@ class OnnxEmbedder:
         # Idle pool threads sleep instead of spinning: spinning halves throughput as soon as
         # anything else (tantivy, the event loop, another service) wants the same cores.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        providers = execution_providers(self._device, onnxruntime.get_available_providers())
         self._session = onnxruntime.InferenceSession(
-            str(self._model_dir / ONNX_FILE), options, providers=["CPUExecutionProvider"]
+            str(self._model_dir / ONNX_FILE), options, providers=providers
         )
         tokenizer = Tokenizer.from_file(str(self._model_dir / TOKENIZER_FILE))
         # tokenizer.json ships with fixed padding to 128; pad per batch ourselves instead.
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=self._max_length)
         self._tokenizer = tokenizer
-        log.info("ONNX embedder loaded from %s (%d threads)", self._model_dir, self._threads)
+        log.info(
+            "ONNX embedder loaded from %s on %s (%d threads)",
+            self._model_dir,
+            self._session.get_providers()[0],
+            self._threads,
+        )
 
     async def close(self) -> None:
         self._session = None

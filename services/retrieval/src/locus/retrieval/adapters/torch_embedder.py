@@ -19,7 +19,7 @@ from locus.retrieval.export_model import DIMENSION, MAX_LENGTH, MODEL_ID, trunca
 
 class SentenceTransformerEmbedder:
     def __init__(
-        self, *, batch_size: int = 32, threads: int = 0, device: str = "cpu", max_tokens: int = 0
+        self, *, batch_size: int = 32, threads: int = 0, device: str = "auto", max_tokens: int = 0
     ) -> None:
         self._batch_size = batch_size
         self._max_tokens = min(max_tokens, MAX_LENGTH) if max_tokens else MAX_LENGTH
@@ -54,7 +54,15 @@ class SentenceTransformerEmbedder:
             ) from error
         if self._threads:
             torch.set_num_threads(self._threads)
-        model = SentenceTransformer(str(get_model_path()), device=self._device)
+        device = self._device
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        elif device == "cuda" and not torch.cuda.is_available():
+            raise EmbedderUnavailable(
+                "LOCUS_RETRIEVAL_EMBED_DEVICE=cuda, but torch sees no CUDA device: "
+                "use auto/cpu, or a torch build with CUDA on a machine with a GPU"
+            )
+        model = SentenceTransformer(str(get_model_path()), device=device)
         model.max_seq_length = self._max_tokens
         self._model = model
 
