@@ -7,22 +7,22 @@ import asyncio
 import contextlib
 import hashlib
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
 import nats
 import pytest
+from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 
 from locus.ast.domain import FileAnalysis, extract
 from locus.database import Database
 from locus.impact.adapters.store import ImpactStore
-from locus.impact.main import build
+from locus.impact.main import ImpactRuntime, build
 from locus.impact.settings import ImpactSettings
 from locus.messaging import EmbeddedNatsServer, EventBus, Subjects
-from locus.rpc import ServiceRuntime
 from locus.telemetry import setup_telemetry
 from locus.v1 import common_pb2, events_pb2, impact_pb2, impact_pb2_grpc
 
@@ -213,17 +213,24 @@ class Received:
 @dataclass
 class ImpactHarness:
     settings: ImpactSettings
-    runtime: ServiceRuntime
+    runtime: ImpactRuntime
     publisher: EventBus
     channel: grpc.aio.Channel
     stub: impact_pb2_grpc.ImpactServiceStub
     reports: Received
     dead_letters: Received
+    client: NatsClient
     project_id: str = field(default_factory=lambda: "p_" + uuid.uuid4().hex[:12])
     files: dict[str, ParsedUploads] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.files = parse_uploads(self.project_id)
+
+    async def close(self) -> None:
+        await self.channel.close()
+        await self.client.close()
+        await self.publisher.stop()
+        await self.runtime.stop()
 
     async def publish(self, event: events_pb2.FilesParsed, *, message_id: str = "") -> None:
         message_id = message_id or (
@@ -320,35 +327,49 @@ def impact_settings(nats_server: EmbeddedNatsServer, tmp_path: Path) -> ImpactSe
     )
 
 
-@pytest.fixture
-async def impact(impact_settings: ImpactSettings) -> AsyncIterator[ImpactHarness]:
-    runtime = build(impact_settings)
+async def open_impact(settings: ImpactSettings, project_id: str = "") -> ImpactHarness:
+    """A started impact service (built in-process) with a publisher and report listeners."""
+    runtime = build(settings)
     await runtime.start()
     publisher = EventBus(
-        impact_settings.nats_url,
+        settings.nats_url,
         setup_telemetry("impact-test-publisher", from_environment=False, set_global=False),
-        subjects=Subjects(impact_settings.subject_prefix),
-        stream_name=impact_settings.stream_name,
+        subjects=Subjects(settings.subject_prefix),
+        stream_name=settings.stream_name,
     )
     await publisher.start()
-    client = await nats.connect(impact_settings.nats_url)
+    client = await nats.connect(settings.nats_url)
     reports, dead_letters = Received(), Received()
     subjects = publisher.subjects
     await client.subscribe(subjects.index_updated, cb=reports.on_message)
     await client.subscribe(subjects.dead_letter(subjects.files_parsed), cb=dead_letters.on_message)
     channel = grpc.aio.insecure_channel(runtime.address)
+    harness = ImpactHarness(
+        settings=settings,
+        runtime=runtime,
+        publisher=publisher,
+        channel=channel,
+        stub=impact_pb2_grpc.ImpactServiceStub(channel),
+        reports=reports,
+        dead_letters=dead_letters,
+        client=client,
+    )
+    if project_id:
+        harness.project_id = project_id
+        harness.files = parse_uploads(project_id)
+    return harness
+
+
+@pytest.fixture
+async def impact(impact_settings: ImpactSettings) -> AsyncIterator[ImpactHarness]:
+    harness = await open_impact(impact_settings)
     try:
-        yield ImpactHarness(
-            settings=impact_settings,
-            runtime=runtime,
-            publisher=publisher,
-            channel=channel,
-            stub=impact_pb2_grpc.ImpactServiceStub(channel),
-            reports=reports,
-            dead_letters=dead_letters,
-        )
+        yield harness
     finally:
-        await channel.close()
-        await client.close()
-        await publisher.stop()
-        await runtime.stop()
+        await harness.close()
+
+
+@pytest.fixture
+def start_impact() -> Callable[..., Awaitable[ImpactHarness]]:
+    """``await start_impact(settings, project_id="")``; the test closes what it starts."""
+    return open_impact

@@ -223,3 +223,33 @@ async def test_unknown_seeds_among_known_ones_are_listed_in_trailing_metadata(
     assert UPLOAD in impacted(response)
     assert trailers["locus-unknown-seed-node-ids"] == "n_missing"
     assert trailers["locus-unknown-seed-file-ids"] == "f_missing"
+
+
+async def test_graphs_are_rebuilt_after_changes_and_survive_a_restart(
+    impact_settings: Any, start_impact: Any
+) -> None:
+    """A scanned project's graph is built in the background (no query needed), written to the
+    data directory, and loaded back by a restarted service before anyone asks."""
+    settings = impact_settings.model_copy(update={"graph_rebuild_delay_seconds": 0.1})
+    first = await start_impact(settings)
+    try:
+        await first.publish_files("j1", 1, *ALL_FILES)
+        project_id = first.project_id
+        await first.reports.wait_for(
+            lambda received: first.runtime.graphs.cached_version(project_id) is not None
+        )
+        snapshot = settings.data_dir / "graphs" / f"{project_id}.graph.pickle"
+        await first.reports.wait_for(lambda received: snapshot.exists())
+        version = first.runtime.graphs.cached_version(project_id)
+    finally:
+        await first.close()
+
+    second = await start_impact(settings, project_id)
+    try:
+        await second.reports.wait_for(
+            lambda received: second.runtime.graphs.cached_version(project_id) == version
+        )
+        response = await second.compute(seed_node_ids=[second.files["policy.py"].node_id(ENFORCE)])
+        assert UPLOAD in impacted(response)
+    finally:
+        await second.close()

@@ -20,22 +20,37 @@ from locus.telemetry import configure_logging, setup_telemetry
 from locus.v1 import impact_pb2, impact_pb2_grpc
 
 
-def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -> ServiceRuntime:
+class ImpactRuntime(ServiceRuntime):
+    """The service runtime, plus its project graphs for tests and tools."""
+
+    graphs: ProjectGraphs
+
+
+def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -> ImpactRuntime:
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
     store = ImpactStore(Database(settings.sqlalchemy_url("impact.db")))
     bus = EventBus.from_settings(settings, telemetry)
+    graphs = ProjectGraphs(
+        store,
+        max_projects=settings.max_cached_projects,
+        snapshot_dir=settings.data_dir / "graphs" if settings.persist_graphs else None,
+        rebuild_delay_seconds=settings.graph_rebuild_delay_seconds,
+    )
     register_event_handlers(
         bus,
-        GraphProjection(store, bus),
+        GraphProjection(store, bus, on_change=graphs.project_changed),
         durable=settings.consumer_name,
         fetch_batch=settings.fetch_batch,
     )
-    graphs = ProjectGraphs(store, max_projects=settings.max_cached_projects)
     server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
     server.add_service(
         impact_pb2_grpc.add_ImpactServiceServicer_to_server,
         ImpactServicer(graphs),
         impact_pb2.DESCRIPTOR.services_by_name["ImpactService"].full_name,
     )
-    return ServiceRuntime(settings.service_name, server, telemetry, [StoreLifecycle(store), bus])
+    runtime = ImpactRuntime(
+        settings.service_name, server, telemetry, [StoreLifecycle(store), graphs, bus]
+    )
+    runtime.graphs = graphs
+    return runtime

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from locus.impact.adapters.store import ImpactStore
 from locus.impact.domain import ParsedFile, UpdateDecision
@@ -37,9 +37,16 @@ def index_updated_message_id(job_id: str, files: Sequence[events_pb2.IndexedFile
 
 
 class GraphProjection:
-    def __init__(self, store: ImpactStore, bus: EventBus) -> None:
+    def __init__(
+        self,
+        store: ImpactStore,
+        bus: EventBus,
+        *,
+        on_change: Callable[[str], None] = lambda project_id: None,
+    ) -> None:
         self._store = store
         self._bus = bus
+        self._on_change = on_change  # e.g. rebuild the project's cached graph
 
     async def apply(self, event: ParsedFile) -> None:
         await self.apply_batch([event])
@@ -48,6 +55,12 @@ class GraphProjection:
         """Apply ``events`` in one transaction, then report the files they completed (and the
         stale ones, SKIPPED) in one index.updated per job."""
         outcomes = await self._store.apply_batch(events)
+        for project_id in dict.fromkeys(
+            e.project_id
+            for e, o in zip(events, outcomes, strict=True)
+            if o.decision is not UpdateDecision.STALE
+        ):
+            self._on_change(project_id)
         reports: list[tuple[ParsedFile, events_pb2.IndexedFile]] = []
         for event, outcome in zip(events, outcomes, strict=True):
             if outcome.decision is UpdateDecision.STALE:

@@ -18,3 +18,7 @@ class ImpactSettings(ServiceSettings):
     fetch_batch: int = Field(default=64, ge=1, le=1000)
     # Projects whose graph stays in memory (least recently queried are dropped first).
     max_cached_projects: int = Field(default=16, ge=1, le=10_000)
+    # A project's graph is rebuilt this long after files.parsed last changed the project, and
+    # written under data_dir/graphs so a restart loads them instead of building them.
+    graph_rebuild_delay_seconds: float = Field(default=3.0, ge=0)
+    persist_graphs: bool = True

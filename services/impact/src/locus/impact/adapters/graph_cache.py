@@ -1,15 +1,28 @@
-"""In-memory graphs of recently queried projects, rebuilt lazily: a query compares the
-project's version in the store with the version its cached graph was built from, and rebuilds
-(once, however many queries wait) when they differ. Works across replicas, since the version
-lives in the shared store."""
+"""In-memory graphs of recently queried projects, kept warm.
+
+A query compares the project's version in the store with the version its cached graph was
+built from, and rebuilds (once, however many queries wait) when they differ; this works across
+replicas, since the version lives in the shared store. So that queries rarely pay for a build:
+- after files.parsed changes a project, its graph is rebuilt in the background once the
+  changes pause (``rebuild_delay_seconds``);
+- every built graph is also written to ``snapshot_dir`` (one pickle per project, written by this
+  process only, replaced atomically), and at start-up the most recent ones are loaded back, so
+  the first query after a restart finds its graph in memory.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import pickle
 import time
 from collections import OrderedDict
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from locus.impact.adapters.store import ImpactStore, ProjectSnapshot
 from locus.impact.domain import CodeGraph, build_graph
@@ -28,11 +41,64 @@ def _build(snapshot: ProjectSnapshot) -> CodeGraph:
 
 
 class ProjectGraphs:
-    def __init__(self, store: ImpactStore, *, max_projects: int = 16) -> None:
+    def __init__(
+        self,
+        store: ImpactStore,
+        *,
+        max_projects: int = 16,
+        snapshot_dir: Path | None = None,
+        rebuild_delay_seconds: float = 2.0,
+    ) -> None:
         self._store = store
         self._max = max_projects
+        self._snapshots = snapshot_dir
+        self._rebuild_delay = rebuild_delay_seconds
         self._graphs: OrderedDict[str, _Cached] = OrderedDict()
         self._locks: dict[str, asyncio.Lock] = {}
+        self._rebuilds: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        """Load the most recently written graphs back (in the background)."""
+        if self._snapshots is not None:
+            self._snapshots.mkdir(parents=True, exist_ok=True)
+            self._spawn(self._warm_from_snapshots())
+
+    async def stop(self) -> None:
+        for handle in self._rebuilds.values():
+            handle.cancel()
+        self._rebuilds.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def project_changed(self, project_id: str) -> None:
+        """files.parsed changed the project: rebuild its graph once the changes pause (a
+        project just scanned is the one about to be asked about)."""
+        pending = self._rebuilds.pop(project_id, None)
+        if pending is not None:
+            pending.cancel()
+        loop = asyncio.get_running_loop()
+        self._rebuilds[project_id] = loop.call_later(
+            self._rebuild_delay, self._rebuild_later, project_id
+        )
+
+    def _rebuild_later(self, project_id: str) -> None:
+        self._rebuilds.pop(project_id, None)
+        self._spawn(self._rebuild(project_id))
+
+    async def _rebuild(self, project_id: str) -> None:
+        try:
+            await self.graph_for(project_id)
+        except Exception:  # a query will try again
+            log.exception("rebuilding the graph of %s failed", project_id)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def graph_for(self, project_id: str) -> CodeGraph | None:
         """The project's current graph, or None when impact has never seen the project."""
@@ -65,7 +131,14 @@ class ProjectGraphs:
                 graph.unresolved_relations,
                 (time.perf_counter() - started) * 1000,
             )
+            if self._snapshots is not None:
+                self._spawn(asyncio.to_thread(self._write_snapshot, project_id, snapshot.version))
             return graph
+
+    def cached_version(self, project_id: str) -> int | None:
+        """The version of the project's graph in memory (None: not kept)."""
+        cached = self._graphs.get(project_id)
+        return cached.version if cached is not None else None
 
     def _fresh(self, project_id: str, version: int) -> CodeGraph | None:
         cached = self._graphs.get(project_id)
@@ -80,3 +153,47 @@ class ProjectGraphs:
         while len(self._graphs) > self._max:
             evicted, _ = self._graphs.popitem(last=False)
             self._locks.pop(evicted, None)
+
+    # snapshots on disk
+
+    def _snapshot_path(self, project_id: str) -> Path:
+        assert self._snapshots is not None
+        return self._snapshots / f"{project_id}.graph.pickle"
+
+    def _write_snapshot(self, project_id: str, version: int) -> None:
+        cached = self._graphs.get(project_id)
+        if cached is None or cached.version != version:
+            return  # superseded meanwhile: the newer build writes its own
+        path = self._snapshot_path(project_id)
+        partial = path.with_suffix(f".{os.getpid()}.partial")
+        with partial.open("wb") as sink:
+            pickle.dump((version, cached.graph), sink, protocol=pickle.HIGHEST_PROTOCOL)
+        partial.replace(path)
+
+    async def _warm_from_snapshots(self) -> None:
+        assert self._snapshots is not None
+        paths = sorted(
+            self._snapshots.glob("*.graph.pickle"), key=lambda p: p.stat().st_mtime, reverse=True
+        )
+        for path in reversed(paths[: self._max]):  # most recent last: it stays cached longest
+            project_id = path.name.removesuffix(".graph.pickle")
+            try:
+                version, graph = await asyncio.to_thread(_read_snapshot, path)
+                current = await self._store.project_version(project_id)
+                if current is None:
+                    path.unlink(missing_ok=True)  # the project is gone from the store
+                    continue
+                if current == version and project_id not in self._graphs:
+                    self._remember(project_id, _Cached(version, graph))
+                    log.info("loaded the graph of %s v%d from %s", project_id, version, path)
+                else:
+                    await self.graph_for(project_id)  # changed while stopped: build anew
+            except Exception:
+                log.exception("could not warm the graph of %s from %s", project_id, path)
+
+
+def _read_snapshot(path: Path) -> tuple[int, CodeGraph]:
+    # Written by this service into its own data directory only (never user input).
+    with path.open("rb") as source:
+        version, graph = pickle.load(source)
+    return int(version), graph
