@@ -295,6 +295,10 @@ def test_production_backends_are_chosen_by_configuration(helm: str) -> None:
     assert container_env(production[f"{RELEASE}-ingestion"])["LOCUS_INGESTION_REQUIRED_STAGES"] == (
         "ast,retrieval,impact"
     )
+    assert (
+        container_env(production[f"{RELEASE}-ingestion"])["LOCUS_INGESTION_EMBEDDING_STAGES"]
+        == "vectors"
+    )
 
     embedded_env = {name: container_env(d) for name, d in embedded.items()}
     assert not any(

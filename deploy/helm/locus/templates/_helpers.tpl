@@ -154,6 +154,7 @@ seccompProfile:
 {{- if (index $root.Values.services $stage).enabled -}}{{- $stages = append $stages $stage -}}{{- end -}}
 {{- end -}}
 {{- $_ := set $env "LOCUS_INGESTION_REQUIRED_STAGES" (join "," $stages) -}}
+{{- $_ := set $env "LOCUS_INGESTION_EMBEDDING_STAGES" (ternary "vectors" "" $root.Values.services.retrieval.enabled) -}}
 {{- end -}}
 {{- if eq $name "retrieval" -}}
 {{- if $root.Values.opensearch.enabled -}}
