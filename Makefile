@@ -64,8 +64,8 @@ test: lint ## lint, then every test (unit, contract, integration, e2e) on real p
 test-unit: setup ## only the pure-logic unit tests
 	$(VENV)/bin/pytest -q tests/unit
 
-bench: setup ## scan throughput and Locate latency on a real repository, each beside its baseline (REPO=dir)
-	$(PY) bench/system_bench.py $(if $(REPO),--repo $(REPO))
+bench: setup ## performance report, each figure beside a same-run baseline (REPO="dir ...", BENCH_ARGS="--skip-concurrency --json f")
+	$(PY) bench/system_bench.py $(foreach repo,$(REPO),--repo $(repo)) $(BENCH_ARGS)
 
 BENCH_STAMP := $(VENV)/.locus-bench-installed
 $(BENCH_STAMP): $(STAMP)

@@ -194,9 +194,11 @@ class PriorityLanes(Generic[EventT]):
             context.detach(token)
 
     async def _handle(self, items: list[LaneItem[EventT]], messages: list[Msg]) -> None:
+        keep_alive = asyncio.create_task(self._keep_in_progress(messages))
         try:
             await self._handler(items)
         except Exception as error:
+            keep_alive.cancel()
             if len(items) == 1:
                 await self._failed(items[0], messages[0], error)
                 return
@@ -210,12 +212,24 @@ class PriorityLanes(Generic[EventT]):
                 item.rejected = ""
                 await self._handle([item], [message])
             return
+        finally:
+            keep_alive.cancel()
         for item, message in zip(items, messages, strict=True):
             if item.rejected:
                 await self._bus.dead_letter_raw(
                     message, f"malformed: {item.rejected}", item.delivery.attempt, self._durable
                 )
             await message.ack()
+
+    async def _keep_in_progress(self, messages: list[Msg]) -> None:
+        """A long batch tells JetStream it is still at work on its messages, so they are not
+        redelivered to another replica before the batch ends."""
+        interval = max(1.0, min(20.0, self._bus.ack_wait_seconds / 3))
+        while True:
+            await asyncio.sleep(interval)
+            for message in messages:
+                with contextlib.suppress(Exception):
+                    await message.in_progress()
 
     async def _failed(self, item: LaneItem[EventT], message: Msg, error: Exception) -> None:
         if item.delivery.is_last_attempt:

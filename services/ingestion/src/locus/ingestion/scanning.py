@@ -504,7 +504,11 @@ class Ingestion:
             data = await asyncio.to_thread(self._blobs.get, sha256)
         except BlobNotFound:
             raise ContentNotFound(f"no stored content with sha256 {sha256}") from None
-        lines = data.decode("utf-8-sig").splitlines(keepends=True)
+        text = data.decode("utf-8-sig")
+        if not start_line and not end_line:  # the whole file (the ast service's every fetch)
+            total = len(text.splitlines())
+            return FileContent(sha256, text, 1, total, total)
+        lines = text.splitlines(keepends=True)
         total = len(lines)
         first = start_line or 1
         last = min(end_line or total, total)

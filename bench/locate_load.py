@@ -1,0 +1,120 @@
+"""Locate under concurrency: N clients, each with its own gRPC channel to the gateway, call
+Locate in a loop for a fixed time (a call started before the end is waited for), each call
+with a client deadline. A call answered RESOURCE_EXHAUSTED or UNAVAILABLE counts as shed (the
+client then waits 100 ms before its next call, as a polite client backs off); any other error
+status counts as a failure under its status name (DEADLINE_EXCEEDED, ...).
+
+The clients run in the benchmark's own process, on the same cores as the stack: at high
+client counts part of the latency is the client's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import grpc
+from locate_latency import percentile
+
+from locus.v1 import gateway_pb2, gateway_pb2_grpc
+
+SHED_CODES = (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE)
+BACK_OFF_AFTER_SHED_SECONDS = 0.1
+
+
+@dataclass(frozen=True)
+class LoadLevel:
+    clients: int
+    seconds: float  # from the common start until the last call ended
+    succeeded: int
+    shed: int
+    failures: dict[str, int] = field(default_factory=dict)
+    p50_ms: float = float("nan")
+    p95_ms: float = float("nan")
+    background: str = ""  # what else ran meanwhile (the scan's progress)
+
+    @property
+    def calls_per_second(self) -> float:
+        return self.succeeded / self.seconds if self.seconds else 0.0
+
+    @property
+    def failed(self) -> int:
+        return sum(self.failures.values())
+
+
+@dataclass
+class _Tally:
+    latencies_ms: list[float] = field(default_factory=list)
+    shed: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+
+
+async def _client_loop(
+    channel: grpc.aio.Channel,
+    requests: list[gateway_pb2.LocateRequest],
+    until: float,
+    deadline_seconds: float,
+    tally: _Tally,
+) -> None:
+    stub = gateway_pb2_grpc.GatewayStub(channel)
+    call = 0
+    while time.perf_counter() < until:
+        request = requests[call % len(requests)]
+        call += 1
+        began = time.perf_counter()
+        try:
+            await stub.Locate(request, timeout=deadline_seconds)
+        except grpc.aio.AioRpcError as error:
+            if error.code() in SHED_CODES:
+                tally.shed += 1
+                await asyncio.sleep(BACK_OFF_AFTER_SHED_SECONDS)
+            else:
+                tally.failures[error.code().name] += 1
+            continue
+        tally.latencies_ms.append((time.perf_counter() - began) * 1000)
+
+
+async def run_load_level(
+    gateway_address: str,
+    project: str,
+    questions: list[str],
+    *,
+    clients: int,
+    duration_seconds: float,
+    deadline_seconds: float,
+) -> LoadLevel:
+    channels = [grpc.aio.insecure_channel(gateway_address) for _ in range(clients)]
+    try:
+        await asyncio.gather(*(channel.channel_ready() for channel in channels))
+        requests = [
+            gateway_pb2.LocateRequest(project_id=project, question=question)
+            for question in questions
+        ]
+        tally = _Tally()
+        began = time.perf_counter()
+        await asyncio.gather(
+            *(
+                _client_loop(
+                    channel,
+                    requests[number % len(requests) :] + requests[: number % len(requests)],
+                    began + duration_seconds,
+                    deadline_seconds,
+                    tally,
+                )
+                for number, channel in enumerate(channels)
+            )
+        )
+        elapsed = time.perf_counter() - began
+    finally:
+        await asyncio.gather(*(channel.close() for channel in channels))
+    return LoadLevel(
+        clients=clients,
+        seconds=elapsed,
+        succeeded=len(tally.latencies_ms),
+        shed=tally.shed,
+        failures=dict(tally.failures),
+        p50_ms=percentile(tally.latencies_ms, 0.5),
+        p95_ms=percentile(tally.latencies_ms, 0.95),
+    )

@@ -1,0 +1,142 @@
+"""A `locus up` run by the system benchmark: started on a private data dir and LOCUS_HOME,
+ready once it has written ``<data dir>/stack.json``, stopped (and started again on the same data
+dir, for the restart measurement) like Ctrl-C would, and its processes' peak memory read from
+``/proc/<pid>/status``.
+
+Every LOCUS_* variable of the caller's environment is dropped so the figures come from the
+default settings; the embedding model directory is set to an absolute path, the one the
+in-process embedder baseline loads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+STATE_FILE_NAME = "stack.json"
+
+
+@dataclass(frozen=True)
+class ServiceProcess:
+    """One process of the running stack, as stack.json describes it."""
+
+    address: str
+    pid: int
+    log_file: Path
+
+
+@dataclass(frozen=True)
+class RunningStack:
+    services: dict[str, ServiceProcess]
+    nats_pid: int
+
+    def address_of(self, service: str) -> str:
+        return self.services[service].address
+
+    def log_file_of(self, service: str) -> Path:
+        return self.services[service].log_file
+
+    @classmethod
+    def from_state_file(cls, state_file: Path) -> RunningStack:
+        state = json.loads(state_file.read_text())
+        return cls(
+            services={
+                name: ServiceProcess(
+                    str(entry["address"]), int(entry["pid"]), Path(entry["log_file"])
+                )
+                for name, entry in state["services"].items()
+            },
+            nats_pid=int(state["nats"]["pid"]),
+        )
+
+
+@dataclass(frozen=True)
+class ProcessMemory:
+    peak_rss_mib: float  # VmHWM: the most resident memory the process ever had
+    current_rss_mib: float  # VmRSS
+
+
+def process_memory(pid: int) -> ProcessMemory | None:
+    """Peak and current resident memory of a live process (Linux), None where unreadable."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    kib = {}
+    for line in status.splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmHWM", "VmRSS"):
+            kib[key] = int(value.split()[0])
+    if "VmHWM" not in kib:
+        return None
+    return ProcessMemory(kib["VmHWM"] / 1024, kib.get("VmRSS", 0) / 1024)
+
+
+class BenchStack:
+    """Starts and stops one `locus up` on ``data_dir``; each start waits for stack.json."""
+
+    def __init__(
+        self,
+        *,
+        data_dir: Path,
+        allowed_bases: list[Path],
+        locus_home: Path,
+        model_dir: Path,
+        console_log: Path,
+    ) -> None:
+        self._data_dir = data_dir
+        self._allowed_bases = allowed_bases
+        self._locus_home = locus_home
+        self._model_dir = model_dir
+        self._console_log = console_log
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def state_file(self) -> Path:
+        return self._data_dir / STATE_FILE_NAME
+
+    def start(self, *, timeout_seconds: float = 300) -> tuple[RunningStack, float]:
+        """Start the stack; returns it and the seconds until every service was serving."""
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("LOCUS_")}
+        environment["LOCUS_HOME"] = str(self._locus_home)
+        environment["LOCUS_RETRIEVAL_MODEL_DIR"] = str(self._model_dir)
+        command = [str(Path(sys.executable).parent / "locus"), "up", "--data-dir"]
+        command.append(str(self._data_dir))
+        for base in self._allowed_bases:
+            command += ["--allow-base", str(base)]
+        self.state_file.unlink(missing_ok=True)
+        started = time.perf_counter()
+        with self._console_log.open("ab") as console:
+            self._process = subprocess.Popen(
+                command,
+                env=environment,
+                stdin=subprocess.DEVNULL,
+                stdout=console,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # our Ctrl-C reaches it only through stop()
+            )
+        deadline = time.monotonic() + timeout_seconds
+        while not self.state_file.exists():
+            if self._process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"locus up did not start; see {self._console_log}")
+            time.sleep(0.1)
+        return RunningStack.from_state_file(self.state_file), time.perf_counter() - started
+
+    def stop(self, *, timeout_seconds: float = 120) -> None:
+        """Stop it as Ctrl-C would (services in reverse order, nats-server last)."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=timeout_seconds)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGINT)  # a second interrupt kills what is left
+            process.wait(timeout=30)
