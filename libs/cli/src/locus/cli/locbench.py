@@ -16,6 +16,7 @@ from typing import Any
 
 from locus.cli.client import LocusClient
 from locus.cli.exit_codes import CliError, ExitCode
+from locus.cli.scan_progress import finished
 from locus.v1 import common_pb2, gateway_pb2, ingestion_pb2
 
 MAX_RANKED = 100  # the harness reads at most 100 files and 100 functions
@@ -109,12 +110,16 @@ async def ensure_project(client: LocusClient, name: str, repo_path: Path) -> Non
 
 
 async def wait_for_scan(
-    client: LocusClient, job: ingestion_pb2.ScanJob, timeout_seconds: float
+    client: LocusClient,
+    job: ingestion_pb2.ScanJob,
+    timeout_seconds: float,
+    *,
+    embedded: bool = True,
 ) -> ingestion_pb2.ScanJob:
-    finished = {ingestion_pb2.SCAN_STATE_COMPLETED, ingestion_pb2.SCAN_STATE_FAILED}
+    """Until the job is embedded (or only searchable, with ``embedded`` False) or failed."""
     deadline = time.monotonic() + timeout_seconds
     delay = 0.1
-    while job.state not in finished:
+    while not finished(job, embedded=embedded):
         if time.monotonic() > deadline:
             raise CliError(
                 f"scan {job.job_id} did not finish within {timeout_seconds:.0f} s",
@@ -141,12 +146,13 @@ async def rank_instance(
     project_prefix: str,
     scan_timeout_seconds: float,
     per_commit: bool = False,
+    embedded: bool = True,
 ) -> RankResult:
     name = project_name_for(query, project_prefix, per_commit)
     started = time.monotonic()
     await ensure_project(client, name, query.repo_path)
     job = await client.start_scan(name)
-    job = await wait_for_scan(client, job, scan_timeout_seconds)
+    job = await wait_for_scan(client, job, scan_timeout_seconds, embedded=embedded)
     scanned = time.monotonic()
     reply = await client.locate(
         gateway_pb2.LocateRequest(
@@ -166,6 +172,7 @@ async def rank_instance(
         "locate_seconds": round(located - scanned, 3),
         "files_seen": stats.files_seen,
         "files_changed": stats.files_added + stats.files_modified + stats.files_deleted,
+        "level": "embedded" if embedded else "searchable",
         "request_id": reply.request_id,
     }
     return RankResult(ranked_output(reply, query), timing)

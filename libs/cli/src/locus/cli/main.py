@@ -567,6 +567,14 @@ def locbench_rank(
     scan_timeout: Annotated[
         float, typer.Option(min=1, help="Seconds the incremental scan may take.")
     ] = 3600.0,
+    searchable_only: Annotated[
+        bool,
+        typer.Option(
+            "--searchable-only",
+            help="Ask as soon as the scan is searchable, without waiting for its vectors "
+            "(what users get in the first minutes).",
+        ),
+    ] = False,
     timings: Annotated[
         Path | None,
         typer.Option(help="Append one JSON line of scan and Locate timings per instance here."),
@@ -588,6 +596,7 @@ def locbench_rank(
                 project_prefix=project_prefix,
                 scan_timeout_seconds=scan_timeout,
                 per_commit=project_per_commit,
+                embedded=not searchable_only,
             )
         sys.stdout.write(json.dumps(result.output) + "\n")
         sys.stdout.flush()
