@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from locus.retrieval.adapters.background_embedder import BackgroundEmbedder
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
 from locus.retrieval.adapters.openai_embedder import OpenAICompatibleEmbedder
 from locus.retrieval.adapters.torch_embedder import SentenceTransformerEmbedder
@@ -42,6 +43,7 @@ TEXTS = [
     params=[
         "onnx",
         "torch",
+        "onnx-in-a-niced-child-process",
         "openai-compatible-local-server",
         pytest.param(
             "openai-compatible-endpoint",
@@ -58,16 +60,19 @@ async def embedder(request: pytest.FixtureRequest) -> AsyncIterator[Embedder]:
         adapter = request.getfixturevalue("onnx_embedder")
     elif request.param == "torch":
         adapter = request.getfixturevalue("torch_embedder")
+    elif request.param == "onnx-in-a-niced-child-process":
+        model_dir = request.getfixturevalue("onnx_model_dir")
+        adapter = BackgroundEmbedder(OnnxEmbedder(model_dir), nice=5)
     elif request.param == "openai-compatible-local-server":
         adapter = OpenAICompatibleEmbedder(
             request.getfixturevalue("embeddings_server"), MODEL, 384, batch_size=2
         )
     else:
         adapter = OpenAICompatibleEmbedder(REAL_ENDPOINT, REAL_MODEL, REAL_DIMENSION)
-    if isinstance(adapter, OpenAICompatibleEmbedder):
+    if isinstance(adapter, OpenAICompatibleEmbedder | BackgroundEmbedder):
         await adapter.open()
     yield adapter
-    if isinstance(adapter, OpenAICompatibleEmbedder):
+    if isinstance(adapter, OpenAICompatibleEmbedder | BackgroundEmbedder):
         await adapter.close()
 
 
@@ -107,6 +112,22 @@ async def test_local_adapters_agree(
     onnx_vectors = await onnx_embedder.embed(TEXTS)
     torch_vectors = await torch_embedder.embed(TEXTS)
     assert float(np.abs(onnx_vectors - torch_vectors).max()) < 1e-4
+
+
+async def test_a_child_process_embeds_what_this_process_embeds(
+    onnx_embedder: OnnxEmbedder, onnx_model_dir: Path
+) -> None:
+    """Both local models can be sent to the embedding process (they are picklable unopened),
+    and its vectors are this process's, so they share the embedding cache."""
+    for inner in (OnnxEmbedder(onnx_model_dir), SentenceTransformerEmbedder(device="cpu")):
+        child = BackgroundEmbedder(inner, nice=5)
+        await child.open()
+        try:
+            assert child.model_id == onnx_embedder.model_id
+            remote = await child.embed(TEXTS)
+        finally:
+            await child.close()
+        assert float(np.abs(remote - await onnx_embedder.embed(TEXTS)).max()) < 1e-4
 
 
 async def test_onnx_refuses_clearly_without_an_exported_model(tmp_path: Any) -> None:

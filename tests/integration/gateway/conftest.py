@@ -28,8 +28,9 @@ from locus.gateway.main import build
 from locus.gateway.settings import GatewaySettings
 from locus.messaging import EmbeddedNatsServer
 from locus.rpc import ServiceRuntime, wait_until_serving
-from locus.v1 import gateway_pb2_grpc, ingestion_pb2
+from locus.v1 import events_pb2, gateway_pb2_grpc, ingestion_pb2
 
+MODEL_DIR = Path(__file__).resolve().parents[3] / ".locus" / "models" / "all-minilm-l6-v2"
 DOWNSTREAM = ("ingestion", "ast", "retrieval", "impact", "answer")
 INDEXING_STAGES = ("ast", "retrieval", "impact")
 STARTUP_SECONDS = float(os.environ.get("LOCUS_TEST_STARTUP_SECONDS", "120"))
@@ -216,6 +217,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             "LOCUS_SUBJECT_PREFIX": f"locus.t{suffix}.v1",
             "LOCUS_INGESTION_ALLOWED_BASES": str(work_dir),
             "LOCUS_INGESTION_REQUIRED_STAGES": ",".join(stages),
+            "LOCUS_INGESTION_EMBEDDING_STAGES": "vectors" if "retrieval" in stages else "",
+            # Absolute: each service runs in its own data directory.
+            "LOCUS_RETRIEVAL_MODEL_DIR": str(MODEL_DIR),
             "LOCUS_LOG_LEVEL": "INFO",
             **{f"LOCUS_{name.upper()}_ADDR": address for name, address in addresses.items()},
         }
@@ -261,11 +265,16 @@ class Gateway:
         return project
 
     async def scan_and_wait(self, project_ref: str, within_seconds: float = 180) -> Any:
+        """Scan and wait until every file is embedded (searchable and with its vectors), so
+        that what a test asks does not depend on how far the vectors lane got."""
         job = await self.stub.StartScan(ingestion_pb2.StartScanRequest(project_id=project_ref))
         deadline = time.monotonic() + within_seconds
         while time.monotonic() < deadline:
             job = await self.stub.GetScan(ingestion_pb2.GetScanRequest(job_id=job.job_id))
-            if job.state in (ingestion_pb2.SCAN_STATE_COMPLETED, ingestion_pb2.SCAN_STATE_FAILED):
+            if job.state == ingestion_pb2.SCAN_STATE_FAILED or (
+                job.state == ingestion_pb2.SCAN_STATE_COMPLETED
+                and job.level == events_pb2.SCAN_LEVEL_EMBEDDED
+            ):
                 return job
             await asyncio.sleep(0.2)
         raise TimeoutError(f"scan {job.job_id} not finished after {within_seconds}s: {job}")

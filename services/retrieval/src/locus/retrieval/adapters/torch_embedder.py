@@ -28,6 +28,18 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self._lock = threading.Lock()  # one forward pass at a time: torch uses every thread
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable before it is opened (``BackgroundEmbedder`` sends it to a child process):
+        the lock and the model are made anew there."""
+        state = dict(self.__dict__)
+        state["_model"] = None
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @property
     def model_id(self) -> str:
         return truncated_model_id(MODEL_ID, self._max_tokens)
