@@ -30,10 +30,10 @@ class GatewaySettings(ServiceSettings):
     # Admission control: Locate and Search calls answered at once (more wait in a queue of
     # max_queued_questions for at most max_queue_wait_seconds; beyond that they are shed with
     # RESOURCE_EXHAUSTED / UNAVAILABLE at once), and Ask streams at once.
-    max_concurrent_questions: int = Field(default=8, ge=1, le=10_000)
+    max_concurrent_questions: int = Field(default=4, ge=1, le=10_000)
     max_concurrent_answers: int = Field(default=4, ge=1, le=10_000)
     max_queued_questions: int = Field(default=64, ge=0, le=100_000)
-    max_queue_wait_seconds: float = Field(default=3.0, gt=0)
+    max_queue_wait_seconds: float = Field(default=2.0, gt=0)
 
     # Locate: how many chunks retrieval returns before ranking, and the result sizes.
     search_top_k: int = Field(default=60, ge=1, le=500)
