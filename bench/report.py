@@ -249,11 +249,12 @@ def rescan_table(results: RepositoryResults) -> str:
                 "≤ 1.5 s",
             ]
         )
+    if results.edit_embedded_median is not None:
         rows.append(
             [
                 "the same edits → embedded",
                 number(results.edit_embedded_median, 2),
-                ", ".join(number(t.embedded_seconds, 2) for t in edits),
+                ", ".join(number(t.embedded_seconds, 2) for t in results.edited_file_rescans),
                 "—",
                 "—",
             ]
@@ -276,7 +277,11 @@ def rescan_table(results: RepositoryResults) -> str:
                 f"second project on a copy of the repository: full scan → searchable{under}",
                 number(second.searchable_seconds, 2),
                 f"{second.files_changed:,} files, {number(second.megabytes_per_second, 2)} MB/s"
-                f"; embedded at {number(second.embedded_seconds, 1)} s (embedding cache hits)",
+                + (
+                    f"; embedded at {second.embedded_seconds:.1f} s (embedding cache hits)"
+                    if second.embedded_seconds is not None
+                    else ""
+                ),
                 f"{number(baseline.seconds, 2)} (section 1)",
                 "—",
             ]

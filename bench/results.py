@@ -61,7 +61,9 @@ class RepositoryResults:
 
     @property
     def edit_embedded_median(self) -> float | None:
-        return _median([t.embedded_seconds or 0.0 for t in self.edited_file_rescans])
+        return _median(
+            [t.embedded_seconds for t in self.edited_file_rescans if t.embedded_seconds is not None]
+        )
 
     @property
     def no_change_rescan_median(self) -> float | None:

@@ -144,15 +144,18 @@ async def time_edited_file_rescans(
     comment_prefix: str,
     *,
     repetitions: int,
+    until_embedded: bool,
     timeout_seconds: float,
 ) -> list[ScanTiming]:
     """Append a comment line to ``edited_file`` and rescan, ``repetitions`` times; each rescan
-    is timed to searchable and to embedded (the next edit waits for both)."""
+    is timed to searchable and, with ``until_embedded``, to embedded (the next edit waits)."""
     timings = []
     for number in range(1, repetitions + 1):
         append_comment(edited_file, comment_prefix, number)
         timings.append(
-            await time_scan(stub, project, until_embedded=True, timeout_seconds=timeout_seconds)
+            await time_scan(
+                stub, project, until_embedded=until_embedded, timeout_seconds=timeout_seconds
+            )
         )
     return timings
 

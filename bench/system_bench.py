@@ -150,7 +150,7 @@ class RepositoryBench:
             project=f"bench-{self._label}-{stamp}",
             baseline=baseline,
         )
-        if byproducts.chunk_text_sample:
+        if byproducts.chunk_text_sample and not args.skip_embedded:
             results.embedder = await measure_embedder_rate(MODEL_DIR, byproducts.chunk_text_sample)
         async with make_channel(
             self._stack.address_of("gateway"), self._telemetry, default_timeout=600
@@ -180,7 +180,8 @@ class RepositoryBench:
             until_embedded=not args.skip_embedded,
             timeout_seconds=args.scan_timeout,
         )
-        results.vectors_lane = read_vectors_activity(retrieval_log, log_offset)
+        if not args.skip_embedded:
+            results.vectors_lane = read_vectors_activity(retrieval_log, log_offset)
         print(f"… {self._label}: no-change rescans", flush=True)
         for _ in range(args.rescans):
             results.no_change_rescans.append(
@@ -248,10 +249,11 @@ class RepositoryBench:
             stub,
             first.job_id,
             first.started,
-            until_embedded=True,
+            until_embedded=not args.skip_embedded,
             timeout_seconds=args.scan_timeout,
         )
-        await full_scans.wait_until_all_embedded(args.scan_timeout)
+        if not args.skip_embedded:
+            await full_scans.wait_until_all_embedded(args.scan_timeout)
         if not args.edits or not byproducts.file_to_edit:
             return
         print(f"… {self._label}: edited-file rescans", flush=True)
@@ -262,6 +264,7 @@ class RepositoryBench:
             copy / byproducts.file_to_edit,
             byproducts.edit_comment_prefix,
             repetitions=args.edits,
+            until_embedded=not args.skip_embedded,
             timeout_seconds=120,
         )
 
@@ -346,7 +349,8 @@ def results_json(stack_results: StackResults) -> dict[str, Any]:
 
 def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description=(__doc__ or "").splitlines()[0],
+        description="Locus system benchmark: every figure beside a same-run baseline.",
+        epilog=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
