@@ -162,9 +162,16 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         limit = min(request.max_relations or DEFAULT_RELATIONS, MAX_RELATIONS)
         chunk_ids = list(dict.fromkeys(c.strip() for c in request.chunk_ids if c.strip()))
         found = await self._store.chunks(project_id, chunk_ids)
-        symbols_by_file = await self._store.symbols_of_files(
-            chunk.file_id for chunk, _ in found.values()
+        by_node = await self._store.symbols_and_ancestors(
+            chunk.symbol_node_id for chunk, _ in found.values()
         )
+        chunk_symbols = {
+            chunk_id: symbol
+            for chunk_id, (chunk, file) in found.items()
+            if (symbol := by_node.get(chunk.symbol_node_id)) is not None
+            and symbol.file_id == file.file_id
+        }
+        relations = await self._store.relations_of(list(chunk_symbols.values()), limit)
         response = ast_pb2.EnrichResponse()
         for chunk_id in chunk_ids:
             if chunk_id not in found:
@@ -172,20 +179,16 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
                 continue
             chunk, file = found[chunk_id]
             enriched = response.chunks.add(chunk=chunk_message(chunk, file))
-            by_node = {symbol.node_id: symbol for symbol in symbols_by_file[file.file_id]}
-            symbol = by_node.get(chunk.symbol_node_id)
+            symbol = chunk_symbols.get(chunk_id)
             if symbol is None:
                 continue  # a line window of a file without symbols
             enriched.symbol.CopyFrom(symbol_message(symbol, file))
             enriched.ancestors.extend(
                 symbol_message(ancestor, file) for ancestor in _ancestors(symbol, by_node)
             )
-            enriched.outgoing.extend(
-                relation_message(r) for r in await self._store.outgoing(symbol.node_id, limit)
-            )
-            enriched.incoming.extend(
-                relation_message(r) for r in await self._store.incoming(symbol, limit)
-            )
+            outgoing, incoming = relations[symbol.node_id]
+            enriched.outgoing.extend(relation_message(r) for r in outgoing)
+            enriched.incoming.extend(relation_message(r) for r in incoming)
         return response
 
     async def GetFileOutline(

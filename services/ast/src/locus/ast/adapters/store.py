@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from sqlalchemy import case, delete, insert, or_, select
+from sqlalchemy import and_, case, delete, func, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from locus.ast.adapters.tables import (
     Base,
@@ -236,19 +237,81 @@ class AstStore:
             )
             return list(rows)
 
-    async def symbols_of_files(self, file_ids: Iterable[str]) -> dict[str, list[SymbolRow]]:
-        wanted = sorted(set(file_ids))
-        found: dict[str, list[SymbolRow]] = {file_id: [] for file_id in wanted}
+    async def symbols_and_ancestors(self, node_ids: Iterable[str]) -> dict[str, SymbolRow]:
+        """The symbols ``node_ids`` and every enclosing symbol of theirs, by node id: a query
+        per nesting level, never a whole file's symbols."""
+        found: dict[str, SymbolRow] = {}
+        wanted = {node_id for node_id in node_ids if node_id}
         async with self._db.sessions() as session:
-            for batch in _batches(wanted, _IN_LIST_SIZE):
-                rows = await session.scalars(
-                    select(SymbolRow)
-                    .where(SymbolRow.file_id.in_(batch))
-                    .order_by(SymbolRow.file_id, SymbolRow.ordinal)
-                )
-                for row in rows:
-                    found[row.file_id].append(row)
+            while wanted:
+                for batch in _batches(sorted(wanted), _IN_LIST_SIZE):
+                    for row in await session.scalars(
+                        select(SymbolRow).where(SymbolRow.node_id.in_(batch))
+                    ):
+                        found[row.node_id] = row
+                wanted = {
+                    row.parent_node_id
+                    for row in found.values()
+                    if row.parent_node_id and row.parent_node_id not in found
+                } - wanted
         return found
+
+    async def relations_of(
+        self, symbols: Sequence[SymbolRow], limit: int
+    ) -> dict[str, tuple[list[ResolvedRelation], list[ResolvedRelation]]]:
+        """``outgoing`` and ``incoming`` of many symbols at once (node id → both lists, the
+        same as those methods give one by one), in three queries whatever their number."""
+        wanted = {symbol.node_id: symbol for symbol in symbols}
+        if not wanted:
+            return {}
+        result: dict[str, tuple[list[ResolvedRelation], list[ResolvedRelation]]] = {
+            node_id: ([], []) for node_id in wanted
+        }
+        async with self._db.sessions() as session:
+            outgoing_rows: list[RelationRow] = []
+            for batch in _batches(sorted(wanted), _IN_LIST_SIZE):
+                outgoing_rows += await _first_per_group(
+                    session,
+                    RelationRow.source_node_id,
+                    RelationRow.source_node_id.in_(batch),
+                    limit,
+                )
+            by_project: dict[str, set[str]] = {}
+            for symbol in wanted.values():
+                by_project.setdefault(symbol.project_id, set()).add(symbol.qualified_name)
+            incoming_rows: list[RelationRow] = []
+            for project_id, names in by_project.items():
+                for batch in _batches(sorted(names), _IN_LIST_SIZE):
+                    incoming_rows += await _first_per_group(
+                        session,
+                        RelationRow.target_qualified_name,
+                        and_(
+                            RelationRow.project_id == project_id,
+                            RelationRow.target_qualified_name.in_(batch),
+                        ),
+                        _INCOMING_SCAN_LIMIT,
+                    )
+            resolved_out: list[ResolvedRelation] = []
+            resolved_in: list[ResolvedRelation] = []
+            for project_id in by_project:
+                out = [r for r in outgoing_rows if r.project_id == project_id]
+                into = [r for r in incoming_rows if r.project_id == project_id]
+                both = await _resolve_relations(session, project_id, out + into)
+                resolved_out += both[: len(out)]
+                resolved_in += both[len(out) :]
+        for item in resolved_out:
+            result[item.relation.source_node_id][0].append(item)
+        by_name: dict[tuple[str, str], list[str]] = {}
+        for symbol in wanted.values():
+            by_name.setdefault((symbol.project_id, symbol.qualified_name), []).append(
+                symbol.node_id
+            )
+        for item in resolved_in:
+            relation = item.relation
+            for node_id in by_name.get((relation.project_id, relation.target_qualified_name), []):
+                if item.target_node_id == node_id and len(result[node_id][1]) < limit:
+                    result[node_id][1].append(item)
+        return result
 
     async def outgoing(self, node_id: str, limit: int) -> list[ResolvedRelation]:
         async with self._db.sessions() as session:
@@ -552,6 +615,26 @@ def _resolve_dependencies(
         if not matched:
             resolved.append(ResolvedDependency(file.file_id, row.target_module, "", row.line))
     return resolved
+
+
+async def _first_per_group(
+    session: AsyncSession, group: Any, condition: Any, limit: int
+) -> list[RelationRow]:
+    """Relations matching ``condition``, at most ``limit`` per value of ``group``, each group's
+    in (file_id, ordinal) order (a window function: SQLite ≥ 3.25 and PostgreSQL)."""
+    position = (
+        func.row_number()
+        .over(partition_by=group, order_by=(RelationRow.file_id, RelationRow.ordinal))
+        .label("position")
+    )
+    numbered = select(RelationRow, position).where(condition).subquery()
+    relation = aliased(RelationRow, numbered)
+    rows = await session.scalars(
+        select(relation)
+        .where(numbered.c.position <= limit)
+        .order_by(numbered.c.file_id, numbered.c.ordinal)
+    )
+    return list(rows)
 
 
 def _batches(items: Sequence[T], size: int) -> Iterable[list[T]]:
