@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import grpc
-from stack_process import RunningStack
 
+from locus.cli.stack_state import StackState
 from locus.config import PeerAddresses
 from locus.gateway.adapters.identity_reranker import IdentityReranker
 from locus.gateway.adapters.peer_clients import Peer, PeerClients
@@ -59,7 +59,7 @@ async def gateway_latencies(
 
 
 async def in_process_latencies(
-    stack: RunningStack,
+    stack: StackState,
     telemetry: Telemetry,
     project: str,
     questions: list[str],

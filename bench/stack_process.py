@@ -10,7 +10,6 @@ in-process embedder baseline loads.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -19,41 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-STATE_FILE_NAME = "stack.json"
-
-
-@dataclass(frozen=True)
-class ServiceProcess:
-    """One process of the running stack, as stack.json describes it."""
-
-    address: str
-    pid: int
-    log_file: Path
-
-
-@dataclass(frozen=True)
-class RunningStack:
-    services: dict[str, ServiceProcess]
-    nats_pid: int
-
-    def address_of(self, service: str) -> str:
-        return self.services[service].address
-
-    def log_file_of(self, service: str) -> Path:
-        return self.services[service].log_file
-
-    @classmethod
-    def from_state_file(cls, state_file: Path) -> RunningStack:
-        state = json.loads(state_file.read_text())
-        return cls(
-            services={
-                name: ServiceProcess(
-                    str(entry["address"]), int(entry["pid"]), Path(entry["log_file"])
-                )
-                for name, entry in state["services"].items()
-            },
-            nats_pid=int(state["nats"]["pid"]),
-        )
+from locus.cli.stack_state import STATE_FILE_NAME, StackState, read_state
 
 
 @dataclass(frozen=True)
@@ -101,7 +66,7 @@ class BenchStack:
     def state_file(self) -> Path:
         return self._data_dir / STATE_FILE_NAME
 
-    def start(self, *, timeout_seconds: float = 300) -> tuple[RunningStack, float]:
+    def start(self, *, timeout_seconds: float = 300) -> tuple[StackState, float]:
         """Start the stack; returns it and the seconds until every service was serving."""
         environment = {k: v for k, v in os.environ.items() if not k.startswith("LOCUS_")}
         environment["LOCUS_HOME"] = str(self._locus_home)
@@ -127,7 +92,11 @@ class BenchStack:
                 self.stop()
                 raise RuntimeError(f"locus up did not start; see {self._console_log}")
             time.sleep(0.1)
-        return RunningStack.from_state_file(self.state_file), time.perf_counter() - started
+        state = read_state(self.state_file)
+        if state is None:
+            self.stop()
+            raise RuntimeError(f"unreadable {self.state_file}; see {self._console_log}")
+        return state, time.perf_counter() - started
 
     def stop(self, *, timeout_seconds: float = 120) -> None:
         """Stop it as Ctrl-C would (services in reverse order, nats-server last)."""

@@ -66,8 +66,9 @@ from scan_timing import (
     time_scan,
     time_started_scan,
 )
-from stack_process import BenchStack, RunningStack, process_memory
+from stack_process import BenchStack, process_memory
 
+from locus.cli.stack_state import StackState
 from locus.rpc import make_channel
 from locus.telemetry import Telemetry, setup_telemetry
 from locus.v1 import gateway_pb2_grpc, ingestion_pb2
@@ -121,7 +122,7 @@ class RepositoryBench:
     def __init__(
         self,
         args: argparse.Namespace,
-        stack: RunningStack,
+        stack: StackState,
         telemetry: Telemetry,
         work_dir: Path,
         repository: Path,
@@ -171,7 +172,7 @@ class RepositoryBench:
         await stub.AddSource(
             ingestion_pb2.AddSourceRequest(project_id=results.project, path=str(self._repository))
         )
-        retrieval_log = self._stack.log_file_of("retrieval")
+        retrieval_log = Path(self._stack.services["retrieval"].log_file)
         log_offset = log_size(retrieval_log)
         print(f"… {self._label}: first scan", flush=True)
         results.first_scan = await time_scan(
@@ -291,7 +292,7 @@ async def measure(
         stack_results.memory_after_indexing = {
             name: process_memory(process.pid) for name, process in stack.services.items()
         }
-        stack_results.memory_after_indexing["nats-server"] = process_memory(stack.nats_pid)
+        stack_results.memory_after_indexing["nats-server"] = process_memory(stack.nats.pid)
         if not args.skip_restart:
             try:
                 await measure_restart(bench_stack, stack_results, args.deadline)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -17,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from locus_up import LOCUS, start_locus_up, stop_locus_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FIXTURE_PACKAGE = REPOSITORY / "tests" / "unit" / "ast" / "fixtures" / "uploads"
-LOCUS = Path(sys.executable).parent / "locus"
 ALL_SERVICES = ("ingestion", "ast", "retrieval", "impact", "answer", "gateway")
 
 
@@ -71,32 +70,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory, otlp_receiver: Any) -> Itera
         | otlp_receiver.environment()
         | {"LOCUS_HOME": str(root / "home")}
     )
-    log = root / "up.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [
-                str(LOCUS), "up",
-                "--data-dir", str(root / "data"),
-                "--allow-base", str(root / "allowed"),
-            ],
-            env=environment,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-    state = root / "data" / "stack.json"
-    deadline = time.monotonic() + 240
-    while not state.exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"locus up did not start:\n{log.read_text()[-4000:]}")
-        time.sleep(0.5)
-    yield Stack(process, environment, repository, log)
-    os.killpg(process.pid, signal.SIGINT)
-    try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+    process = start_locus_up(root, root / "allowed", environment)
+    yield Stack(process, environment, repository, root / "up.log")
+    stop_locus_up(process)
 
 
 def trace_of(receiver: Any, command: str, within: float = 30.0) -> tuple[str, list[dict[str, Any]]]:

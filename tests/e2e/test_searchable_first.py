@@ -7,20 +7,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from locus_up import LOCUS, start_locus_up, stop_locus_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FIXTURE_PACKAGE = REPOSITORY / "tests" / "unit" / "ast" / "fixtures" / "uploads"
-LOCUS = Path(sys.executable).parent / "locus"
 
 
 def run_locus(environment: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -43,32 +40,10 @@ def stack_without_vectors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         "LOCUS_HOME": str(root / "home"),
         "LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED": "false",
     }
-    log = root / "up.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [
-                str(LOCUS), "up",
-                "--data-dir", str(root / "data"),
-                "--allow-base", str(root / "allowed"),
-            ],
-            env=environment,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-    deadline = time.monotonic() + 240
-    while not (root / "data" / "stack.json").exists():
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"locus up did not start:\n{log.read_text()[-4000:]}")
-        time.sleep(0.5)
+    process = start_locus_up(root, root / "allowed", environment)
     environment["SHOP"] = str(root / "allowed" / "shop")
     yield environment
-    os.killpg(process.pid, signal.SIGINT)
-    try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+    stop_locus_up(process)
 
 
 def test_locate_answers_from_a_searchable_project_without_vectors(

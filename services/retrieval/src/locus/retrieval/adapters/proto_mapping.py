@@ -11,6 +11,7 @@ from locus.retrieval.domain.model import (
     FileChange,
     FileReport,
     FusedHit,
+    IndexedChunk,
     ParsedPart,
     ReportStatus,
     SearchMode,
@@ -168,28 +169,7 @@ def files_parsed(part: ParsedPart) -> events_pb2.FilesParsed:
         ),
         part_index=part.part_index,
         part_count=part.part_count,
-        chunks=[
-            common_pb2.Chunk(
-                chunk_id=draft.chunk_id,
-                location=common_pb2.CodeLocation(
-                    project_id=part.project_id,
-                    snapshot_id=part.snapshot_id,
-                    file_id=part.file_id,
-                    relative_path=part.path,
-                    start_line=draft.start_line,
-                    end_line=draft.end_line,
-                    language=part.language,
-                    node_id=draft.node_id,
-                ),
-                kind=chunk_kind_value(draft.kind),  # type: ignore[arg-type]
-                symbol_node_id=draft.symbol_node_id,
-                symbol_qualified_name=draft.symbol_qualified_name,
-                text=draft.text,
-                content_sha256=draft.content_sha256,
-                ordinal=draft.ordinal,
-            )
-            for draft in part.chunks
-        ],
+        chunks=[chunk_message(part.placed(draft, subsystem="")) for draft in part.chunks],
     )
 
 
@@ -209,28 +189,32 @@ def vector_work(event: events_pb2.VectorsRequested) -> VectorWork:
     return VectorWork(part, event.subsystem, event.value_class)
 
 
+def chunk_message(chunk: IndexedChunk) -> common_pb2.Chunk:
+    return common_pb2.Chunk(
+        chunk_id=chunk.chunk_id,
+        location=common_pb2.CodeLocation(
+            project_id=chunk.project_id,
+            snapshot_id=chunk.snapshot_id,
+            file_id=chunk.file_id,
+            relative_path=chunk.path,
+            start_line=chunk.start_line,
+            end_line=chunk.end_line,
+            language=chunk.language,
+            node_id=chunk.node_id,
+        ),
+        kind=chunk_kind_value(chunk.kind),  # type: ignore[arg-type]
+        symbol_node_id=chunk.symbol_node_id,
+        symbol_qualified_name=chunk.symbol_qualified_name,
+        text=chunk.text,
+        content_sha256=chunk.content_sha256,
+        ordinal=chunk.ordinal,
+    )
+
+
 def search_hit(hit: FusedHit) -> retrieval_pb2.SearchHit:
     chunk = hit.chunk
     return retrieval_pb2.SearchHit(
-        chunk=common_pb2.Chunk(
-            chunk_id=chunk.chunk_id,
-            location=common_pb2.CodeLocation(
-                project_id=chunk.project_id,
-                snapshot_id=chunk.snapshot_id,
-                file_id=chunk.file_id,
-                relative_path=chunk.path,
-                start_line=chunk.start_line,
-                end_line=chunk.end_line,
-                language=chunk.language,
-                node_id=chunk.node_id,
-            ),
-            kind=chunk_kind_value(chunk.kind),  # type: ignore[arg-type]
-            symbol_node_id=chunk.symbol_node_id,
-            symbol_qualified_name=chunk.symbol_qualified_name,
-            text=chunk.text,
-            content_sha256=chunk.content_sha256,
-            ordinal=chunk.ordinal,
-        ),
+        chunk=chunk_message(chunk),
         score=hit.score,
         lexical_rank=hit.lexical_rank,
         vector_rank=hit.vector_rank,
