@@ -206,3 +206,41 @@ def test_defaults_apply_for_zero_depth_and_limit_and_the_limit_is_capped() -> No
 
     assert (q.depth, q.limit, q.seed_node_ids) == (2, 50, ("a", "b"))
     assert (capped.depth, capped.limit) == (5, 1000)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_small_limit_shows_exactly_the_head_of_the_full_ranking(parts: Any, seed: int) -> None:
+    """The walk skips paths that can no longer reach the shown results (hubs with hundreds of
+    callers): what a limit shows is exactly the first entries of the unlimited ranking, symbols
+    and files alike, reason chains included."""
+    import random
+
+    rng = random.Random(seed)
+    f, s, r = parts.file, parts.symbol, parts.relation
+    files = [f(f"f{i}", f"src/pkg/m{i}.py", f"pkg.m{i}") for i in range(30)]
+    # Most symbols in a few big files: the files' ranking then reaches further down than the
+    # symbols' one, and must still be exact.
+    home = {f"s{i}": f"f{i % 3}" if i % 5 else f"f{3 + i % 27}" for i in range(150)}
+    names = [f"pkg.{home[key]}.{key}" for key in home]
+    symbols = [s(name, "function", home[name.rsplit(".", 1)[1]]) for name in names]
+    hubs = names[:3]  # called by many, like a base class or a core helper
+    kinds = ("calls", "calls", "inherits", "imports", "references", "contains")
+
+    def file_of(name: str) -> str:
+        return home[name.rsplit(".", 1)[1]]
+
+    relations = [
+        r(rng.choice(kinds), caller, rng.choice(hubs), file_of(caller))
+        for caller in rng.sample(names, 100)
+    ] + [
+        r(rng.choice(kinds), a, b, file_of(a))
+        for a, b in (rng.sample(names, 2) for _ in range(400))
+    ]
+    graph = build_graph(files, symbols, relations, [])
+    seeds = [*rng.sample(names, 3), hubs[0]]
+    for depth in (1, 2, 3):
+        everything = compute_impact(graph, query(*seeds, depth=depth, limit=1000))
+        for limit in (1, 3, 10, 25):
+            shown = compute_impact(graph, query(*seeds, depth=depth, limit=limit))
+            assert shown.symbols == everything.symbols[:limit]
+            assert shown.files == everything.files[:limit]

@@ -101,14 +101,19 @@ def compute_impact(graph: CodeGraph, query: ImpactQuery) -> ImpactResult:
     for distance in range(1, query.depth + 1):
         layer: dict[str, _Reach] = {}
         decay = DISTANCE_DECAY if distance > 1 else 1.0
+        # Scores only fall along a path, so a path below what the limit already keeps in both
+        # lists (symbols, files) can reach nothing that would be shown: it is not walked.
+        floor = _floor(graph, layers, query.limit, set(query.seed_file_ids))
         for node_id, score in frontier.items():
+            if score * decay < floor:
+                continue
             for hop in graph.neighbours(node_id):
                 if hop.node_id in seeds:
                     continue
                 if allowed is not None and graph.subsystem_of(hop.node_id) not in allowed:
                     continue
                 reached = score * EDGE_WEIGHTS[(hop.relation, hop.reverse)] * decay
-                if reached < MIN_SCORE:
+                if reached < MIN_SCORE or reached < floor:
                     continue
                 current = layer.get(hop.node_id)
                 if current is None or reached > current.score:
@@ -142,6 +147,31 @@ def compute_impact(graph: CodeGraph, query: ImpactQuery) -> ImpactResult:
         unknown_seed_node_ids=unknown_nodes,
         unknown_seed_file_ids=unknown_files,
     )
+
+
+def _floor(
+    graph: CodeGraph, layers: list[dict[str, _Reach]], limit: int, seed_file_ids: set[str]
+) -> float:
+    """The lowest score a new path may have and still change the result: the ``limit``-th best
+    symbol score and the ``limit``-th best file score reached so far, whichever is lower (0
+    while either list has fewer than ``limit`` entries)."""
+    best: dict[str, float] = {}
+    for layer in layers:
+        for node_id, reach in layer.items():
+            if reach.score > best.get(node_id, 0.0):
+                best[node_id] = reach.score
+    if len(best) < limit:
+        return 0.0
+    files: dict[str, float] = {}
+    for node_id, score in best.items():
+        file_id = graph.symbols[node_id].file_id
+        if file_id not in seed_file_ids and file_id in graph.files:
+            files[file_id] = max(score, files.get(file_id, 0.0))
+    if len(files) < limit:
+        return 0.0
+    symbol_floor = sorted(best.values(), reverse=True)[limit - 1]
+    file_floor = sorted(files.values(), reverse=True)[limit - 1]
+    return min(symbol_floor, file_floor)
 
 
 def _known_files(query: ImpactQuery, graph: CodeGraph) -> bool:
