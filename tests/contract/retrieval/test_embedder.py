@@ -167,3 +167,33 @@ async def test_a_shorter_truncation_is_its_own_model_id_and_cuts_long_texts(
     assert float(full[0] @ cut[0]) == pytest.approx(1.0, abs=1e-5)  # short texts: same vector
     assert float(full[1] @ cut[1]) < 0.999  # the tail past 128 word pieces is not embedded
     await short.close()
+
+
+async def test_a_dead_embedding_process_is_replaced_for_the_next_batch(
+    onnx_model_dir: Path,
+) -> None:
+    """The batch in hand when the child dies fails (the lane retries it); the next one runs
+    on a new child, and start-up never loops on a child that cannot start."""
+    import multiprocessing
+    import os
+    import signal
+    from concurrent.futures.process import BrokenProcessPool
+
+    child = BackgroundEmbedder(OnnxEmbedder(onnx_model_dir), nice=5)
+    await child.open()
+    try:
+        before = await child.embed(TEXTS[:2])
+        for worker in multiprocessing.active_children():
+            assert worker.pid is not None
+            os.kill(worker.pid, signal.SIGKILL)
+            worker.join(timeout=10)
+        with pytest.raises(BrokenProcessPool):
+            await child.embed(TEXTS[:2])
+        after = await child.embed(TEXTS[:2])
+        assert float(np.abs(after - before).max()) < 1e-5
+    finally:
+        await child.close()
+
+    broken = BackgroundEmbedder(OnnxEmbedder(onnx_model_dir / "missing"), nice=5)
+    with pytest.raises(EmbedderUnavailable):
+        await broken.open()

@@ -196,9 +196,14 @@ class PriorityLanes(Generic[EventT]):
     async def _handle(self, items: list[LaneItem[EventT]], messages: list[Msg]) -> None:
         keep_alive = asyncio.create_task(self._keep_in_progress(messages))
         try:
+            await self._handle_kept_alive(items, messages)
+        finally:
+            keep_alive.cancel()
+
+    async def _handle_kept_alive(self, items: list[LaneItem[EventT]], messages: list[Msg]) -> None:
+        try:
             await self._handler(items)
         except Exception as error:
-            keep_alive.cancel()
             if len(items) == 1:
                 await self._failed(items[0], messages[0], error)
                 return
@@ -210,10 +215,8 @@ class PriorityLanes(Generic[EventT]):
             )
             for item, message in zip(items, messages, strict=True):
                 item.rejected = ""
-                await self._handle([item], [message])
+                await self._handle_kept_alive([item], [message])
             return
-        finally:
-            keep_alive.cancel()
         for item, message in zip(items, messages, strict=True):
             if item.rejected:
                 await self._bus.dead_letter_raw(

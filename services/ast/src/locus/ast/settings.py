@@ -43,7 +43,8 @@ class AstSettings(ServiceSettings):
     @model_validator(mode="after")
     def _processes_per_core(self) -> AstSettings:
         if self.parse_processes < 0:
-            self.parse_processes = os.cpu_count() or 1
+            # The cores this process may run on (a container's CPU set), at most 16.
+            self.parse_processes = min(len(os.sched_getaffinity(0)), 16)
         return self
 
     @property

@@ -34,10 +34,10 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
         IngestionServicer(ingestion, settings.required_stages, settings.embedding_stages),
         ingestion_pb2.DESCRIPTOR.services_by_name["IngestionService"].full_name,
     )
-    # Progress checks stop after the bus (no more reports), before the store closes.
+    # Progress checks start once the bus is connected and stop (with a last check) before it.
     return ServiceRuntime(
         settings.service_name,
         server,
         telemetry,
-        [StoreLifecycle(store), ingestion.progress_checks, bus],
+        [StoreLifecycle(store), bus, ingestion.progress_checks],
     )

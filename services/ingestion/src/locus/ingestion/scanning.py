@@ -443,9 +443,11 @@ class Ingestion:
         if not progress.done:
             return
         if fresh.state == "INDEXING":
+            # Published first (its id deduplicates a repeat): a crash in between leaves the
+            # job INDEXING, and the next check publishes again and completes it.
+            await self._publish_completed(fresh, failed=False, error="")
             if not await self._store.complete_job(fresh, self._now(), failed=False):
                 return
-            await self._publish_completed(fresh, failed=False, error="")
         if progress.embedded_done and not await self._store.is_marked_embedded(fresh.job_id):
             if self._settings.embedding_stages:
                 await self._publish_completed(

@@ -178,11 +178,13 @@ class Indexer:
         remove_files = [file_id for file_id, plan in plans.items() if plan.clear]
         chunks = [chunk for plan in plans.values() for chunk in plan.chunks.values()]
         await self._bm25.write(remove_files, chunks)
-        if remove_files:
-            async with self._vector_writes:
-                await self._vectors.write(remove_files, [])
         snapshots = {p.snapshot_id: (p.project_id, p.snapshot_seq) for p in parts if p.snapshot_id}
-        await self._store.save(list(changed.values()), snapshots)
+        # One critical section with the lane: it must never see the old version still current
+        # after its vectors were removed (it would write them back).
+        async with self._vector_writes:
+            if remove_files:
+                await self._vectors.write(remove_files, [])
+            await self._store.save(list(changed.values()), snapshots)
         # Queued after the versions are saved, so the lane finds the version it embeds for;
         # a crash in between redelivers the parts, which are then queued as duplicates.
         # A one-part file without chunks was reported embedded above; parts of bigger files

@@ -22,13 +22,18 @@ class ParserPool:
     def __init__(self, processes: int) -> None:
         self._processes = processes
         self._pool: ProcessPoolExecutor | None = None
+        self._generation = 0  # which pool a failed call ran on
+        self._restarting = asyncio.Lock()
 
     async def start(self) -> None:
         if self._processes:
-            self._pool = ProcessPoolExecutor(
-                max_workers=self._processes, mp_context=multiprocessing.get_context("spawn")
-            )
+            self._pool = self._new_pool()
             log.info("parsing in %d worker processes", self._processes)
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self._processes, mp_context=multiprocessing.get_context("spawn")
+        )
 
     async def stop(self) -> None:
         if self._pool is not None:
@@ -39,17 +44,32 @@ class ParserPool:
         self, relative_path: str, data: bytes, language: str, policy: ChunkingPolicy
     ) -> FileAnalysis:
         """What ``locus.ast.domain.extract`` returns (and raises) for the file."""
-        if self._pool is None:
+        if not self._processes:
             return await asyncio.to_thread(extract, relative_path, data, language, policy)
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(
-                self._pool, extract, relative_path, data, language, policy
-            )
-        except BrokenProcessPool:
-            # A worker died (a parser crash on one file, out of memory): a new pool serves
-            # the retry; this file fails once like any other extraction error.
+        for attempt in (1, 2):
+            pool, generation = self._pool, self._generation
+            if pool is None:
+                raise RuntimeError("ParserPool is not started")
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(
+                    pool, extract, relative_path, data, language, policy
+                )
+            except BrokenProcessPool:
+                # A worker died (a parser crash, out of memory): every file in flight on that
+                # pool sees this. One new pool replaces it, and each file is tried once more,
+                # so only a file that breaks the new pool too fails.
+                await self._replace(generation)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _replace(self, broken_generation: int) -> None:
+        async with self._restarting:
+            if self._generation != broken_generation:
+                return  # another caller replaced it already
             log.warning("a parser process died; starting a new pool")
-            await self.stop()
-            await self.start()
-            raise
+            broken, self._pool = self._pool, self._new_pool()
+            self._generation += 1
+            if broken is not None:
+                broken.shutdown(wait=False, cancel_futures=True)

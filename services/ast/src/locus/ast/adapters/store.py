@@ -242,18 +242,18 @@ class AstStore:
         per nesting level, never a whole file's symbols."""
         found: dict[str, SymbolRow] = {}
         wanted = {node_id for node_id in node_ids if node_id}
+        asked: set[str] = set()
         async with self._db.sessions() as session:
             while wanted:
+                asked |= wanted
                 for batch in _batches(sorted(wanted), _IN_LIST_SIZE):
                     for row in await session.scalars(
                         select(SymbolRow).where(SymbolRow.node_id.in_(batch))
                     ):
                         found[row.node_id] = row
-                wanted = {
-                    row.parent_node_id
-                    for row in found.values()
-                    if row.parent_node_id and row.parent_node_id not in found
-                } - wanted
+                # A parent missing (its file re-indexed meanwhile) is asked for once only.
+                wanted = {row.parent_node_id for row in found.values() if row.parent_node_id}
+                wanted -= asked
         return found
 
     async def relations_of(

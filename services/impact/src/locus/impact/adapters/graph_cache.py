@@ -17,6 +17,7 @@ import contextlib
 import logging
 import os
 import pickle
+import tempfile
 import time
 from collections import OrderedDict
 from collections.abc import Coroutine
@@ -28,6 +29,9 @@ from locus.impact.adapters.store import ImpactStore, ProjectSnapshot
 from locus.impact.domain import CodeGraph, build_graph
 
 log = logging.getLogger(__name__)
+
+# Bumped whenever CodeGraph changes shape: a snapshot of another format is rebuilt, not loaded.
+SNAPSHOT_FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,7 @@ class ProjectGraphs:
                 (time.perf_counter() - started) * 1000,
             )
             if self._snapshots is not None:
-                self._spawn(asyncio.to_thread(self._write_snapshot, project_id, snapshot.version))
+                self._spawn(self._save_snapshot(project_id, snapshot.version))
             return graph
 
     def cached_version(self, project_id: str) -> int | None:
@@ -160,25 +164,48 @@ class ProjectGraphs:
         assert self._snapshots is not None
         return self._snapshots / f"{project_id}.graph.pickle"
 
+    async def _save_snapshot(self, project_id: str, version: int) -> None:
+        try:
+            await asyncio.to_thread(self._write_snapshot, project_id, version)
+        except Exception:  # the graph is still served; the next build writes again
+            log.exception("could not write the graph snapshot of %s", project_id)
+
     def _write_snapshot(self, project_id: str, version: int) -> None:
         cached = self._graphs.get(project_id)
         if cached is None or cached.version != version:
             return  # superseded meanwhile: the newer build writes its own
         path = self._snapshot_path(project_id)
-        partial = path.with_suffix(f".{os.getpid()}.partial")
-        with partial.open("wb") as sink:
-            pickle.dump((version, cached.graph), sink, protocol=pickle.HIGHEST_PROTOCOL)
-        partial.replace(path)
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".partial")
+        partial = Path(name)
+        try:
+            with os.fdopen(handle, "wb") as sink:
+                pickle.dump(
+                    (SNAPSHOT_FORMAT, version, cached.graph),
+                    sink,
+                    protocol=pickle.HIGHEST_PROTOCOL,
+                )
+            partial.replace(path)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
 
     async def _warm_from_snapshots(self) -> None:
         assert self._snapshots is not None
+        for leftover in self._snapshots.glob("*.partial"):  # a write cut by a crash
+            leftover.unlink(missing_ok=True)
         paths = sorted(
             self._snapshots.glob("*.graph.pickle"), key=lambda p: p.stat().st_mtime, reverse=True
         )
         for path in reversed(paths[: self._max]):  # most recent last: it stays cached longest
             project_id = path.name.removesuffix(".graph.pickle")
             try:
-                version, graph = await asyncio.to_thread(_read_snapshot, path)
+                try:
+                    version, graph = await asyncio.to_thread(_read_snapshot, path)
+                except StaleSnapshot as stale:
+                    log.info("%s; building the graph anew", stale)
+                    path.unlink(missing_ok=True)
+                    await self.graph_for(project_id)
+                    continue
                 current = await self._store.project_version(project_id)
                 if current is None:
                     path.unlink(missing_ok=True)  # the project is gone from the store
@@ -192,8 +219,18 @@ class ProjectGraphs:
                 log.exception("could not warm the graph of %s from %s", project_id, path)
 
 
+class StaleSnapshot(Exception):
+    """A graph snapshot of another format: rebuilt from the store instead."""
+
+
 def _read_snapshot(path: Path) -> tuple[int, CodeGraph]:
-    # Written by this service into its own data directory only (never user input).
+    # Written by this service into its own data directory only (never user input): that
+    # directory must be as private as the store beside it.
     with path.open("rb") as source:
-        version, graph = pickle.load(source)
+        loaded = pickle.load(source)
+    if not isinstance(loaded, tuple) or len(loaded) != 3 or loaded[0] != SNAPSHOT_FORMAT:
+        raise StaleSnapshot(f"{path} is not a format {SNAPSHOT_FORMAT} graph snapshot")
+    _, version, graph = loaded
+    if not isinstance(graph, CodeGraph):
+        raise StaleSnapshot(f"{path} holds no graph")
     return int(version), graph

@@ -59,18 +59,22 @@ class BackgroundEmbedder:
         return self._inner.dimension
 
     async def open(self) -> None:
-        self._pool = ProcessPoolExecutor(
+        self._pool = self._new_pool()
+        # Load the model now, so a broken model fails the start-up rather than the first batch.
+        try:
+            await self._run(["warm-up"])
+        except BrokenProcessPool as error:
+            await self.close()
+            raise EmbedderUnavailable(f"the embedding process did not start: {error}") from error
+        log.info("embedding in a child process (nice %d)", self._nice)
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
             initargs=(self._inner, self._nice),
         )
-        # Load the model now, so a broken model fails the start-up rather than the first batch.
-        try:
-            await self.embed(["warm-up"])
-        except BrokenProcessPool as error:
-            raise EmbedderUnavailable(f"the embedding process did not start: {error}") from error
-        log.info("embedding in a child process (nice %d)", self._nice)
 
     async def close(self) -> None:
         if self._pool is not None:
@@ -80,14 +84,22 @@ class BackgroundEmbedder:
     async def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        try:
+            return await self._run(list(texts))
+        except BrokenProcessPool:
+            # The child died (killed, out of memory): the next call gets a new one; this one
+            # fails, and the lane retries its batch (with back-off, then a dead letter).
+            log.warning("the embedding process died; a new one serves the next batch")
+            broken, self._pool = self._pool, self._new_pool()
+            if broken is not None:
+                broken.shutdown(wait=False, cancel_futures=True)
+            raise
+
+    async def _run(self, texts: list[str]) -> NDArray[np.float32]:
         if self._pool is None:
             raise RuntimeError("BackgroundEmbedder is not open")
         loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._pool, _embed_in_worker, list(texts))
-        except BrokenProcessPool:
-            # The child died (killed, out of memory): start a new one for the retry.
-            log.warning("the embedding process died; starting a new one")
-            await self.close()
-            await self.open()
-            raise
+        vectors: NDArray[np.float32] = await loop.run_in_executor(
+            self._pool, _embed_in_worker, texts
+        )
+        return vectors

@@ -163,6 +163,9 @@ class RetrievalStore:
                         set_={"sha256": values["sha256"], "snapshot_seq": values["snapshot_seq"]},
                     )
                 )
+        # Counted after the commit: two replicas recording parts of one file at the same time
+        # then both see both (a file reported twice is harmless; never reported is not).
+        async with self._db.sessions() as session:
             for keys in _slices(list(versions)):
                 counted = await session.execute(
                     select(
