@@ -260,7 +260,7 @@ class AstStore:
         self, symbols: Sequence[SymbolRow], limit: int
     ) -> dict[str, tuple[list[ResolvedRelation], list[ResolvedRelation]]]:
         """``outgoing`` and ``incoming`` of many symbols at once (node id → both lists, the
-        same as those methods give one by one), in three queries whatever their number."""
+        same as those methods give one by one), in a few queries whatever their number."""
         wanted = {symbol.node_id: symbol for symbol in symbols}
         if not wanted:
             return {}
@@ -281,16 +281,21 @@ class AstStore:
                 by_project.setdefault(symbol.project_id, set()).add(symbol.qualified_name)
             incoming_rows: list[RelationRow] = []
             for project_id, names in by_project.items():
-                for batch in _batches(sorted(names), _IN_LIST_SIZE):
-                    incoming_rows += await _first_per_group(
-                        session,
-                        RelationRow.target_qualified_name,
-                        and_(
-                            RelationRow.project_id == project_id,
-                            RelationRow.target_qualified_name.in_(batch),
-                        ),
-                        _INCOMING_SCAN_LIMIT,
-                    )
+                # A name only one symbol has resolves every relation to it: its first `limit`
+                # relations are the answer. A shared name (overloads, redefinitions) needs the
+                # longer scan, since relations resolve to either symbol.
+                unique = await _unique_names(session, project_id, names)
+                for scan, group in ((limit, unique), (_INCOMING_SCAN_LIMIT, names - unique)):
+                    for batch in _batches(sorted(group), _IN_LIST_SIZE):
+                        incoming_rows += await _first_per_group(
+                            session,
+                            RelationRow.target_qualified_name,
+                            and_(
+                                RelationRow.project_id == project_id,
+                                RelationRow.target_qualified_name.in_(batch),
+                            ),
+                            scan,
+                        )
             resolved_out: list[ResolvedRelation] = []
             resolved_in: list[ResolvedRelation] = []
             for project_id in by_project:
@@ -615,6 +620,19 @@ def _resolve_dependencies(
         if not matched:
             resolved.append(ResolvedDependency(file.file_id, row.target_module, "", row.line))
     return resolved
+
+
+async def _unique_names(session: AsyncSession, project_id: str, names: set[str]) -> set[str]:
+    """The qualified names exactly one symbol of the project has."""
+    unique: set[str] = set()
+    for batch in _batches(sorted(names), _IN_LIST_SIZE):
+        counted = await session.execute(
+            select(SymbolRow.qualified_name, func.count())
+            .where(SymbolRow.project_id == project_id, SymbolRow.qualified_name.in_(batch))
+            .group_by(SymbolRow.qualified_name)
+        )
+        unique.update(name for name, count in counted if count == 1)
+    return unique
 
 
 async def _first_per_group(
