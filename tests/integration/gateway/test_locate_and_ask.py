@@ -223,3 +223,27 @@ async def test_every_hop_of_an_ask_is_one_trace_with_the_request_id(
         assert span.attributes is not None
         assert span.attributes["locus.request_id"] == request_id
         assert span.status.is_ok, (hop, span.status)
+
+
+async def test_questions_beyond_the_admission_limits_are_shed_at_once(
+    stack, start_gateway, scanned
+) -> None:
+    """One Locate at a time and none waiting: of six asked together, the ones that find no
+    slot fail at once with RESOURCE_EXHAUSTED and a message that says to retry, never with a
+    deadline; the admitted one is answered."""
+    gateway = await start_gateway(
+        settings_update={"max_concurrent_questions": 1, "max_queued_questions": 0}
+    )
+    request = gateway_pb2.LocateRequest(
+        project_id=scanned.name, question="where is the order saved?"
+    )
+    outcomes = await asyncio.gather(
+        *(gateway.stub.Locate(request, timeout=30) for _ in range(6)), return_exceptions=True
+    )
+    answered = [o for o in outcomes if isinstance(o, gateway_pb2.LocateResponse)]
+    shed = [o for o in outcomes if isinstance(o, grpc.aio.AioRpcError)]
+    assert answered
+    assert shed
+    assert len(answered) + len(shed) == 6
+    assert {error.code() for error in shed} == {grpc.StatusCode.RESOURCE_EXHAUSTED}
+    assert all("retry in a moment" in (error.details() or "") for error in shed)
