@@ -75,7 +75,7 @@ step "locus source add $PROJECT $ROOT"
 
 step "locus scan $PROJECT --wait"
 if running retrieval; then
-    echo "(retrieval embeds every chunk on the CPU: the first scan takes minutes on a small machine)"
+    echo "(returns once every file is searchable; retrieval embeds the chunks in the background, source first)"
 fi
 "$LOCUS" scan "$PROJECT" --wait
 
