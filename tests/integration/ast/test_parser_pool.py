@@ -6,6 +6,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
@@ -36,3 +41,50 @@ async def test_a_killed_worker_is_replaced_and_the_file_parsed_on_the_new_pool()
         assert again == first
     finally:
         await pool.stop()
+
+
+def test_workers_die_with_a_service_that_is_killed(tmp_path: Path) -> None:
+    """A service killed without a clean stop leaves no parser process behind."""
+    script = tmp_path / "service.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import asyncio, multiprocessing, sys
+            from locus.ast.adapters.parser_pool import ParserPool
+            from locus.ast.domain import DEFAULT_CHUNKING_POLICY
+
+            async def main():
+                pool = ParserPool(2)
+                await pool.start()
+                await pool.extract("a.py", b"def f():\\n    pass\\n", "python",
+                                   DEFAULT_CHUNKING_POLICY)
+                print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+                await asyncio.sleep(600)
+
+            if __name__ == "__main__":  # spawned workers import this file again
+                asyncio.run(main())
+            """
+        )
+    )
+    service = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert service.stdout is not None
+        workers = [int(pid) for pid in service.stdout.readline().split()]
+        assert workers
+        assert all(alive(pid) for pid in workers)
+    finally:
+        service.kill()
+        service.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in workers)
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting for a reaper counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

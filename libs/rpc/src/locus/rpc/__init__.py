@@ -16,6 +16,7 @@ from locus.rpc.errors import (
 )
 from locus.rpc.lifecycle import Component, ServiceRuntime, StoreLifecycle, run_until_signalled
 from locus.rpc.server import RpcServer
+from locus.rpc.worker_processes import die_with_parent
 
 __all__ = [
     "AlreadyExists",
@@ -32,6 +33,7 @@ __all__ = [
     "ServiceRuntime",
     "StoreLifecycle",
     "Unavailable",
+    "die_with_parent",
     "make_channel",
     "run_until_signalled",
     "wait_until_serving",

@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from locus.ast.domain import ChunkingPolicy, FileAnalysis, extract
+from locus.rpc import die_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +34,10 @@ class ParserPool:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
-            max_workers=self._processes, mp_context=multiprocessing.get_context("spawn")
+            max_workers=self._processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=die_with_parent,
+            initargs=(os.getpid(),),
         )
 
     async def stop(self) -> None:

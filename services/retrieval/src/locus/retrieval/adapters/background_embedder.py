@@ -21,14 +21,16 @@ from numpy.typing import NDArray
 
 from locus.retrieval.domain.errors import EmbedderUnavailable
 from locus.retrieval.domain.ports import Embedder
+from locus.rpc import die_with_parent
 
 log = logging.getLogger(__name__)
 
 _worker_embedder: Embedder | None = None  # the child process's own embedder
 
 
-def _start_worker(inner: Embedder, nice: int) -> None:
+def _start_worker(inner: Embedder, nice: int, parent_pid: int) -> None:
     global _worker_embedder
+    die_with_parent(parent_pid)
     if nice:
         os.nice(nice)
     asyncio.run(inner.open())
@@ -73,7 +75,7 @@ class BackgroundEmbedder:
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(self._inner, self._nice),
+            initargs=(self._inner, self._nice, os.getpid()),
         )
 
     async def close(self) -> None:
