@@ -134,11 +134,9 @@ class Indexer:
                     part.snapshot_seq,
                     state.snapshot_seq if state else -1,
                 )
-                reports.append(_report(part, ReportStatus.SKIPPED, "a newer version is indexed"))
+                reports.append(part.report(ReportStatus.SKIPPED, "a newer version is indexed"))
                 reports.append(
-                    _report(
-                        part, ReportStatus.SKIPPED, "a newer version is indexed", STAGE_EMBEDDED
-                    )
+                    part.report(ReportStatus.SKIPPED, "a newer version is indexed", STAGE_EMBEDDED)
                 )
                 continue
             plan = plans.setdefault(part.file_id, _FilePlan())
@@ -163,13 +161,12 @@ class Indexer:
             if new_state is not None:
                 changed[part.file_id] = new_state
                 if new_state.complete:
-                    reports.append(_report(part, ReportStatus.INDEXED))
+                    reports.append(part.report(ReportStatus.INDEXED))
                     if part.deleted or new_state.chunk_count == 0:
-                        reports.append(_report(part, ReportStatus.INDEXED, "", STAGE_EMBEDDED))
+                        reports.append(part.report(ReportStatus.INDEXED, "", STAGE_EMBEDDED))
                     elif value not in self._embedded_classes:
                         reports.append(
-                            _report(
-                                part,
+                            part.report(
                                 ReportStatus.SKIPPED,
                                 f"vectors of {value} files are not wanted",
                                 STAGE_EMBEDDED,
@@ -210,22 +207,6 @@ class Indexer:
             len(remove_files),
             len(works),
         )
-
-
-def _report(
-    part: ParsedPart, status: ReportStatus, error: str = "", stage: str = STAGE_SEARCHABLE
-) -> FileReport:
-    return FileReport(
-        stage=stage,
-        job_id=part.job_id,
-        project_id=part.project_id,
-        snapshot_id=part.snapshot_id,
-        file_id=part.file_id,
-        sha256=part.sha256,
-        change=part.change,
-        status=status,
-        error=error,
-    )
 
 
 def _unique(reports: Sequence[FileReport]) -> list[FileReport]:

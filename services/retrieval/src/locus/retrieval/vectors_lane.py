@@ -157,23 +157,8 @@ class VectorsLane:
 
 
 def _stale(work: VectorWork) -> FileReport:
-    return _file_report(work, ReportStatus.SKIPPED, "a newer version is indexed")
+    return work.part.report(ReportStatus.SKIPPED, "a newer version is indexed", STAGE_EMBEDDED)
 
 
 def _embedded(work: VectorWork) -> FileReport:
-    return _file_report(work, ReportStatus.INDEXED, "")
-
-
-def _file_report(work: VectorWork, status: ReportStatus, error: str) -> FileReport:
-    part = work.part
-    return FileReport(
-        job_id=part.job_id,
-        project_id=part.project_id,
-        snapshot_id=part.snapshot_id,
-        file_id=part.file_id,
-        sha256=part.sha256,
-        change=part.change,
-        status=status,
-        error=error,
-        stage=STAGE_EMBEDDED,
-    )
+    return work.part.report(ReportStatus.INDEXED, "", STAGE_EMBEDDED)

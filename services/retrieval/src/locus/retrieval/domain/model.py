@@ -147,6 +147,10 @@ class ChunkDraft:
     ordinal: int
 
 
+STAGE_SEARCHABLE = "retrieval"  # the file's chunks are in the BM25 index
+STAGE_EMBEDDED = "vectors"  # ... and their vectors in the vector index
+
+
 class FileChange(Enum):
     ADDED = "added"
     MODIFIED = "modified"
@@ -174,6 +178,22 @@ class ParsedPart:
     def deleted(self) -> bool:
         return self.change is FileChange.DELETED
 
+    def report(
+        self, status: ReportStatus, error: str = "", stage: str = STAGE_SEARCHABLE
+    ) -> FileReport:
+        """What to tell ingestion about this part's file at ``stage``."""
+        return FileReport(
+            job_id=self.job_id,
+            project_id=self.project_id,
+            snapshot_id=self.snapshot_id,
+            file_id=self.file_id,
+            sha256=self.sha256,
+            change=self.change,
+            status=status,
+            error=error,
+            stage=stage,
+        )
+
     def placed(self, draft: ChunkDraft, subsystem: str) -> IndexedChunk:
         return IndexedChunk(
             chunk_id=draft.chunk_id,
@@ -200,10 +220,6 @@ class ReportStatus(Enum):
     INDEXED = "indexed"
     FAILED = "failed"
     SKIPPED = "skipped"
-
-
-STAGE_SEARCHABLE = "retrieval"  # the file's chunks are in the BM25 index
-STAGE_EMBEDDED = "vectors"  # ... and their vectors in the vector index
 
 
 @dataclass(frozen=True, slots=True)
