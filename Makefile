@@ -17,7 +17,7 @@ MODEL_DIR := .locus/models/all-minilm-l6-v2
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup protos lint format test test-unit test-integration demo up down bench bench-quality clean deploy-check
+.PHONY: help setup protos lint format test test-unit test-integration demo up down bench bench-quality train-ranker collect-ranker-data clean deploy-check
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -74,6 +74,17 @@ $(BENCH_STAMP): $(STAMP)
 
 bench-quality: setup $(BENCH_STAMP) ## localization on real bug reports (../shared/bench): Locus vs BM25, dense, RRF (LOCBENCH_MIRROR_ROOT=dir)
 	bash bench/quality.sh
+
+TRAIN_STAMP := $(VENV)/.locus-train-installed
+$(TRAIN_STAMP): $(STAMP)
+	$(PIP) install -q lightgbm==4.7.0 scipy==1.17.1
+	touch $(TRAIN_STAMP)
+
+train-ranker: setup $(TRAIN_STAMP) ## train the learned ranker from bench/ranker/candidates (leave-one-repository-out report, model into the gateway)
+	$(PY) bench/ranker/train.py $(TRAIN_ARGS)
+
+collect-ranker-data: setup $(BENCH_STAMP) ## dump Locate's candidates on the training split through the real stack (hours; LOCBENCH_MIRROR_ROOT=dir, PER_REPO=n)
+	bash bench/ranker/collect.sh
 
 test-integration: setup ## only the integration tests (real nats-server, gRPC, stores)
 	$(VENV)/bin/pytest -q -m integration

@@ -5,6 +5,7 @@ installed yet)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from pathlib import Path
@@ -14,6 +15,9 @@ import grpc
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from locus.gateway.domain.candidates import candidates_from_json
+from locus.gateway.domain.learned_ranking import LearnedRanking, RankerModel
+from locus.gateway.domain.ranking import RankingV1
 from locus.v1 import answer_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
 
 pytestmark = pytest.mark.integration
@@ -81,6 +85,36 @@ async def test_locate_ranks_the_symbol_the_question_names(stack, gateway, scanne
         "completed",
         scanned.project_id,
     )
+
+
+async def test_the_shipped_learned_ranker_serves_locate_and_its_candidates_rank_the_same(
+    start_gateway, scanned
+) -> None:
+    gateway = await start_gateway(settings_update={"ranker": "learned"})
+    response = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(
+            project_id=scanned.project_id,
+            question="Why does place_order charge the card before the order is saved?",
+            include_candidates=True,
+        )
+    )
+    model = RankerModel.load()
+    assert response.ranker == f"learned:{model.version}"
+    assert response.files[0].relative_path == "src/shop/orders.py"
+    assert response.symbols[0].symbol.qualified_name.endswith("OrderService.place_order")
+    # The dump is the training material: ranked offline by the same code, it gives the order
+    # the gateway served.
+    _, ranking_input = candidates_from_json(json.loads(response.candidates_json))
+    offline = LearnedRanking(model, RankingV1()).rank(ranking_input)
+    assert [f.relative_path for f in offline.files] == [f.relative_path for f in response.files]
+    assert [s.symbol.node_id for s in offline.symbols] == [
+        s.symbol.node_id for s in response.symbols
+    ]
+    # Without asking, no dump travels.
+    plain = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(project_id=scanned.project_id, question="place_order")
+    )
+    assert plain.candidates_json == ""
 
 
 async def test_locate_follows_a_stack_trace(gateway, scanned) -> None:

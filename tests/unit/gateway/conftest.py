@@ -134,6 +134,7 @@ class FakeSymbols:
     enrich_requests: list[Any] = field(default_factory=list)
     lookups: list[Any] = field(default_factory=list)
     lookup_error: ServiceError | None = None
+    outlines: list[Any] = field(default_factory=list)
 
     async def enrich(self, request: Any) -> Any:
         self.enrich_requests.append(request)
@@ -149,6 +150,11 @@ class FakeSymbols:
             raise self.lookup_error
         matches = [s for s in SYMBOLS.values() if request.name in (s.name, s.qualified_name)]
         return ast_pb2.FindSymbolsResponse(symbols=matches)
+
+    async def get_file_outline(self, request: Any) -> Any:
+        self.outlines.append(request)
+        symbols = [s for s in SYMBOLS.values() if s.location.file_id == request.file_id]
+        return ast_pb2.GetFileOutlineResponse(symbols=symbols)
 
 
 @dataclass
@@ -256,7 +262,11 @@ class Service:
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[Service]:
-    settings = GatewaySettings(data_dir=tmp_path, search_top_k=40, impact_seed_symbols=2)
+    # File outlines are off here (their test turns them on): each test sees the symbols of
+    # its hits, lookups and graph hops only.
+    settings = GatewaySettings(
+        data_dir=tmp_path, search_top_k=40, impact_seed_symbols=2, outline_files=0
+    )
     store = SqlMetadataStore(Database(f"sqlite+aiosqlite:///{tmp_path / 'gateway.db'}"))
     await store.initialize()
     projects, search, symbols = FakeProjects(), FakeSearch(), FakeSymbols()

@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from opentelemetry import trace
 
 from locus.gateway.domain.errors import InvalidRequest, ProjectNotScanned, RerankerUnavailable
+from locus.gateway.domain.ranking import RankingV1
 from locus.gateway.domain.requests import RequestKind
-from locus.gateway.locating import LocateQuery
+from locus.gateway.locating import LocateQuery, Locator
 from locus.gateway.request_log import OpenRequest
 from locus.rpc import FailedPrecondition, NotFound, Unavailable
 from locus.v1 import retrieval_pb2
@@ -29,7 +31,7 @@ async def open_request(service: Any, question: str = "q") -> OpenRequest:
     ("query", "message"),
     [
         (LocateQuery("shop", "   "), "question must not be empty"),
-        (LocateQuery("shop", "q" * 16001), "the limit is 16000"),
+        (LocateQuery("shop", "q" * 100_001), "the limit is 100000"),
         (LocateQuery("shop", "q", max_files=-1), "max_files must not be negative"),
         (LocateQuery("shop", "q", max_symbols=10_000), "max_symbols must be at most 200"),
         (LocateQuery("shop", "q", impact_depth=99), "impact_depth must be at most 5"),
@@ -216,3 +218,23 @@ async def test_a_failing_reranker_keeps_the_ranking_with_a_note(service: Any) ->
     assert entry.notes == [
         "rerank skipped: rerank endpoint http://gpu:8000/v1/rerank answered HTTP 503: overloaded"
     ]
+
+
+async def test_functions_of_the_best_files_join_the_candidates(service: Any) -> None:
+    settings = service.settings.model_copy(update={"outline_files": 1})
+    locator = Locator(
+        settings,
+        projects=service.projects,
+        search=service.search,
+        symbols=service.symbols,
+        impact=service.impact,
+        ranker=RankingV1(),
+        reranker=service.reranker,
+        tracer=trace.get_tracer("tests"),
+    )
+    service.search.hits = [("c-place", 0.03, 1, 1)]
+    located = await locator.locate(LocateQuery("shop", "orders"), await open_request(service))
+    names = [s.symbol.name for s in located.response.symbols]
+    assert names[0] == "place_order"
+    assert "cancel_order" in names  # in the same file, matched by no chunk
+    assert [r.file_id for r in service.symbols.outlines] == [located.response.files[0].file_id]

@@ -7,6 +7,7 @@ statement goes through ``Gateway.Locate``; ranked files and functions go to stdo
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import re
 import time
@@ -78,6 +79,26 @@ def project_name_for(query: BenchQuery, prefix: str, per_commit: bool = False) -
     return _UNSAFE_NAME.sub("-", name).strip("-._")[:100]
 
 
+def function_id(kind: str, scope_name: str, relative_path: str) -> str:
+    """The harness's id of a symbol (``path::Class.method``), "" for what is not a function
+    (classes and modules); a nested def stands for its enclosing def. ``kind`` as the gateway
+    ranking spells it ("function", "method", ...)."""
+    if kind not in ("function", "method") or not scope_name:
+        return ""
+    scope = scope_name
+    if kind == "function" and "." in scope:
+        # A function inside another def (a method's parent is a class): the harness counts a
+        # nested def as the def that encloses it.
+        scope = scope.rsplit(".", 1)[0]
+    return f"{relative_path}::{scope}"
+
+
+_KIND_NAMES = {
+    common_pb2.SYMBOL_KIND_FUNCTION: "function",
+    common_pb2.SYMBOL_KIND_METHOD: "method",
+}
+
+
 def ranked_output(reply: gateway_pb2.LocateResponse, query: BenchQuery) -> dict[str, list[str]]:
     """Files in Locate's order; functions as ``path::Class.method`` (classes and modules are
     not functions, so they are left out; a nested def stands for its enclosing def)."""
@@ -85,14 +106,11 @@ def ranked_output(reply: gateway_pb2.LocateResponse, query: BenchQuery) -> dict[
     functions: list[str] = []
     for located in reply.symbols:
         symbol = located.symbol
-        if symbol.kind not in FUNCTION_KINDS or not symbol.scope_name:
-            continue
-        scope = symbol.scope_name
-        if symbol.kind == common_pb2.SYMBOL_KIND_FUNCTION and "." in scope:
-            # A function inside another def (a method's parent is a class): the harness
-            # counts a nested def as the def that encloses it.
-            scope = scope.rsplit(".", 1)[0]
-        functions.append(f"{symbol.location.relative_path}::{scope}")
+        identifier = function_id(
+            _KIND_NAMES.get(symbol.kind, ""), symbol.scope_name, symbol.location.relative_path
+        )
+        if identifier:
+            functions.append(identifier)
     return {"files": files, "functions": list(dict.fromkeys(functions))[: query.max_functions]}
 
 
@@ -133,6 +151,23 @@ async def wait_for_scan(
     return job
 
 
+def write_candidates(directory: Path, query: BenchQuery, reply: gateway_pb2.LocateResponse) -> Path:
+    """``<directory>/<instance>.json.gz``: the instance and the candidates Locate ranked (the
+    learned ranker's training material; ``bench/ranker``)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    name = _UNSAFE_NAME.sub("-", query.instance_id or query.base_commit or "query").strip("-")
+    path = directory / f"{name}.json.gz"
+    record = {
+        "instance_id": query.instance_id,
+        "repo": query.repo,
+        "base_commit": query.base_commit,
+        "ranker": reply.ranker,
+        "candidates": json.loads(reply.candidates_json),
+    }
+    path.write_bytes(gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0))
+    return path
+
+
 @dataclass(frozen=True)
 class RankResult:
     output: dict[str, list[str]]
@@ -147,6 +182,7 @@ async def rank_instance(
     scan_timeout_seconds: float,
     per_commit: bool = False,
     embedded: bool = True,
+    candidates_dir: Path | None = None,
 ) -> RankResult:
     name = project_name_for(query, project_prefix, per_commit)
     started = time.monotonic()
@@ -160,9 +196,12 @@ async def rank_instance(
             question=query.problem_statement,
             max_files=query.max_files,
             max_symbols=min(2 * query.max_functions, 200),
+            include_candidates=candidates_dir is not None,
         )
     )
     located = time.monotonic()
+    if candidates_dir is not None:
+        write_candidates(candidates_dir, query, reply)
     stats = job.stats
     timing = {
         "instance_id": query.instance_id,

@@ -579,6 +579,13 @@ def locbench_rank(
         Path | None,
         typer.Option(help="Append one JSON line of scan and Locate timings per instance here."),
     ] = None,
+    dump_candidates: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the candidates Locate ranked to DIR/<instance>.json.gz (the learned "
+            "ranker's training material, bench/ranker)."
+        ),
+    ] = None,
     gateway: GatewayOption = None,
 ) -> None:
     """The locbench ranker protocol: a JSON query on stdin, ranked files and functions on stdout.
@@ -597,6 +604,7 @@ def locbench_rank(
                 scan_timeout_seconds=scan_timeout,
                 per_commit=project_per_commit,
                 embedded=not searchable_only,
+                candidates_dir=dump_candidates,
             )
         sys.stdout.write(json.dumps(result.output) + "\n")
         sys.stdout.flush()

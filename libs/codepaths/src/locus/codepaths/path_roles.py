@@ -1,5 +1,7 @@
 """What a file is for, judged from its path: source, tests, docs, examples, vendored or generated
-code. The ranking de-ranks everything that is not source unless the question asks for it."""
+code, benchmarks, notebooks, issue and pull-request templates, CI and build configuration. The
+ranking learns how much each role matters (a feature); the hand ranking de-ranks everything that
+is not source unless the question asks for it."""
 
 from __future__ import annotations
 
@@ -14,6 +16,11 @@ class PathRole(StrEnum):
     EXAMPLE = "example"
     VENDORED = "vendored"
     GENERATED = "generated"
+    BENCHMARK = "benchmark"  # benchmarks/, asv_bench/, bench_*.py
+    NOTEBOOK = "notebook"  # .ipynb
+    TEMPLATE = "template"  # issue and pull-request templates (.github/ISSUE_TEMPLATE/...)
+    CI = "ci"  # CI workflows and settings (.github/workflows, .gitlab-ci.yml, .circleci, ...)
+    BUILD = "build"  # build and packaging configuration (setup.py, pyproject.toml, Makefile, ...)
 
 
 _VENDORED_DIRS = frozenset(
@@ -56,6 +63,32 @@ _GENERATED_FILE = re.compile(
 )
 
 
+_BENCHMARK_DIRS = frozenset({"benchmark", "benchmarks", "bench", "benches", "asv_bench", "perf"})
+_BENCHMARK_FILE = re.compile(r"^(?:bench_.+|.+_bench(?:mark)?)\.\w+$|^benchmarks?\.\w+$", re.I)
+_TEMPLATE_DIRS = frozenset({"issue_template", "pull_request_template", "discussion_template"})
+_TEMPLATE_FILE = re.compile(
+    r"^(?:issue_template|pull_request_template|bug_report|feature_request)(?:\.\w+)?$", re.I
+)
+_CI_DIRS = frozenset({".circleci", ".buildkite", ".azure-pipelines", ".ci"})
+_CI_FILE = re.compile(
+    r"^(?:\.gitlab-ci\.ya?ml|\.travis\.ya?ml|appveyor\.ya?ml|azure-pipelines\.ya?ml"
+    r"|jenkinsfile|\.pre-commit-config\.ya?ml|codecov\.ya?ml|\.codecov\.ya?ml|tox\.ini"
+    r"|noxfile\.py|dependabot\.ya?ml|\.readthedocs\.ya?ml|readthedocs\.ya?ml)$",
+    re.I,
+)
+_BUILD_FILE = re.compile(
+    r"^(?:setup\.py|setup\.cfg|pyproject\.toml|manifest\.in|makefile|gnumakefile|cmakelists\.txt"
+    r"|.+\.cmake|dockerfile|.+\.dockerfile|docker-compose\.ya?ml|compose\.ya?ml"
+    r"|requirements(?:[-_.]\w+)?\.(?:txt|in)|pipfile|environment\.ya?ml|package\.json"
+    r"|tsconfig(?:\.\w+)?\.json|cargo\.toml|go\.mod|go\.sum|pom\.xml|build\.gradle(?:\.kts)?"
+    r"|settings\.gradle(?:\.kts)?|gradle\.properties|meson\.build|configure\.ac|bazel|build\.bazel"
+    r"|workspace|\.bazelrc|webpack\.config\.[cm]?js|rollup\.config\.[cm]?js|babel\.config\.\w+"
+    r"|\.babelrc|\.eslintrc(?:\.\w+)?|\.prettierrc(?:\.\w+)?|\.flake8|\.pylintrc|pylintrc"
+    r"|mypy\.ini|pytest\.ini|\.coveragerc|\.editorconfig|\.gitignore|\.gitattributes)$",
+    re.I,
+)
+
+
 def classify_path(relative_path: str) -> PathRole:
     path = relative_path.replace("\\", "/").strip("/")
     if not path:
@@ -66,10 +99,24 @@ def classify_path(relative_path: str) -> PathRole:
         return PathRole.VENDORED
     if _GENERATED_FILE.search(filename):
         return PathRole.GENERATED
+    if any(d in _TEMPLATE_DIRS for d in lowered) or _TEMPLATE_FILE.match(filename):
+        return PathRole.TEMPLATE
+    if (
+        lowered[:1] in ([".github"], [".gitlab"])
+        or any(d in _CI_DIRS for d in lowered)
+        or (_CI_FILE.match(filename))
+    ):
+        return PathRole.CI
+    if filename.lower().endswith(".ipynb"):
+        return PathRole.NOTEBOOK
+    if _BUILD_FILE.match(filename) and len(directories) <= 1:
+        return PathRole.BUILD
     if any(d in _TEST_DIRS for d in lowered) or _TEST_FILE.match(filename):
         return PathRole.TEST
     if any(d in _EXAMPLE_DIRS for d in lowered):
         return PathRole.EXAMPLE
+    if any(d in _BENCHMARK_DIRS for d in lowered) or _BENCHMARK_FILE.match(filename):
+        return PathRole.BENCHMARK
     if (
         any(d in _DOCS_DIRS for d in lowered)
         or filename.lower().endswith(_DOCS_EXTENSIONS)
@@ -87,6 +134,11 @@ _VALUE_CLASS = {
     PathRole.EXAMPLE: "docs",
     PathRole.VENDORED: "vendored",
     PathRole.GENERATED: "vendored",
+    PathRole.BENCHMARK: "test",
+    PathRole.NOTEBOOK: "docs",
+    PathRole.TEMPLATE: "docs",
+    PathRole.CI: "docs",
+    PathRole.BUILD: "docs",
 }
 
 

@@ -28,6 +28,9 @@ class SymbolIndex(Protocol):
     async def find_symbols(self, request: Message) -> Message:
         """ast FindSymbols: FindSymbolsRequest → FindSymbolsResponse."""
 
+    async def get_file_outline(self, request: Message) -> Message:
+        """ast GetFileOutline: GetFileOutlineRequest → GetFileOutlineResponse."""
+
 
 class ImpactAnalysis(Protocol):
     async def compute(self, request: Message) -> Message:

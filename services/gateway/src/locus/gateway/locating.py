@@ -13,6 +13,7 @@ Every hop runs under its own deadline (the peer clients set them)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from dataclasses import dataclass, replace
 from typing import Any
@@ -26,10 +27,18 @@ from locus.gateway.adapters.proto_mapping import (
     locate_response,
     symbol_ref,
 )
+from locus.gateway.domain.candidates import candidates_to_json
 from locus.gateway.domain.errors import ProjectNotScanned, RerankerUnavailable
 from locus.gateway.domain.ports import Reranker
 from locus.gateway.domain.question_cues import QuestionCues, extract_cues
-from locus.gateway.domain.ranking import GraphNeighbor, Ranker, Ranking, RankingInput
+from locus.gateway.domain.question_digest import digest_question
+from locus.gateway.domain.ranking import (
+    GraphNeighbor,
+    Ranker,
+    Ranking,
+    RankingInput,
+    SymbolRef,
+)
 from locus.gateway.domain.validation import (
     bounded_count,
     normalize_path_prefix,
@@ -59,6 +68,7 @@ class LocateQuery:
     path_prefix: str = ""
     include_tests: bool = False
     impact_depth: int = 0
+    include_candidates: bool = False  # return the ranking's input as JSON (for training)
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,10 @@ class Located:
     ranking: Ranking
     hits: list[Any]  # retrieval SearchHits, in fused order
     chunks: dict[str, Any]  # chunk_id → Chunk (with its text)
+
+
+def ranker_name(ranker: Ranker) -> str:
+    return str(getattr(ranker, "name", type(ranker).__name__))
 
 
 class Locator:
@@ -82,19 +96,25 @@ class Locator:
         ranker: Ranker,
         reranker: Reranker,
         tracer: trace.Tracer,
+        seed_ranker: Ranker | None = None,
     ) -> None:
+        """``seed_ranker`` picks the symbols whose graph neighbours join the candidates (the
+        first ranking); ``ranker`` orders the final candidates. Both default to ``ranker``."""
         self._settings = settings
         self._projects = projects
         self._search = search
         self._symbols = symbols
         self._impact = impact
         self._ranker = ranker
+        self._seed_ranker = seed_ranker or ranker
         self._reranker = reranker
         self._tracer = tracer
 
     async def locate(self, query: LocateQuery, entry: OpenRequest) -> Located:
         s = self._settings
-        question = validate_question(query.question)
+        # A long paste (a whole log) is reduced to its telling lines; the digest is what is
+        # searched, ranked and answered (the request log keeps the question as asked).
+        question = digest_question(validate_question(query.question))
         max_files = bounded_count(
             "max_files", query.max_files, default=s.default_max_files, limit=s.max_files_limit
         )
@@ -147,12 +167,20 @@ class Locator:
             max_symbols=max(max_symbols, s.graph_seed_symbols),
         )
         with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank"):
-            ranking = self._ranker.rank(ranking_input)
-        neighbors = await self._graph_neighbors(project.project_id, ranking, entry)
-        with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank"):
-            ranking = self._ranker.rank(
-                replace(ranking_input, graph_neighbors=neighbors, max_symbols=max_symbols)
-            )
+            ranking = self._seed_ranker.rank(ranking_input)
+        neighbors, outlines = await asyncio.gather(
+            self._graph_neighbors(project.project_id, ranking, entry),
+            self._outline_symbols(project.project_id, ranking, entry),
+        )
+        final_input = replace(
+            ranking_input,
+            graph_neighbors=neighbors,
+            file_symbols=outlines,
+            max_symbols=max_symbols,
+        )
+        with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank") as span:
+            ranking = self._ranker.rank(final_input)
+            span.set_attribute("locus.ranker", ranker_name(self._ranker))
         chunks: dict[str, Any] = {}
         for hit in hits:
             chunk = hit.chunk
@@ -163,10 +191,16 @@ class Locator:
         ranking = await self._rerank(question, ranking, chunks, entry)
 
         impact = await self._impact_of(project.project_id, ranking, impact_depth, entry)
+        response = locate_response(
+            entry.request_id, ranking, known_symbols, impact, project.latest_snapshot_id
+        )
+        response.ranker = ranker_name(self._ranker)
+        if query.include_candidates:
+            response.candidates_json = json.dumps(
+                candidates_to_json(question, final_input), separators=(",", ":")
+            )
         return Located(
-            response=locate_response(
-                entry.request_id, ranking, known_symbols, impact, project.latest_snapshot_id
-            ),
+            response=response,
             project=project,
             question=question,
             ranking=ranking,
@@ -197,6 +231,8 @@ class Locator:
                         project_id=project.project_id, path_prefix=path_prefix
                     ),
                     top_k=self._settings.search_top_k,
+                    top_k_lexical=self._settings.search_candidates_per_list,
+                    top_k_vector=self._settings.search_candidates_per_list,
                 )
             )
         except ServiceError as error:
@@ -278,6 +314,38 @@ class Locator:
             for seed, response in zip(seeds, responses, strict=True)
             for neighbor in graph_neighbors(seed, response)
         ]
+
+    async def _outline_symbols(
+        self, project_id: str, ranking: Ranking, entry: OpenRequest
+    ) -> list[SymbolRef]:
+        """The functions and methods of the first ranking's best files (ast GetFileOutline),
+        so a function no chunk matched can still be ranked. Best effort, like the graph."""
+        files = ranking.files[: self._settings.outline_files]
+        if not files:
+            return []
+        limit = self._settings.outline_symbols_per_file
+        try:
+            with entry.timed("outline"):
+                responses = await asyncio.gather(
+                    *(
+                        self._symbols.get_file_outline(
+                            ast_pb2.GetFileOutlineRequest(
+                                project_id=project_id, file_id=file.file_id
+                            )
+                        )
+                        for file in files
+                    )
+                )
+        except ServiceError as error:
+            note = f"file outlines skipped: {error.message}"
+            log.warning("%s", note)
+            entry.notes.append(note)
+            return []
+        found: list[SymbolRef] = []
+        for response in responses:
+            functions = [symbol_ref(s) for s in response.symbols]
+            found += [s for s in functions if s.kind in ("function", "method")][:limit]
+        return found
 
     async def _rerank(
         self, question: str, ranking: Ranking, chunks: dict[str, Any], entry: OpenRequest

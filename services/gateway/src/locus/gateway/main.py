@@ -16,6 +16,7 @@ from locus.gateway.adapters.peer_clients import Peer, PeerClients
 from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
 from locus.gateway.admission import AdmissionGate
 from locus.gateway.asking import Asker
+from locus.gateway.domain.learned_ranking import LearnedRanking, RankerModel
 from locus.gateway.domain.ports import AuditTrail, MetadataStore, Reranker
 from locus.gateway.domain.ranking import Ranker, RankingV1, RankingWeights
 from locus.gateway.locating import Locator
@@ -64,15 +65,20 @@ def build(
             tracer=telemetry.tracer("locus.gateway"),
         )
     journal = RequestJournal(metadata, audit_trail, drain_seconds=settings.shutdown_grace_seconds)
+    hand = RankingV1(RankingWeights.with_overrides(settings.ranking_weights))
+    if ranker is None and settings.ranker == "learned":
+        # A model that cannot be read stops the gateway at start-up (RankerModelError says why).
+        ranker = LearnedRanking(RankerModel.load(settings.ranker_model_path), hand)
     locator = Locator(
         settings,
         projects=clients.ingestion,
         search=clients.retrieval,
         symbols=clients.ast,
         impact=clients.impact,
-        ranker=ranker or RankingV1(RankingWeights.with_overrides(settings.ranking_weights)),
+        ranker=ranker or hand,
         reranker=reranker or http_reranker or IdentityReranker(),
         tracer=telemetry.tracer("locus.gateway"),
+        seed_ranker=hand,
     )
     servicer = GatewayServicer(
         clients,

@@ -4,6 +4,8 @@ limits of Locate and Ask. Fails fast on invalid values."""
 from __future__ import annotations
 
 from dataclasses import fields
+from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
@@ -35,8 +37,10 @@ class GatewaySettings(ServiceSettings):
     max_queued_questions: int = Field(default=64, ge=0, le=100_000)
     max_queue_wait_seconds: float = Field(default=2.0, gt=0)
 
-    # Locate: how many chunks retrieval returns before ranking, and the result sizes.
-    search_top_k: int = Field(default=60, ge=1, le=500)
+    # Locate: how many chunks retrieval returns before ranking (and how many each list, BM25
+    # and vectors, contributes before fusion), and the result sizes.
+    search_top_k: int = Field(default=150, ge=1, le=500)
+    search_candidates_per_list: int = Field(default=150, ge=1, le=500)
     default_max_files: int = Field(default=10, ge=1)
     default_max_symbols: int = Field(default=20, ge=1)
     max_files_limit: int = Field(default=100, ge=1)
@@ -54,9 +58,18 @@ class GatewaySettings(ServiceSettings):
     graph_seed_symbols: int = Field(default=8, ge=0, le=50)
     graph_neighbor_limit: int = Field(default=1000, ge=1, le=5000)
     enrich_max_relations: int = Field(default=20, ge=0)
+    # Candidate recall: the functions and methods of the first ranking's best files join the
+    # candidates (ast GetFileOutline; 0 files = off), at most this many per file.
+    outline_files: int = Field(default=10, ge=0, le=50)
+    outline_symbols_per_file: int = Field(default=200, ge=1, le=5000)
     # Overrides of RankingWeights by field name, as JSON
     # (LOCUS_GATEWAY_RANKING_WEIGHTS='{"file_context": 0.3}'); unknown names are refused.
     ranking_weights: dict[str, float] = Field(default_factory=dict)
+    # Which ranking orders Locate's candidates: "learned" (the model shipped with the gateway,
+    # or ranker_model_path; trained by `make train-ranker`) or "hand" (RankingV1's weights).
+    # The hand ranking always picks the graph seeds, so both rank the same candidates.
+    ranker: Literal["learned", "hand"] = "hand"
+    ranker_model_path: Path | None = None
 
     # Optional rerank stage after ranking: a rerank endpoint (vLLM / Jina / Cohere /
     # llama.cpp API, POST {rerank_url}/rerank) reorders the best rerank_top_n symbols. Empty

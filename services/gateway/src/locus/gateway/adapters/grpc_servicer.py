@@ -161,14 +161,20 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                     path_prefix=request.path_prefix,
                     include_tests=request.include_tests,
                     impact_depth=request.impact_depth,
+                    include_candidates=request.include_candidates,
                 ),
                 entry,
             )
             await self._journal.add_artifacts(
                 entry, [hit_artifact(i, hit) for i, hit in enumerate(located.hits)]
             )
+            stored = located.response
+            if stored.candidates_json:  # a training dump is not worth keeping in the journal
+                stored = type(stored)()
+                stored.CopyFrom(located.response)
+                stored.ClearField("candidates_json")
             await self._journal.close(
-                entry, RequestStatus.COMPLETED, response=located.response.SerializeToString()
+                entry, RequestStatus.COMPLETED, response=stored.SerializeToString()
             )
             return located.response
 

@@ -114,6 +114,8 @@ class QuestionCues:
     words: frozenset[str] = frozenset()
     # The identifiers and dotted names its title (the first of several lines) uses.
     in_title: frozenset[str] = frozenset()
+    question_chars: int = 0  # the length of the question the cues come from
+    has_code_block: bool = False  # a fenced block or an indented traceback
 
     @property
     def is_empty(self) -> bool:
@@ -181,6 +183,8 @@ def extract_cues(question: str) -> QuestionCues:
         module_paths=tuple(_unique(modules)[:MAX_CUES_PER_KIND]),
         words=frozenset(w for token in _WORD.findall(question) for w in split_identifier(token)),
         in_title=_named_in_title(question, identifiers, dotted),
+        question_chars=len(question),
+        has_code_block=bool(fenced_blocks) or bool(frames),
     )
 
 

@@ -99,6 +99,9 @@ class RankingInput:
     chunks: Sequence[ChunkMatch]
     named_symbols: Sequence[SymbolRef] = ()  # found by looking up names from the question
     graph_neighbors: Sequence[GraphNeighbor] = ()  # one hop from the first ranking's best
+    # The functions and methods of the first ranking's best files (their outlines): a changed
+    # function that no chunk matched can still be ranked.
+    file_symbols: Sequence[SymbolRef] = ()
     include_tests: bool = False
     max_files: int = 10
     max_symbols: int = 20
@@ -115,6 +118,13 @@ _DEFAULT_ROLE_FACTORS: Mapping[PathRole, float] = MappingProxyType(
         PathRole.EXAMPLE: 0.5,
         PathRole.VENDORED: 0.25,
         PathRole.GENERATED: 0.5,
+        # Not tuned: the roles added with the learned ranker take the factor of their kin
+        # (benchmarks like tests; notebooks, templates, CI and build files like docs).
+        PathRole.BENCHMARK: 0.35,
+        PathRole.NOTEBOOK: 0.4,
+        PathRole.TEMPLATE: 0.4,
+        PathRole.CI: 0.4,
+        PathRole.BUILD: 0.4,
     }
 )
 
@@ -286,6 +296,8 @@ class RankingV1:
     paths and stack-trace frames the question mentions, de-rank tests/docs/examples/vendored
     and generated code unless the question asks for it or names the file."""
 
+    name = "v1"
+
     def __init__(self, weights: RankingWeights | None = None) -> None:
         self.weights = weights or RankingWeights()
 
@@ -303,7 +315,7 @@ class RankingV1:
             if chunk.symbol is not None:
                 candidate = symbols.setdefault(chunk.symbol.node_id, _SymbolCandidate(chunk.symbol))
                 candidate.hits.append((normalized, chunk))
-        for ref in request.named_symbols:
+        for ref in (*request.named_symbols, *request.file_symbols):
             symbols.setdefault(ref.node_id, _SymbolCandidate(ref))
             files.setdefault(
                 ref.file_id, _FileCandidate(ref.file_id, ref.relative_path, ref.language)

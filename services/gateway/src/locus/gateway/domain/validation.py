@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from locus.gateway.domain.errors import InvalidRequest
 
-# A pasted bug report with its stack trace is a question too.
-MAX_QUESTION_CHARS = 16000
+# A pasted bug report with its stack trace, or a whole log, is a question too (a long one is
+# reduced to what matters before it is searched: question_digest).
+MAX_QUESTION_CHARS = 100_000
 MAX_COMMENT_CHARS = 4000
 MAX_PATH_PREFIX_CHARS = 1000
 MAX_ID_CHARS = 200
@@ -21,7 +22,7 @@ def validate_question(question: str) -> str:
     if len(text) > MAX_QUESTION_CHARS:
         raise InvalidRequest(
             f"question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}: "
-            "shorten it or quote only the relevant part of a stack trace"
+            "quote the relevant part of the log and its stack trace"
         )
     return text
 

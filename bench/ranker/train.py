@@ -1,0 +1,534 @@
+"""Train the learned ranker (`make train-ranker`) from the candidates Locate ranked on a training
+split (``collect.sh``), validate it leave-one-repository-out, and write the model the gateway
+ships (``services/gateway/src/locus/gateway/models/ranker.json``) with a report.
+
+Features come from ``locus.gateway.domain.features.candidate_features`` — the code the gateway
+runs — over each dumped ``RankingInput``; labels from the split's gold (a file is positive when
+the fix changed it, a symbol when its harness function id is a gold function). Metrics are the
+harness's own (``locbench.score_instance``), BM25 from the harness runs of the same instances.
+
+Usage: python bench/ranker/train.py [--candidates DIR] [--split FILE] [--out MODEL]
+       [--report FILE] [--model trees|linear] [--no-loro] [--ablations] [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from locus.cli.locbench import function_id
+from locus.gateway.domain.candidates import candidates_from_json
+from locus.gateway.domain.features import (
+    FILE_FEATURES,
+    SYMBOL_FEATURES,
+    candidate_features,
+)
+from locus.gateway.domain.learned_ranking import MODEL_FORMAT, RankerModel
+from locus.gateway.domain.ranking import RankingV1, RankingWeights
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED_BENCH = ROOT.parent / "shared" / "bench"
+DEFAULT_MODEL = ROOT / "services/gateway/src/locus/gateway/models/ranker.json"
+SEED = 7
+LGB_PARAMS: dict[str, Any] = {
+    "objective": "lambdarank",
+    "metric": "ndcg",
+    "eval_at": [5, 10],
+    "num_leaves": 15,
+    "learning_rate": 0.05,
+    "min_data_in_leaf": 20,
+    "feature_fraction": 0.8,
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "lambda_l2": 1.0,
+    "lambdarank_truncation_level": 30,
+    "num_threads": 1,
+    "deterministic": True,
+    "force_row_wise": True,
+    "seed": SEED,
+    "verbosity": -1,
+}
+ROUNDS = 300
+ABLATIONS = {
+    "without graph": ("graph", "cue_graph", "best_symbol_cue_graph", "graph_symbols"),
+    "without path roles": ("role_", "path_role_penalty"),
+    "without vectors": ("vector", "q_vectors_present"),
+    "without the hand score": ("v1_", "file_v1_"),
+}
+
+
+@dataclass
+class Instance:
+    instance_id: str
+    repo: str
+    gold: dict[str, Any]
+    file_rows: np.ndarray
+    file_labels: np.ndarray
+    file_paths: list[str]
+    symbol_rows: np.ndarray
+    symbol_labels: np.ndarray
+    symbol_ids: list[str]  # the harness function id, "" for classes and modules
+
+
+def load_locbench() -> Any:
+    sys.path.insert(0, str(SHARED_BENCH))
+    import locbench  # type: ignore[import-not-found]
+
+    return locbench
+
+
+def load_instances(candidates: Path, split: Path) -> list[Instance]:
+    gold = {}
+    for line in split.read_text().splitlines():
+        row = json.loads(line)
+        gold[row["instance_id"]] = row
+    hand = RankingV1(RankingWeights())
+    instances = []
+    for path in sorted(candidates.glob("*.json.gz")):
+        record = json.loads(gzip.decompress(path.read_bytes()))
+        row = gold.get(record["instance_id"])
+        if row is None:
+            continue
+        _, request = candidates_from_json(record["candidates"])
+        features = candidate_features(request, hand)
+        gold_files = set(row["gold_files"])
+        gold_functions = set(row.get("gold_functions") or [])
+        files = features.ranking.files
+        symbols = features.ranking.symbols
+        ids = [
+            function_id(s.symbol.kind, s.symbol.scope_name, s.symbol.relative_path) for s in symbols
+        ]
+        instances.append(
+            Instance(
+                instance_id=row["instance_id"],
+                repo=row["repo"],
+                gold=row,
+                file_rows=np.asarray(features.file_rows, dtype=np.float64).reshape(
+                    len(files), len(FILE_FEATURES)
+                ),
+                file_labels=np.asarray([f.relative_path in gold_files for f in files], dtype=float),
+                file_paths=[f.relative_path for f in files],
+                symbol_rows=np.asarray(features.symbol_rows, dtype=np.float64).reshape(
+                    len(symbols), len(SYMBOL_FEATURES)
+                ),
+                symbol_labels=np.asarray([i in gold_functions for i in ids], dtype=float),
+                symbol_ids=ids,
+            )
+        )
+    return instances
+
+
+def candidate_recall(instances: list[Instance]) -> dict[str, float]:
+    """Share of instances whose gold files (functions) are all among the candidates, and the
+    share of gold files (functions) that are: the ceiling any ranking of them can reach."""
+    with_functions = [i for i in instances if i.gold.get("gold_functions")]
+    files_all = [set(i.gold["gold_files"]) <= set(i.file_paths) for i in instances]
+    files_each = [p in i.file_paths for i in instances for p in i.gold["gold_files"]]
+    functions_all = [set(i.gold["gold_functions"]) <= set(i.symbol_ids) for i in with_functions]
+    functions_each = [f in i.symbol_ids for i in with_functions for f in i.gold["gold_functions"]]
+    return {
+        "instances with every gold file among the candidates": 100 * np.mean(files_all),
+        "gold files among the candidates": 100 * np.mean(files_each),
+        "instances with every gold function among the candidates": 100 * np.mean(functions_all),
+        "gold functions among the candidates": 100 * np.mean(functions_each),
+        "candidate files per instance (median)": float(
+            np.median([len(i.file_paths) for i in instances])
+        ),
+        "candidate functions per instance (median)": float(
+            np.median([sum(1 for x in i.symbol_ids if x) for i in instances])
+        ),
+    }
+
+
+def training_hash(candidates: Path, split: Path) -> str:
+    digest = hashlib.sha256(split.read_bytes())
+    for path in sorted(candidates.glob("*.json.gz")):
+        digest.update(path.name.encode())
+        digest.update(hashlib.sha256(gzip.decompress(path.read_bytes())).digest())
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------- models
+
+
+def columns_without(names: tuple[str, ...], dropped: tuple[str, ...]) -> list[int]:
+    return [i for i, n in enumerate(names) if not any(n.startswith(d) for d in dropped)]
+
+
+def fit_trees(groups: list[tuple[np.ndarray, np.ndarray]], columns: list[int]) -> Any:
+    import lightgbm as lgb
+
+    usable = [(x, y) for x, y in groups if len(y) > 1 and y.any()]
+    data = lgb.Dataset(
+        np.vstack([x[:, columns] for x, _ in usable]),
+        label=np.concatenate([y for _, y in usable]),
+        group=[len(y) for _, y in usable],
+        free_raw_data=False,
+    )
+    return lgb.train(LGB_PARAMS, data, num_boost_round=ROUNDS)
+
+
+def fit_linear(groups: list[tuple[np.ndarray, np.ndarray]], columns: list[int]) -> dict[str, Any]:
+    """Pairwise logistic regression (RankNet with a linear scorer), full-batch gradient descent
+    on every (positive, negative) pair of a group, standardized features, L2."""
+    matrix = np.vstack([x[:, columns] for x, _ in groups])
+    mean = matrix.mean(axis=0)
+    scale = matrix.std(axis=0)
+    scale[scale == 0] = 1.0
+    differences = []
+    for x, y in groups:
+        if not y.any() or y.all():
+            continue
+        z = (x[:, columns] - mean) / scale
+        positives, negatives = z[y > 0], z[y == 0]
+        differences.append((positives[:, None, :] - negatives[None, :, :]).reshape(-1, z.shape[1]))
+    pairs = np.vstack(differences)
+    weights = np.zeros(pairs.shape[1])
+    for _ in range(400):
+        margin = pairs @ weights
+        gradient = -(pairs * (1 / (1 + np.exp(margin)))[:, None]).mean(axis=0) + 1e-3 * weights
+        weights -= 0.5 * gradient
+    return {"weights": weights.tolist(), "mean": mean.tolist(), "scale": scale.tolist()}
+
+
+def predict(model: Any, kind: str, rows: np.ndarray, columns: list[int]) -> np.ndarray:
+    if len(rows) == 0:
+        return np.zeros(0)
+    if kind == "trees":
+        return np.asarray(model.predict(rows[:, columns], num_threads=1))
+    z = (rows[:, columns] - np.asarray(model["mean"])) / np.asarray(model["scale"])
+    return z @ np.asarray(model["weights"])
+
+
+def flatten_trees(booster: Any) -> dict[str, Any]:
+    """LightGBM's trees as the flat node table ``learned_ranking.TreeEnsemble`` evaluates."""
+    feature: list[int] = []
+    threshold: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    value: list[float] = []
+    roots: list[int] = []
+    depth = 0
+
+    def add(node: dict[str, Any], level: int) -> int:
+        nonlocal depth
+        depth = max(depth, level)
+        index = len(feature)
+        feature.append(-1)
+        threshold.append(0.0)
+        left.append(index)
+        right.append(index)
+        value.append(0.0)
+        if "leaf_value" in node:
+            value[index] = float(node["leaf_value"])
+            return index
+        if node["decision_type"] != "<=":
+            raise ValueError(f"unsupported split {node['decision_type']}")
+        feature[index] = int(node["split_feature"])
+        threshold[index] = float(node["threshold"])
+        left[index] = add(node["left_child"], level + 1)
+        right[index] = add(node["right_child"], level + 1)
+        return index
+
+    for tree in booster.dump_model()["tree_info"]:
+        roots.append(add(tree["tree_structure"], 0))
+    return {
+        "feature": feature,
+        "threshold": threshold,
+        "left": left,
+        "right": right,
+        "value": value,
+        "roots": roots,
+        "depth": depth,
+    }
+
+
+def target_json(model: Any, kind: str, names: tuple[str, ...], columns: list[int]) -> dict:
+    data: dict[str, Any] = {"kind": kind, "features": [names[i] for i in columns]}
+    if kind == "trees":
+        data["trees"] = flatten_trees(model)
+    else:
+        data["linear"] = model
+    return data
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def ranked_lists(
+    instance: Instance, file_scores: np.ndarray, symbol_scores: np.ndarray
+) -> tuple[list[str], list[str]]:
+    # A stable sort: ties keep the hand ranking's order, as the gateway does.
+    files = [
+        instance.file_paths[i]
+        for i in sorted(range(len(file_scores)), key=lambda i: -file_scores[i])
+    ]
+    order = sorted(range(len(symbol_scores)), key=lambda i: -symbol_scores[i])
+    functions = list(dict.fromkeys(instance.symbol_ids[i] for i in order if instance.symbol_ids[i]))
+    return files[:100], functions[:100]
+
+
+def hand_lists(instance: Instance) -> tuple[list[str], list[str]]:
+    files = instance.file_paths[:100]
+    functions = list(dict.fromkeys(i for i in instance.symbol_ids if i))
+    return files, functions[:100]
+
+
+METRICS = ("acc@1", "acc@3", "acc@5", "acc@10", "mrr", "facc@5", "facc@10")
+
+
+def summarize(scored: list[dict[str, float]], locbench: Any) -> dict[str, float]:
+    rows = [{"m": m, "query_s": 0.0} for m in scored]
+    summary = locbench.summarize(rows)
+    return {k: 100 * summary[k] if k not in ("n", "n_fn") else summary[k] for k in summary}
+
+
+def train_both(
+    instances: list[Instance], kind: str, file_columns: list[int], symbol_columns: list[int]
+) -> tuple[Any, Any]:
+    fit = fit_trees if kind == "trees" else fit_linear
+    files = fit([(i.file_rows, i.file_labels) for i in instances], file_columns)
+    symbols = fit([(i.symbol_rows, i.symbol_labels) for i in instances], symbol_columns)
+    return files, symbols
+
+
+def score_with(
+    instances: list[Instance],
+    models: tuple[Any, Any],
+    kind: str,
+    file_columns: list[int],
+    symbol_columns: list[int],
+    locbench: Any,
+) -> dict[str, dict[str, float]]:
+    out = {}
+    for instance in instances:
+        files, functions = ranked_lists(
+            instance,
+            predict(models[0], kind, instance.file_rows, file_columns),
+            predict(models[1], kind, instance.symbol_rows, symbol_columns),
+        )
+        out[instance.instance_id] = locbench.score_instance(instance.gold, files, functions)
+    return out
+
+
+def leave_one_repository_out(
+    instances: list[Instance], kind: str, dropped: tuple[str, ...], locbench: Any
+) -> dict[str, dict[str, float]]:
+    file_columns = columns_without(FILE_FEATURES, dropped)
+    symbol_columns = columns_without(SYMBOL_FEATURES, dropped)
+    by_repo: dict[str, list[Instance]] = defaultdict(list)
+    for instance in instances:
+        by_repo[instance.repo].append(instance)
+    scored: dict[str, dict[str, float]] = {}
+    for repo, held_out in sorted(by_repo.items()):
+        rest = [i for i in instances if i.repo != repo]
+        models = train_both(rest, kind, file_columns, symbol_columns)
+        scored.update(score_with(held_out, models, kind, file_columns, symbol_columns, locbench))
+    return scored
+
+
+def bm25_of(runs: list[Path]) -> dict[str, dict[str, float]]:
+    """The harness's BM25 metrics per instance (``keep_bm25.py``; a later row wins)."""
+    found: dict[str, dict[str, float]] = {}
+    for path in (r for r in runs if r.exists()):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            if not row.get("error"):
+                found[row["instance_id"]] = row["m"]
+    return found
+
+
+def table(rows: list[tuple[str, dict[str, float]]]) -> str:
+    header = "| ranker | n | File Acc@1 | @3 | @5 | @10 | MRR | n_fn | Func Acc@5 | @10 |"
+    lines = [header, "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, s in rows:
+        cells = [f"{s[k]:.1f}" for k in ("acc@1", "acc@3", "acc@5", "acc@10", "mrr")]
+        functions = [f"{s[k]:.1f}" for k in ("facc@5", "facc@10")]
+        lines.append(
+            f"| {name} | {s['n']} | {' | '.join(cells)} | {s['n_fn']} | {' | '.join(functions)} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--candidates", type=Path, default=ROOT / "bench/ranker/candidates/train")
+    parser.add_argument("--split", type=Path, default=SHARED_BENCH / "train.jsonl")
+    parser.add_argument(
+        "--bm25",
+        type=Path,
+        help="the harness's BM25 rows of the same instances (default: <candidates>.bm25.jsonl)",
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--report", type=Path, default=ROOT / "bench/ranker/REPORT.md")
+    parser.add_argument("--model", choices=("trees", "linear"), default="trees")
+    parser.add_argument("--no-loro", action="store_true", help="skip leave-one-repository-out")
+    parser.add_argument("--ablations", action="store_true", help="LORO without feature groups")
+    parser.add_argument("--compare-linear", action="store_true")
+    parser.add_argument("--version", default="")
+    args = parser.parse_args()
+    locbench = load_locbench()
+    started = time.perf_counter()
+    instances = load_instances(args.candidates, args.split)
+    repos = sorted({i.repo for i in instances})
+    print(
+        f"{len(instances)} instances from {len(repos)} repositories "
+        f"({time.perf_counter() - started:.0f} s of feature extraction)",
+        flush=True,
+    )
+    report = [
+        "# Learned ranker: training report\n",
+        f"{len(instances)} instances, {len(repos)} repositories of `{args.split.name}` "
+        "(candidates dumped by `bench/ranker/collect.sh`: searchable level, no vectors).\n",
+    ]
+
+    recall = candidate_recall(instances)
+    report.append("## Candidate recall (what any ranking of the candidates can reach)\n")
+    report.append("\n".join(f"- {name}: {value:.1f}" for name, value in recall.items()) + "\n")
+    print("\n".join(report[-1:]), flush=True)
+    bm25 = bm25_of([args.bm25 or args.candidates.with_name(args.candidates.name + ".bm25.jsonl")])
+    with_bm25 = [i for i in instances if i.instance_id in bm25]
+    hand = {i.instance_id: locbench.score_instance(i.gold, *hand_lists(i)) for i in instances}
+    loro_rows: list[tuple[str, dict[str, float]]] = []
+
+    def over(scored: dict[str, dict[str, float]]) -> dict[str, float]:
+        return summarize([scored[i.instance_id] for i in with_bm25], locbench)
+
+    per_fold: dict[str, dict[str, dict[str, float]]] = {}
+    if not args.no_loro:
+        kinds = [args.model] + (
+            ["linear"] if args.compare_linear and args.model != "linear" else []
+        )
+        for kind in kinds:
+            scored = leave_one_repository_out(instances, kind, (), locbench)
+            per_fold[kind] = scored
+            loro_rows.append(
+                (
+                    f"learned ({kind}), leave-one-repository-out",
+                    summarize([scored[i.instance_id] for i in with_bm25], locbench),
+                )
+            )
+        loro_rows.insert(
+            0,
+            (
+                "hand ranking (RankingV1)",
+                summarize([hand[i.instance_id] for i in with_bm25], locbench),
+            ),
+        )
+        loro_rows.insert(
+            0,
+            (
+                "bm25 (harness, same run)",
+                summarize([bm25[i.instance_id] for i in with_bm25], locbench),
+            ),
+        )
+        if args.ablations:
+            for name, dropped in ABLATIONS.items():
+                scored = leave_one_repository_out(instances, args.model, dropped, locbench)
+                loro_rows.append(
+                    (
+                        f"learned, {name}",
+                        summarize([scored[i.instance_id] for i in with_bm25], locbench),
+                    )
+                )
+        report.append(
+            "## Leave-one-repository-out\n\nTrained on the other repositories, tested on the "
+            "held-out one.\n"
+        )
+        report.append(f"Instances with a BM25 row from the same harness runs: {len(with_bm25)}.\n")
+        report.append(table(loro_rows) + "\n")
+        # Per fold: File Acc@5 and Func Acc@10, BM25 vs learned.
+        scored = per_fold[args.model]
+        fold_lines = [
+            "| held-out repository | n | BM25 File Acc@5 | learned | BM25 Func Acc@10 | learned |",
+            "|---|---|---|---|---|---|",
+        ]
+        gains_file, gains_func = [], []
+        for repo in repos:
+            members = [i for i in with_bm25 if i.repo == repo]
+            if not members:
+                continue
+            b = summarize([bm25[i.instance_id] for i in members], locbench)
+            m = summarize([scored[i.instance_id] for i in members], locbench)
+            gains_file.append(m["acc@5"] - b["acc@5"])
+            if b["n_fn"]:
+                gains_func.append(m["facc@10"] - b["facc@10"])
+            fold_lines.append(
+                f"| {repo} | {len(members)} | {b['acc@5']:.1f} | {m['acc@5']:.1f} "
+                f"| {b['facc@10']:.1f} | {m['facc@10']:.1f} |"
+            )
+        report.append("### Per fold\n")
+        report.append("\n".join(fold_lines) + "\n")
+        report.append(
+            f"Averaged over folds: File Acc@5 {statistics.mean(gains_file):+.1f} points over "
+            f"BM25, Func Acc@10 {statistics.mean(gains_func):+.1f} points (folds with gold "
+            f"functions: {len(gains_func)}).\n"
+        )
+        print("\n".join(report[-4:]), flush=True)
+
+    file_columns = list(range(len(FILE_FEATURES)))
+    symbol_columns = list(range(len(SYMBOL_FEATURES)))
+    models = train_both(instances, args.model, file_columns, symbol_columns)
+    data_hash = training_hash(args.candidates, args.split)
+    version = args.version or f"{args.model}-{data_hash[:12]}"
+    model_json = {
+        "format": MODEL_FORMAT,
+        "version": version,
+        "files": target_json(models[0], args.model, FILE_FEATURES, file_columns),
+        "symbols": target_json(models[1], args.model, SYMBOL_FEATURES, symbol_columns),
+        "metadata": {
+            "trained_on": args.split.name,
+            "training_data_sha256": data_hash,
+            "instances": len(instances),
+            "repositories": repos,
+            "params": LGB_PARAMS if args.model == "trees" else {"pairwise_logistic": True},
+            "rounds": ROUNDS if args.model == "trees" else 0,
+            "leave_one_repository_out": {
+                name: {k: round(v, 2) for k, v in s.items()} for name, s in loro_rows
+            },
+        },
+    }
+    # The gateway's evaluator must reproduce the trainer's scores exactly.
+    loaded = RankerModel.from_json(model_json)
+    for instance in instances[:50]:
+        for target, rows, model, columns in (
+            (loaded.files, instance.file_rows, models[0], file_columns),
+            (loaded.symbols, instance.symbol_rows, models[1], symbol_columns),
+        ):
+            if len(rows):
+                expected = predict(model, args.model, rows, columns)
+                got = target.score(rows.tolist())
+                if not np.allclose(expected, got, atol=1e-6):
+                    raise SystemExit("the gateway's evaluator disagrees with the trainer")
+    args.out.write_text(json.dumps(model_json, separators=(",", ":")) + "\n")
+    print(f"model {version} -> {args.out} ({args.out.stat().st_size / 1024:.0f} KiB)")
+
+    if args.model == "trees":
+        report.append("## Feature importance (gain, share of the total)\n")
+        for name, model, names, columns in (
+            ("files", models[0], FILE_FEATURES, file_columns),
+            ("symbols", models[1], SYMBOL_FEATURES, symbol_columns),
+        ):
+            gains = model.feature_importance(importance_type="gain")
+            total = gains.sum() or 1.0
+            top = sorted(zip(gains, [names[i] for i in columns], strict=True), reverse=True)[:15]
+            shares = ", ".join(f"{n} {100 * g / total:.1f} %" for g, n in top)
+            report.append(f"**{name}**: {shares}\n")
+    report.append(f"Model `{version}`, training data sha256 `{data_hash}`.\n")
+    args.report.write_text("\n".join(report))
+    print(f"report -> {args.report} ({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

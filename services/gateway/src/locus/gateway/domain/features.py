@@ -1,0 +1,276 @@
+"""Features of each candidate file and symbol of a ranking, for the learned ranker.
+
+One function, ``candidate_features``, computes them from a ``RankingInput`` — at serving time in
+the gateway and at training time from a dumped input (``candidates``) — so training sees exactly
+what production computes. The hand ranking (``RankingV1``) runs first over every candidate: its
+score and each of its signals (what an identifier, a dotted name, a path, a frame, the graph
+added) are features, beside retrieval ranks and scores per list, path role, symbol kind and size,
+graph relations and the shape of the question. The learned model decides how much each is worth.
+
+Feature names are part of a trained model's contract: a model records the list it was trained
+on, and ``FILE_FEATURES`` / ``SYMBOL_FEATURES`` only ever grow at the end."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from locus.codepaths import PathRole, classify_path
+from locus.gateway.domain.question_cues import QuestionCues, split_identifier
+from locus.gateway.domain.ranking import (
+    ChunkMatch,
+    RankedSymbol,
+    Ranking,
+    RankingInput,
+    RankingV1,
+)
+
+ALL_CANDIDATES = 1_000_000
+CUE_SIGNALS = (
+    "identifier",
+    "dotted_name",
+    "member",
+    "name_words",
+    "stacktrace",
+    "path",
+    "module",
+    "graph",
+)
+ROLES = tuple(PathRole)
+KINDS = ("function", "method", "class", "module")
+RELATIONS = ("contains", "calls", "called_by", "inherits", "contained_in")
+
+_QUESTION_FEATURES = (
+    "q_log_chars",
+    "q_identifiers",
+    "q_dotted_names",
+    "q_paths",
+    "q_frames",
+    "q_has_code_block",
+    "q_vectors_present",
+)
+_RETRIEVAL_FEATURES = (
+    "v1_score",
+    "v1_score_ratio",
+    "v1_rank_recip",
+    "hits",
+    "best_hit_norm",
+    "best_fused_rank_recip",
+    "lexical_hits",
+    "best_lexical_rank_recip",
+    "best_lexical_score_ratio",
+    "vector_hits",
+    "best_vector_rank_recip",
+    "best_vector_score",
+)
+_PATH_FEATURES = (
+    *(f"role_{role.value}" for role in ROLES),
+    "path_depth",
+    "path_is_init",
+    "path_word_share",
+    "path_words_used",
+)
+FILE_FEATURES: tuple[str, ...] = (
+    *_QUESTION_FEATURES,
+    *_RETRIEVAL_FEATURES,
+    *(f"cue_{signal}" for signal in CUE_SIGNALS),
+    *(f"best_symbol_cue_{signal}" for signal in CUE_SIGNALS),
+    "path_role_penalty",
+    *_PATH_FEATURES,
+    "symbols",
+    "named_symbols",
+    "graph_symbols",
+    "best_symbol_ratio",
+)
+SYMBOL_FEATURES: tuple[str, ...] = (
+    *_QUESTION_FEATURES,
+    *_RETRIEVAL_FEATURES,
+    *(f"cue_{signal}" for signal in CUE_SIGNALS),
+    "path_role_penalty",
+    *_PATH_FEATURES,
+    *(f"kind_{kind}" for kind in KINDS),
+    "log_lines",
+    "named",
+    *(f"graph_{relation}" for relation in RELATIONS),
+    "file_v1_rank_recip",
+    "file_v1_score_ratio",
+    "rank_in_file_recip",
+    "name_word_share",
+    "outline_only",
+)
+
+_PATH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+@dataclass(frozen=True)
+class CandidateFeatures:
+    """Every candidate of one request with its features, in the hand ranking's order."""
+
+    ranking: Ranking  # the hand ranking over every candidate (its evidence explains a result)
+    file_rows: list[list[float]]  # FILE_FEATURES, one row per ranking.files entry
+    symbol_rows: list[list[float]]  # SYMBOL_FEATURES, one row per ranking.symbols entry
+
+
+def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatures:
+    ranking = hand.rank(replace(request, max_files=ALL_CANDIDATES, max_symbols=ALL_CANDIDATES))
+    chunks = {c.chunk_id: c for c in request.chunks}
+    question = _question_features(request)
+    top_lexical = max((c.lexical_score for c in request.chunks), default=0.0)
+    top_file = ranking.files[0].score if ranking.files else 0.0
+    top_symbol = ranking.symbols[0].score if ranking.symbols else 0.0
+    named = {s.node_id for s in request.named_symbols}
+    matched = {c.symbol.node_id for c in request.chunks if c.symbol is not None}
+    relations: dict[str, set[str]] = defaultdict(set)
+    for neighbor in request.graph_neighbors:
+        relations[neighbor.symbol.node_id].add(_relation_name(neighbor.relation, neighbor.reverse))
+    words = request.cues.words
+
+    file_rank = {f.file_id: i for i, f in enumerate(ranking.files, start=1)}
+    file_score = {f.file_id: f.score for f in ranking.files}
+    symbols_by_file: dict[str, list[RankedSymbol]] = defaultdict(list)
+    for symbol in ranking.symbols:
+        symbols_by_file[symbol.symbol.file_id].append(symbol)
+
+    symbol_rows = []
+    symbol_cues: dict[str, dict[str, float]] = {}
+    for rank, ranked in enumerate(ranking.symbols, start=1):
+        ref = ranked.symbol
+        cues = _signal_sums(ranked.evidence)
+        symbol_cues[ref.node_id] = cues
+        siblings = symbols_by_file[ref.file_id]
+        row = [
+            *question,
+            *_retrieval_features(
+                ranked.score, top_symbol, rank, [chunks[i] for i in ranked.chunk_ids], top_lexical
+            ),
+            *(cues.get(signal, 0.0) for signal in CUE_SIGNALS),
+            cues.get("path_role", 0.0),
+            *_path_features(ref.relative_path, words),
+            *(1.0 if ref.kind == kind else 0.0 for kind in KINDS),
+            math.log1p(max(ref.end_line - ref.start_line + 1, 0)),
+            1.0 if ref.node_id in named else 0.0,
+            *(1.0 if r in relations.get(ref.node_id, ()) else 0.0 for r in RELATIONS),
+            1.0 / file_rank[ref.file_id] if ref.file_id in file_rank else 0.0,
+            _ratio(file_score.get(ref.file_id, 0.0), top_file),
+            1.0 / (1 + next(i for i, s in enumerate(siblings) if s is ranked)),
+            _name_word_share(ref.name, words),
+            # Only in its file's outline: no chunk, name lookup or graph hop brought it.
+            0.0
+            if ref.node_id in matched or ref.node_id in named or ref.node_id in relations
+            else 1.0,
+        ]
+        symbol_rows.append(row)
+
+    file_rows = []
+    for rank, ranked_file in enumerate(ranking.files, start=1):
+        cues = _signal_sums(ranked_file.evidence)
+        members = symbols_by_file.get(ranked_file.file_id, [])
+        best_cues = {
+            signal: max(
+                (symbol_cues[s.symbol.node_id].get(signal, 0.0) for s in members), default=0.0
+            )
+            for signal in CUE_SIGNALS
+        }
+        best_symbol = members[0].score if members else 0.0
+        row = [
+            *question,
+            *_retrieval_features(
+                ranked_file.score,
+                top_file,
+                rank,
+                [chunks[i] for i in ranked_file.chunk_ids],
+                top_lexical,
+            ),
+            *(cues.get(signal, 0.0) for signal in CUE_SIGNALS),
+            *(best_cues[signal] for signal in CUE_SIGNALS),
+            cues.get("path_role", 0.0),
+            *_path_features(ranked_file.relative_path, words),
+            float(len(members)),
+            float(sum(1 for s in members if s.symbol.node_id in named)),
+            float(sum(1 for s in members if s.symbol.node_id in relations)),
+            _ratio(best_symbol, top_symbol),
+        ]
+        file_rows.append(row)
+    return CandidateFeatures(ranking=ranking, file_rows=file_rows, symbol_rows=symbol_rows)
+
+
+def _question_features(request: RankingInput) -> list[float]:
+    cues: QuestionCues = request.cues
+    return [
+        math.log1p(cues.question_chars),
+        float(len(cues.identifiers)),
+        float(len(cues.dotted_names)),
+        float(len(cues.paths)),
+        float(len(cues.frames)),
+        1.0 if cues.has_code_block else 0.0,
+        1.0 if any(c.vector_rank for c in request.chunks) else 0.0,
+    ]
+
+
+def _retrieval_features(
+    score: float, top: float, rank: int, hits: Sequence[ChunkMatch], top_lexical: float
+) -> list[float]:
+    lexical = [c for c in hits if c.lexical_rank]
+    vector = [c for c in hits if c.vector_rank]
+    top_fused = max((c.score for c in hits), default=0.0)
+    return [
+        score,
+        _ratio(score, top),
+        1.0 / rank,
+        float(len(hits)),
+        top_fused,
+        max((1.0 / c.rank for c in hits if c.rank), default=0.0),
+        float(len(lexical)),
+        max((1.0 / c.lexical_rank for c in lexical), default=0.0),
+        _ratio(max((c.lexical_score for c in lexical), default=0.0), top_lexical),
+        float(len(vector)),
+        max((1.0 / c.vector_rank for c in vector), default=0.0),
+        max((c.vector_score for c in vector), default=0.0),
+    ]
+
+
+def _path_features(relative_path: str, words: frozenset[str]) -> list[float]:
+    role = classify_path(relative_path)
+    parts = relative_path.strip("/").split("/")
+    path_words = {
+        w for token in _PATH_WORD.findall(relative_path.rsplit(".", 1)[0]) for w in _words(token)
+    }
+    used = sum(1 for w in path_words if w in words)
+    return [
+        *(1.0 if role == r else 0.0 for r in ROLES),
+        float(len(parts)),
+        1.0 if parts[-1].startswith(("__init__.", "index.", "mod.rs")) else 0.0,
+        _ratio(used, len(path_words)),
+        float(used),
+    ]
+
+
+def _name_word_share(name: str, words: frozenset[str]) -> float:
+    parts = [p for p in _words(name) if len(p) > 2]
+    return _ratio(sum(1 for p in parts if p in words), len(parts))
+
+
+def _words(token: str) -> list[str]:
+    return [p for p in split_identifier(token)[1:] or [token.lower()] if p]
+
+
+def _signal_sums(evidence: Iterable[object]) -> dict[str, float]:
+    sums: dict[str, float] = defaultdict(float)
+    for item in evidence:
+        sums[item.signal] += item.weight  # type: ignore[attr-defined]
+    return sums
+
+
+def _relation_name(relation: str, reverse: bool) -> str:
+    if relation == "calls":
+        return "called_by" if reverse else "calls"
+    if relation == "contains":
+        return "contained_in" if reverse else "contains"
+    return "inherits" if relation == "inherits" else relation
+
+
+def _ratio(value: float, total: float) -> float:
+    return value / total if total > 0 else 0.0

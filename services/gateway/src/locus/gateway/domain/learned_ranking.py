@@ -1,0 +1,225 @@
+"""The learned ranking: the hand ranking's candidates, re-ordered by models trained on real
+fixes (``make train-ranker``; ``bench/ranker/``). One model scores files, one scores symbols,
+each over the features of ``features.candidate_features``; the evidence shown to users stays the
+hand ranking's (which signals matched), the order and scores are the model's.
+
+A model file is JSON (``MODEL_FORMAT``): per target its feature names, and either a tree
+ensemble (LambdaMART from LightGBM, flattened to arrays and evaluated here with numpy, so the
+gateway needs no LightGBM) or a linear model; plus what it was trained on (the training data's
+hash, the instances, the metrics it reached)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from locus.gateway.domain.features import FILE_FEATURES, SYMBOL_FEATURES, candidate_features
+from locus.gateway.domain.ranking import (
+    RankedFile,
+    RankedSymbol,
+    Ranking,
+    RankingInput,
+    RankingV1,
+)
+
+MODEL_FORMAT = 1
+SHIPPED_MODEL = "ranker.json"  # in locus.gateway.models
+
+
+class RankerModelError(ValueError):
+    """A model file that cannot be used: unreadable, another format, unknown features."""
+
+
+@dataclass(frozen=True)
+class TreeEnsemble:
+    """Trees flattened into one node table; a leaf has feature -1 and its value in ``value``."""
+
+    feature: np.ndarray  # int32, per node
+    threshold: np.ndarray  # float64
+    left: np.ndarray  # int32, global node index
+    right: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray  # int32, the root node of each tree
+    depth: int
+    base: float = 0.0
+
+    def predict(self, rows: np.ndarray) -> np.ndarray:
+        if rows.shape[0] == 0 or self.roots.size == 0:
+            return np.full(rows.shape[0], self.base)
+        index = np.broadcast_to(self.roots, (rows.shape[0], self.roots.size)).copy()
+        row_index = np.arange(rows.shape[0])[:, None]
+        for _ in range(self.depth):
+            features = self.feature[index]
+            internal = features >= 0
+            if not internal.any():
+                break
+            values = rows[row_index, np.where(internal, features, 0)]
+            go_left = values <= self.threshold[index]
+            following = np.where(go_left, self.left[index], self.right[index])
+            index = np.where(internal, following, index)
+        scores: np.ndarray = self.value[index].sum(axis=1) + self.base
+        return scores
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TreeEnsemble:
+        return cls(
+            feature=np.asarray(data["feature"], dtype=np.int32),
+            threshold=np.asarray(data["threshold"], dtype=np.float64),
+            left=np.asarray(data["left"], dtype=np.int32),
+            right=np.asarray(data["right"], dtype=np.int32),
+            value=np.asarray(data["value"], dtype=np.float64),
+            roots=np.asarray(data["roots"], dtype=np.int32),
+            depth=int(data["depth"]),
+            base=float(data.get("base", 0.0)),
+        )
+
+
+@dataclass(frozen=True)
+class LinearModel:
+    weights: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+    bias: float = 0.0
+
+    def predict(self, rows: np.ndarray) -> np.ndarray:
+        scores: np.ndarray = ((rows - self.mean) / self.scale) @ self.weights + self.bias
+        return scores
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LinearModel:
+        return cls(
+            weights=np.asarray(data["weights"], dtype=np.float64),
+            mean=np.asarray(data["mean"], dtype=np.float64),
+            scale=np.asarray(data["scale"], dtype=np.float64),
+            bias=float(data.get("bias", 0.0)),
+        )
+
+
+@dataclass(frozen=True)
+class TargetModel:
+    """The model of one target (files or symbols) and the columns of the features it reads."""
+
+    predictor: TreeEnsemble | LinearModel
+    columns: np.ndarray  # indices into FILE_FEATURES / SYMBOL_FEATURES
+
+    def score(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
+        matrix = np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
+        return self.predictor.predict(matrix[:, self.columns])
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], known: Sequence[str], target: str) -> TargetModel:
+        names = list(data["features"])
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            raise RankerModelError(
+                f"the {target} model reads features this gateway does not compute: "
+                f"{', '.join(unknown)}"
+            )
+        kind = data.get("kind")
+        predictor: TreeEnsemble | LinearModel
+        if kind == "trees":
+            predictor = TreeEnsemble.from_json(data["trees"])
+        elif kind == "linear":
+            predictor = LinearModel.from_json(data["linear"])
+        else:
+            raise RankerModelError(f"the {target} model has an unknown kind {kind!r}")
+        columns = np.asarray([list(known).index(name) for name in names], dtype=np.int64)
+        return cls(predictor=predictor, columns=columns)
+
+
+@dataclass(frozen=True)
+class RankerModel:
+    version: str
+    files: TargetModel
+    symbols: TargetModel
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RankerModel:
+        if data.get("format") != MODEL_FORMAT:
+            raise RankerModelError(
+                f"ranker model format {data.get('format')!r}; this gateway reads {MODEL_FORMAT}"
+            )
+        try:
+            return cls(
+                version=str(data["version"]),
+                files=TargetModel.from_json(data["files"], FILE_FEATURES, "file"),
+                symbols=TargetModel.from_json(data["symbols"], SYMBOL_FEATURES, "symbol"),
+                metadata=dict(data.get("metadata", {})),
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            if isinstance(error, RankerModelError):
+                raise
+            raise RankerModelError(f"malformed ranker model: {error}") from error
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> RankerModel:
+        """The model at ``path``, or the one shipped with the gateway."""
+        try:
+            if path is None:
+                text = resources.files("locus.gateway.models").joinpath(SHIPPED_MODEL).read_text()
+            else:
+                text = path.read_text()
+            data = json.loads(text)
+        except (OSError, json.JSONDecodeError) as error:
+            where = path or f"locus.gateway.models/{SHIPPED_MODEL}"
+            raise RankerModelError(f"cannot read the ranker model {where}: {error}") from error
+        return cls.from_json(data)
+
+
+class LearnedRanking:
+    """Ranker: every candidate of the hand ranking, scored by the model."""
+
+    def __init__(self, model: RankerModel, hand: RankingV1) -> None:
+        self.model = model
+        self.hand = hand
+        self.name = f"learned:{model.version}"
+
+    def rank(self, request: RankingInput) -> Ranking:
+        candidates = candidate_features(request, self.hand)
+        ranking = candidates.ranking
+        symbol_scores = self.model.symbols.score(candidates.symbol_rows)
+        file_scores = self.model.files.score(candidates.file_rows)
+        # Ties keep the hand ranking's order (a stable sort of its list).
+        symbol_order = sorted(range(len(ranking.symbols)), key=lambda i: -symbol_scores[i])
+        symbols = [
+            _rescored_symbol(ranking.symbols[i], float(symbol_scores[i])) for i in symbol_order
+        ]
+        by_file: dict[str, list[RankedSymbol]] = {}
+        for symbol in symbols:
+            by_file.setdefault(symbol.symbol.file_id, []).append(symbol)
+        per_file = self.hand.weights.symbols_per_file
+        file_order = sorted(range(len(ranking.files)), key=lambda i: -file_scores[i])
+        files = [
+            _rescored_file(
+                ranking.files[i],
+                float(file_scores[i]),
+                tuple(by_file.get(ranking.files[i].file_id, [])[:per_file]),
+            )
+            for i in file_order
+        ]
+        return Ranking(
+            files=tuple(files[: request.max_files]), symbols=tuple(symbols[: request.max_symbols])
+        )
+
+
+def _rescored_symbol(symbol: RankedSymbol, score: float) -> RankedSymbol:
+    return RankedSymbol(symbol.symbol, score, symbol.evidence, symbol.chunk_ids)
+
+
+def _rescored_file(file: RankedFile, score: float, symbols: tuple[RankedSymbol, ...]) -> RankedFile:
+    return RankedFile(
+        file_id=file.file_id,
+        relative_path=file.relative_path,
+        language=file.language,
+        score=score,
+        symbols=symbols,
+        evidence=file.evidence,
+        chunk_ids=file.chunk_ids,
+    )

@@ -1,0 +1,255 @@
+"""The learned ranker's parts: feature values on constructed cases, the candidates dump round
+trip (training sees what the gateway ranked), the tree and linear evaluators, model loading
+errors, and the shipped model itself."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from locus.gateway.domain.candidates import (
+    CandidatesFormatError,
+    candidates_from_json,
+    candidates_to_json,
+)
+from locus.gateway.domain.features import FILE_FEATURES, SYMBOL_FEATURES, candidate_features
+from locus.gateway.domain.learned_ranking import (
+    LearnedRanking,
+    RankerModel,
+    RankerModelError,
+    TreeEnsemble,
+)
+from locus.gateway.domain.question_cues import extract_cues
+from locus.gateway.domain.ranking import (
+    ChunkMatch,
+    GraphNeighbor,
+    RankingInput,
+    RankingV1,
+    SymbolRef,
+)
+
+pytestmark = pytest.mark.unit
+
+
+def ref(
+    name: str, path: str, kind: str = "function", lines: tuple[int, int] = (1, 20)
+) -> SymbolRef:
+    return SymbolRef(
+        node_id=f"n:{path}:{name}",
+        name=name.rsplit(".", 1)[-1],
+        qualified_name=name,
+        scope_name=name,
+        kind=kind,
+        file_id=f"f:{path}",
+        relative_path=path,
+        language="python",
+        start_line=lines[0],
+        end_line=lines[1],
+    )
+
+
+def chunk(
+    rank: int,
+    score: float,
+    owner: SymbolRef,
+    *,
+    lexical: int = 0,
+    vector: int = 0,
+    lexical_score: float = 0.0,
+    vector_score: float = 0.0,
+) -> ChunkMatch:
+    return ChunkMatch(
+        chunk_id=f"c{rank}",
+        file_id=owner.file_id,
+        relative_path=owner.relative_path,
+        language="python",
+        start_line=owner.start_line,
+        end_line=owner.end_line,
+        rank=rank,
+        score=score,
+        lexical_rank=lexical,
+        vector_rank=vector,
+        lexical_score=lexical_score,
+        vector_score=vector_score,
+        symbol=owner,
+    )
+
+
+RETRY = ref("upload_with_retry", "src/client/uploads.py", lines=(10, 49))
+HELPER = ref("Uploader.send", "src/client/transport.py", kind="method")
+TEMPLATE = ref("bug_report", ".github/ISSUE_TEMPLATE/bug_report.yml", kind="module")
+CALLEE = ref("backoff_delay", "src/client/backoff.py")
+SIBLING = ref("max_attempts", "src/client/uploads.py", lines=(50, 60))
+
+QUESTION = "Uploads give up too early\n\n`upload_with_retry` stops after 3 attempts; see uploads.py"
+
+
+def request() -> RankingInput:
+    return RankingInput(
+        cues=extract_cues(QUESTION),
+        chunks=[
+            chunk(1, 0.05, TEMPLATE, lexical=1, lexical_score=12.0),
+            chunk(2, 0.04, RETRY, lexical=2, lexical_score=9.0, vector=1, vector_score=0.71),
+            chunk(3, 0.02, HELPER, lexical=5, lexical_score=3.0),
+        ],
+        named_symbols=[RETRY],
+        graph_neighbors=[GraphNeighbor(CALLEE, RETRY.node_id, "calls", False)],
+        file_symbols=[RETRY, SIBLING],
+        max_files=10,
+        max_symbols=10,
+    )
+
+
+def features_by_name(names: tuple[str, ...], row: list[float]) -> dict[str, float]:
+    assert len(row) == len(names)
+    return dict(zip(names, row, strict=True))
+
+
+def test_each_feature_of_a_symbol_has_the_value_its_case_implies() -> None:
+    features = candidate_features(request(), RankingV1())
+    rows = {
+        s.symbol.node_id: features_by_name(SYMBOL_FEATURES, row)
+        for s, row in zip(features.ranking.symbols, features.symbol_rows, strict=True)
+    }
+    retry = rows[RETRY.node_id]
+    assert retry["cue_identifier"] > 0  # the question names it in a code span
+    assert retry["named"] == 1.0  # it was found by name lookup
+    assert retry["best_lexical_rank_recip"] == pytest.approx(1 / 2)
+    assert retry["best_lexical_score_ratio"] == pytest.approx(9.0 / 12.0)
+    assert retry["best_vector_rank_recip"] == 1.0
+    assert retry["best_vector_score"] == pytest.approx(0.71)
+    assert retry["vector_hits"] == 1.0
+    assert retry["lexical_hits"] == 1.0
+    assert retry["kind_function"] == 1.0
+    assert retry["kind_method"] == 0.0
+    assert retry["log_lines"] == pytest.approx(math.log1p(40))
+    assert retry["role_source"] == 1.0
+    assert retry["cue_path"] > 0  # uploads.py is named in the question
+    assert retry["name_word_share"] == pytest.approx(2 / 2)  # upload, retry (with is short)
+    assert retry["q_vectors_present"] == 1.0
+    assert retry["q_has_code_block"] == 0.0
+    assert retry["q_identifiers"] >= 1
+
+    assert retry["outline_only"] == 0.0
+    sibling = rows[SIBLING.node_id]
+    assert sibling["outline_only"] == 1.0  # no hit, lookup or graph hop brought it
+    assert sibling["hits"] == 0.0
+    assert sibling["file_v1_rank_recip"] == 1.0
+
+    callee = rows[CALLEE.node_id]
+    assert callee["graph_calls"] == 1.0
+    assert callee["graph_called_by"] == 0.0
+    assert callee["outline_only"] == 0.0
+    assert callee["cue_graph"] > 0
+    assert callee["hits"] == 0.0
+
+    template = rows[TEMPLATE.node_id]
+    assert template["role_template"] == 1.0
+    assert template["role_source"] == 0.0
+    assert template["path_role_penalty"] < 0
+    assert template["kind_module"] == 1.0
+
+
+def test_each_feature_of_a_file_has_the_value_its_case_implies() -> None:
+    features = candidate_features(request(), RankingV1())
+    rows = {
+        f.relative_path: features_by_name(FILE_FEATURES, row)
+        for f, row in zip(features.ranking.files, features.file_rows, strict=True)
+    }
+    uploads = rows["src/client/uploads.py"]
+    assert uploads["cue_path"] > 0
+    assert uploads["best_symbol_cue_identifier"] > 0
+    assert uploads["named_symbols"] == 1.0
+    assert uploads["symbols"] == 2.0  # upload_with_retry, max_attempts
+    assert uploads["path_words_used"] == 1.0  # "uploads" is a word of the question
+    assert uploads["path_depth"] == 3.0
+    assert rows["src/client/backoff.py"]["graph_symbols"] == 1.0
+    template = rows[".github/ISSUE_TEMPLATE/bug_report.yml"]
+    assert template["role_template"] == 1.0
+    assert template["best_lexical_rank_recip"] == 1.0
+    # The hand ranking's view: the file the question names outranks the template.
+    assert uploads["v1_rank_recip"] == 1.0
+    assert uploads["v1_score_ratio"] == 1.0
+
+
+def test_a_dump_reads_back_to_the_same_features() -> None:
+    original = request()
+    dumped = json.loads(json.dumps(candidates_to_json(QUESTION, original)))
+    question, restored = candidates_from_json(dumped)
+    assert question == QUESTION
+    assert restored.chunks == list(original.chunks)
+    assert restored.graph_neighbors == list(original.graph_neighbors)
+    assert candidate_features(restored, RankingV1()) == candidate_features(original, RankingV1())
+
+
+def test_a_dump_of_another_format_is_refused_with_the_reason() -> None:
+    with pytest.raises(CandidatesFormatError, match="format 99"):
+        candidates_from_json({"format": 99})
+    with pytest.raises(CandidatesFormatError, match="malformed"):
+        candidates_from_json({"format": 1, "question": "q"})
+
+
+def stump(feature: int, threshold: float, low: float, high: float) -> dict:
+    """One split: rows with feature <= threshold get ``low``."""
+    return {
+        "feature": [feature, -1, -1],
+        "threshold": [threshold, 0.0, 0.0],
+        "left": [1, 1, 2],
+        "right": [2, 1, 2],
+        "value": [0.0, low, high],
+        "roots": [0],
+        "depth": 1,
+    }
+
+
+def test_the_tree_evaluator_follows_splits_and_sums_trees() -> None:
+    first = stump(0, 0.5, -1.0, 1.0)
+    second = stump(1, 2.0, 0.25, 0.5)
+    # Two trees in one table: the second's nodes follow the first's.
+    merged = {
+        "feature": first["feature"] + second["feature"],
+        "threshold": first["threshold"] + second["threshold"],
+        "left": first["left"] + [i + 3 for i in second["left"]],
+        "right": first["right"] + [i + 3 for i in second["right"]],
+        "value": first["value"] + second["value"],
+        "roots": [0, 3],
+        "depth": 1,
+    }
+    trees = TreeEnsemble.from_json(merged)
+    rows = np.array([[0.0, 1.0], [1.0, 1.0], [1.0, 3.0], [0.5, 2.0]])
+    assert trees.predict(rows).tolist() == [-0.75, 1.25, 1.5, -0.75]
+
+
+def model_json(feature: str = "cue_identifier") -> dict:
+    target = {"kind": "trees", "features": [feature], "trees": stump(0, 0.0, 0.0, 1.0)}
+    return {"format": 1, "version": "test", "files": target, "symbols": target}
+
+
+def test_the_learned_ranking_orders_by_the_model_and_keeps_the_evidence() -> None:
+    # A model that only values an identifier match ranks the named function first, even
+    # though the issue template has the best lexical hit.
+    ranker = LearnedRanking(RankerModel.from_json(model_json()), RankingV1())
+    ranking = ranker.rank(request())
+    assert ranking.symbols[0].symbol == RETRY
+    assert ranking.symbols[0].score == 1.0
+    assert any(e.signal == "identifier" for e in ranking.symbols[0].evidence)
+    assert ranking.files[0].relative_path == "src/client/uploads.py"
+    assert ranker.name == "learned:test"
+
+
+def test_a_model_with_features_the_gateway_lacks_is_refused() -> None:
+    with pytest.raises(RankerModelError, match="does not compute: no_such_feature"):
+        RankerModel.from_json(model_json("no_such_feature"))
+    with pytest.raises(RankerModelError, match="format"):
+        RankerModel.from_json({**model_json(), "format": 2})
+
+
+def test_the_shipped_model_loads_and_names_its_training_data() -> None:
+    model = RankerModel.load()
+    assert model.metadata["trained_on"] == "train.jsonl"
+    assert len(model.metadata["training_data_sha256"]) == 64
+    assert model.metadata["instances"] >= 100
+    assert model.version.startswith("trees-")
