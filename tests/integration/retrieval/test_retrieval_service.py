@@ -80,6 +80,20 @@ async def test_scan_is_indexed_reported_and_searchable(
     assert (top.lexical_rank, top.vector_rank) == (1, 0)
     assert top.lexical_score > 0
 
+    # The file list reaches past the chunk list: with one chunk asked for, every file that
+    # matches is still ranked, best first by its chunks' BM25, and no file twice.
+    listed = await harness.stub.Search(
+        search("upload retry attempts", retrieval_pb2.SEARCH_MODE_BM25, top_k=1, top_files=10)
+    )
+    assert len(listed.hits) == 1
+    files = [f.relative_path for f in listed.files]
+    assert len(files) == len(set(files)) >= 2
+    assert listed.hits[0].chunk.location.relative_path in files
+    assert [f.rank for f in listed.files] == list(range(1, len(files) + 1))
+    assert [f.score for f in listed.files] == sorted((f.score for f in listed.files), reverse=True)
+    assert all(f.best_score <= f.score and f.chunks >= 1 for f in listed.files)
+    assert not (await harness.stub.Search(search("upload", top_k=1))).files
+
     # Plain language, by meaning only.
     vector = await harness.stub.Search(
         search("give up when every attempt failed", retrieval_pb2.SEARCH_MODE_VECTOR, top_k=3)
@@ -119,6 +133,7 @@ async def test_scan_is_indexed_reported_and_searchable(
         (search("upload", mode=42), grpc.StatusCode.INVALID_ARGUMENT, "unknown search mode"),
         (search("upload", top_k=1000), grpc.StatusCode.INVALID_ARGUMENT, "top_k"),
         (search("upload", rrf_k=-1), grpc.StatusCode.INVALID_ARGUMENT, "rrf_k"),
+        (search("upload", top_files=5000), grpc.StatusCode.INVALID_ARGUMENT, "top_files"),
         (
             search("upload", project_id="p_new"),
             grpc.StatusCode.FAILED_PRECONDITION,

@@ -25,6 +25,7 @@ from locus.gateway.domain.learned_ranking import (
 from locus.gateway.domain.question_cues import extract_cues
 from locus.gateway.domain.ranking import (
     ChunkMatch,
+    FileMatch,
     GraphNeighbor,
     RankingInput,
     RankingV1,
@@ -98,6 +99,10 @@ def request() -> RankingInput:
         named_symbols=[RETRY],
         graph_neighbors=[GraphNeighbor(CALLEE, RETRY.node_id, "calls", False)],
         file_symbols=[RETRY, SIBLING],
+        file_hits=[
+            FileMatch("f:src/client/config.py", "src/client/config.py", "python", 1, 30.0, 12.0, 3),
+            FileMatch(RETRY.file_id, RETRY.relative_path, "python", 2, 15.0, 9.0, 2),
+        ],
         max_files=10,
         max_symbols=10,
     )
@@ -134,6 +139,7 @@ def test_each_feature_of_a_symbol_has_the_value_its_case_implies() -> None:
     assert retry["q_identifiers"] >= 1
 
     assert retry["outline_only"] == 0.0
+    assert retry["file_list_rank_recip"] == 0.5  # its file is second in the file list
     sibling = rows[SIBLING.node_id]
     assert sibling["outline_only"] == 1.0  # no hit, lookup or graph hop brought it
     assert sibling["hits"] == 0.0
@@ -167,6 +173,16 @@ def test_each_feature_of_a_file_has_the_value_its_case_implies() -> None:
     assert uploads["path_words_used"] == 1.0  # "uploads" is a word of the question
     assert uploads["path_depth"] == 3.0
     assert rows["src/client/backoff.py"]["graph_symbols"] == 1.0
+    assert rows["src/client/backoff.py"]["file_list_rank_recip"] == 0.0
+    assert uploads["file_list_rank_recip"] == 0.5
+    assert uploads["file_list_score_ratio"] == 0.5
+    assert uploads["file_list_best_ratio"] == 0.75
+    assert uploads["file_list_chunks"] == 2.0
+    # Only the file list found config.py: a candidate without hits or symbols.
+    config = rows["src/client/config.py"]
+    assert config["file_list_rank_recip"] == 1.0
+    assert config["hits"] == 0.0
+    assert config["symbols"] == 0.0
     template = rows[".github/ISSUE_TEMPLATE/bug_report.yml"]
     assert template["role_template"] == 1.0
     assert template["best_lexical_rank_recip"] == 1.0

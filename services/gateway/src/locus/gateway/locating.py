@@ -23,6 +23,7 @@ from opentelemetry import trace
 
 from locus.gateway.adapters.proto_mapping import (
     chunk_match,
+    file_match,
     graph_neighbors,
     locate_response,
     symbol_ref,
@@ -33,6 +34,7 @@ from locus.gateway.domain.ports import Reranker
 from locus.gateway.domain.question_cues import QuestionCues, extract_cues
 from locus.gateway.domain.question_digest import digest_question
 from locus.gateway.domain.ranking import (
+    FileMatch,
     GraphNeighbor,
     Ranker,
     Ranking,
@@ -135,7 +137,9 @@ class Locator:
         cues = extract_cues(question)
 
         with entry.timed("search"):
-            hits, named = await self._search_and_look_up(question, project, path_prefix, cues)
+            hits, file_hits, named = await self._search_and_look_up(
+                question, project, path_prefix, cues
+            )
         enriched: dict[str, Any] = {}
         if hits:
             with entry.timed("enrich"):
@@ -162,6 +166,7 @@ class Locator:
             cues=cues,
             chunks=matches,
             named_symbols=[symbol_ref(symbol) for symbol in named],
+            file_hits=file_hits,
             include_tests=query.include_tests,
             max_files=max_files,
             max_symbols=max(max_symbols, s.graph_seed_symbols),
@@ -220,7 +225,7 @@ class Locator:
 
     async def _search_and_look_up(
         self, question: str, project: Any, path_prefix: str, cues: QuestionCues
-    ) -> tuple[list[Any], list[Any]]:
+    ) -> tuple[list[Any], list[FileMatch], list[Any]]:
         lookups = asyncio.ensure_future(self._look_up_names(project.project_id, path_prefix, cues))
         try:
             response = await self._search.search(
@@ -233,6 +238,7 @@ class Locator:
                     top_k=self._settings.search_top_k,
                     top_k_lexical=self._settings.search_candidates_per_list,
                     top_k_vector=self._settings.search_candidates_per_list,
+                    top_files=self._settings.search_top_files,
                 )
             )
         except ServiceError as error:
@@ -246,7 +252,8 @@ class Locator:
         except BaseException:
             lookups.cancel()
             raise
-        return list(response.hits), await lookups
+        files = [file_match(f) for f in response.files]
+        return list(response.hits), files, await lookups
 
     async def _look_up_names(
         self, project_id: str, path_prefix: str, cues: QuestionCues

@@ -41,6 +41,9 @@ class GatewaySettings(ServiceSettings):
     # and vectors, contributes before fusion), and the result sizes.
     search_top_k: int = Field(default=150, ge=1, le=500)
     search_candidates_per_list: int = Field(default=150, ge=1, le=500)
+    # Retrieval's file list: files ranked by their chunks' BM25 among a large lexical pool
+    # join the candidates (0 = off).
+    search_top_files: int = Field(default=100, ge=0, le=1000)
     default_max_files: int = Field(default=10, ge=1)
     default_max_symbols: int = Field(default=20, ge=1)
     max_files_limit: int = Field(default=100, ge=1)

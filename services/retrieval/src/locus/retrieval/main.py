@@ -218,6 +218,8 @@ def build(
         max_candidates=settings.max_candidates,
         default_rrf_k=settings.default_rrf_k,
         max_query_chars=settings.max_query_chars,
+        max_top_files=settings.max_top_files,
+        file_pool=settings.file_pool,
     )
     server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
     server.add_service(

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from locus.retrieval.adapters.store import RetrievalStore
 from locus.retrieval.domain.errors import EmbedderUnavailable, NothingIndexed
 from locus.retrieval.domain.fusion import fuse
-from locus.retrieval.domain.model import ChunkFilter, FusedHit, ScoredChunk, SearchMode
+from locus.retrieval.domain.model import (
+    ChunkFilter,
+    FileHit,
+    FusedHit,
+    ScoredChunk,
+    SearchMode,
+    rank_files,
+)
 from locus.retrieval.domain.ports import BM25Index, Embedder, VectorIndex
 from locus.retrieval.domain.search_request import SearchPlan
 
@@ -26,6 +33,7 @@ log = logging.getLogger(__name__)
 class SearchResult:
     hits: list[FusedHit]
     mode: SearchMode
+    files: list[FileHit] = field(default_factory=list)
 
 
 class Searcher:
@@ -61,15 +69,19 @@ class Searcher:
             path_prefix=plan.path_prefix,
             max_snapshot_seq=max_seq,
         )
-        lexical, vector = await asyncio.gather(
+        pool, vector = await asyncio.gather(
             self._lexical(plan, filters), self._vector(plan, filters)
         )
-        return SearchResult(fuse(lexical, vector, k=plan.rrf_k, limit=plan.top_k), plan.mode)
+        # One lexical search serves both lists: its head is fused, all of it ranks files.
+        lexical = pool[: plan.top_k_lexical]
+        files = rank_files(pool, plan.top_files) if plan.top_files else []
+        return SearchResult(fuse(lexical, vector, k=plan.rrf_k, limit=plan.top_k), plan.mode, files)
 
     async def _lexical(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
         if not plan.mode.uses_lexical:
             return []
-        return await self._bm25.search(plan.query, filters, plan.top_k_lexical)
+        limit = max(plan.top_k_lexical, plan.file_pool)
+        return await self._bm25.search(plan.query, filters, limit)
 
     async def _vector(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
         if not plan.mode.uses_vectors:

@@ -80,6 +80,10 @@ class RetrievalSettings(ServiceSettings):
     max_candidates: int = Field(default=500, ge=1, le=5000)
     default_rrf_k: int = Field(default=60, ge=1, le=100_000)
     max_query_chars: int = Field(default=16000, ge=1)
+    # Search's file list (SearchRequest.top_files): files ranked by their chunks' BM25 among
+    # this many lexical chunks, at most max_top_files of them.
+    file_pool: int = Field(default=2000, ge=1, le=20_000)
+    max_top_files: int = Field(default=1000, ge=1, le=20_000)
 
     @field_validator("embeddings_url", "opensearch_url", "qdrant_url")
     @classmethod

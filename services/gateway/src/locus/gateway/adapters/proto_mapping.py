@@ -10,6 +10,7 @@ from locus.gateway.domain.context_selection import ContextChoice
 from locus.gateway.domain.ranking import (
     ChunkMatch,
     Evidence,
+    FileMatch,
     GraphNeighbor,
     RankedSymbol,
     Ranking,
@@ -32,6 +33,19 @@ _RELATION_NAMES = {
     common_pb2.RELATION_KIND_INHERITS: "inherits",
     common_pb2.RELATION_KIND_REFERENCES: "references",
 }
+
+
+def file_match(hit: Any) -> FileMatch:
+    """A retrieval FileHit."""
+    return FileMatch(
+        file_id=hit.file_id,
+        relative_path=hit.relative_path,
+        language=hit.language,
+        rank=hit.rank,
+        score=hit.score,
+        best_score=hit.best_score,
+        chunks=hit.chunks,
+    )
 
 
 def symbol_ref(symbol: Any) -> SymbolRef:

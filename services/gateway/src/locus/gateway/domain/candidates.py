@@ -14,12 +14,19 @@ from dataclasses import astuple, fields
 from typing import Any
 
 from locus.gateway.domain.question_cues import extract_cues
-from locus.gateway.domain.ranking import ChunkMatch, GraphNeighbor, RankingInput, SymbolRef
+from locus.gateway.domain.ranking import (
+    ChunkMatch,
+    FileMatch,
+    GraphNeighbor,
+    RankingInput,
+    SymbolRef,
+)
 
 CANDIDATES_FORMAT = 1
 
 _SYMBOL_FIELDS = [f.name for f in fields(SymbolRef)]
 _CHUNK_FIELDS = [f.name for f in fields(ChunkMatch) if f.name != "symbol"]
+_FILE_FIELDS = [f.name for f in fields(FileMatch)]
 
 
 class CandidatesFormatError(ValueError):
@@ -57,6 +64,8 @@ def candidates_to_json(question: str, request: RankingInput) -> dict[str, Any]:
         "chunks": chunks,
         "named": named,
         "file_symbols": file_symbols,
+        "file_fields": _FILE_FIELDS,
+        "file_hits": [list(astuple(match)) for match in request.file_hits],
         "neighbors": neighbors,
     }
 
@@ -84,6 +93,10 @@ def candidates_from_json(data: Mapping[str, Any]) -> tuple[str, RankingInput]:
             chunks=chunks,
             named_symbols=[symbols[node_id] for node_id in data["named"]],
             file_symbols=[symbols[node_id] for node_id in data.get("file_symbols", [])],
+            file_hits=[
+                FileMatch(**dict(zip(data["file_fields"], row, strict=True)))
+                for row in data.get("file_hits", [])
+            ],
             graph_neighbors=[
                 GraphNeighbor(symbols[node_id], seed, relation, bool(reverse))
                 for node_id, seed, relation, reverse in data["neighbors"]

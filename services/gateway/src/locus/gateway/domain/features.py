@@ -84,6 +84,7 @@ FILE_FEATURES: tuple[str, ...] = (
     "named_symbols",
     "graph_symbols",
     "best_symbol_ratio",
+    *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
 )
 SYMBOL_FEATURES: tuple[str, ...] = (
     *_QUESTION_FEATURES,
@@ -100,6 +101,7 @@ SYMBOL_FEATURES: tuple[str, ...] = (
     "rank_in_file_recip",
     "name_word_share",
     "outline_only",
+    *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
 )
 
 _PATH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -127,6 +129,18 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
     for neighbor in request.graph_neighbors:
         relations[neighbor.symbol.node_id].add(_relation_name(neighbor.relation, neighbor.reverse))
     words = request.cues.words
+    top_list_score = max((m.score for m in request.file_hits), default=0.0)
+    top_list_best = max((m.best_score for m in request.file_hits), default=0.0)
+    file_list = {
+        m.file_id: [
+            1.0 / m.rank if m.rank > 0 else 0.0,
+            _ratio(m.score, top_list_score),
+            _ratio(m.best_score, top_list_best),
+            float(m.chunks),
+        ]
+        for m in request.file_hits
+    }
+    not_listed = [0.0, 0.0, 0.0, 0.0]
 
     file_rank = {f.file_id: i for i, f in enumerate(ranking.files, start=1)}
     file_score = {f.file_id: f.score for f in ranking.files}
@@ -161,6 +175,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             0.0
             if ref.node_id in matched or ref.node_id in named or ref.node_id in relations
             else 1.0,
+            *file_list.get(ref.file_id, not_listed),
         ]
         symbol_rows.append(row)
 
@@ -192,6 +207,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             float(sum(1 for s in members if s.symbol.node_id in named)),
             float(sum(1 for s in members if s.symbol.node_id in relations)),
             _ratio(best_symbol, top_symbol),
+            *file_list.get(ranked_file.file_id, not_listed),
         ]
         file_rows.append(row)
     return CandidateFeatures(ranking=ranking, file_rows=file_rows, symbol_rows=symbol_rows)

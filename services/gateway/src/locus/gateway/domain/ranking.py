@@ -51,6 +51,20 @@ class ChunkMatch:
 
 
 @dataclass(frozen=True)
+class FileMatch:
+    """A file of retrieval's file list: ranked by the BM25 of its chunks among a large pool
+    (it reaches files the chunk list leaves out)."""
+
+    file_id: str
+    relative_path: str
+    language: str
+    rank: int
+    score: float  # the sum of its chunks' BM25 scores in the pool
+    best_score: float
+    chunks: int
+
+
+@dataclass(frozen=True)
 class Evidence:
     signal: str  # "bm25", "vector", "identifier", "dotted_name", "path", "stacktrace", ...
     detail: str
@@ -102,6 +116,7 @@ class RankingInput:
     # The functions and methods of the first ranking's best files (their outlines): a changed
     # function that no chunk matched can still be ranked.
     file_symbols: Sequence[SymbolRef] = ()
+    file_hits: Sequence[FileMatch] = ()  # retrieval's file list
     include_tests: bool = False
     max_files: int = 10
     max_symbols: int = 20
@@ -319,6 +334,13 @@ class RankingV1:
             symbols.setdefault(ref.node_id, _SymbolCandidate(ref))
             files.setdefault(
                 ref.file_id, _FileCandidate(ref.file_id, ref.relative_path, ref.language)
+            )
+
+        for match in request.file_hits:
+            # A file only the file list found competes on what the question says about it.
+            files.setdefault(
+                match.file_id,
+                _FileCandidate(match.file_id, match.relative_path, match.language),
             )
 
         lift_tests = request.include_tests or request.cues.about_tests

@@ -45,6 +45,7 @@ class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
                 top_k_lexical=request.top_k_lexical,
                 top_k_vector=request.top_k_vector,
                 rrf_k=request.rrf_k,
+                top_files=request.top_files,
                 limits=self._limits,
             )
             result = await self._searcher.search(plan)
@@ -57,4 +58,16 @@ class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
         return retrieval_pb2.SearchResponse(
             hits=[search_hit(hit) for hit in result.hits],
             mode=search_mode_value(result.mode),  # type: ignore[arg-type]
+            files=[
+                retrieval_pb2.FileHit(
+                    file_id=f.file_id,
+                    relative_path=f.path,
+                    language=f.language,
+                    rank=f.rank,
+                    score=f.score,
+                    best_score=f.best_score,
+                    chunks=f.chunks,
+                )
+                for f in result.files
+            ],
         )

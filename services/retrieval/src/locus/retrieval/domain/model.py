@@ -119,6 +119,42 @@ class ScoredChunk:
 
 
 @dataclass(frozen=True, slots=True)
+class FileHit:
+    """A file ranked by the BM25 scores of its chunks among a large lexical pool."""
+
+    file_id: str
+    path: str
+    language: str
+    rank: int
+    score: float  # the sum of its chunks' scores in the pool
+    best_score: float
+    chunks: int
+
+
+def rank_files(pool: list[ScoredChunk], limit: int) -> list[FileHit]:
+    """The files of a lexical pool, best first by the sum of their chunks' scores (a file that
+    matches the question in many places is more likely the one), ties by path."""
+    sums: dict[str, list[float]] = {}
+    first: dict[str, IndexedChunk] = {}
+    for scored in pool:
+        sums.setdefault(scored.chunk.file_id, []).append(scored.score)
+        first.setdefault(scored.chunk.file_id, scored.chunk)
+    ordered = sorted(sums, key=lambda f: (-sum(sums[f]), first[f].path))[:limit]
+    return [
+        FileHit(
+            file_id=file_id,
+            path=first[file_id].path,
+            language=first[file_id].language,
+            rank=rank,
+            score=sum(sums[file_id]),
+            best_score=max(sums[file_id]),
+            chunks=len(sums[file_id]),
+        )
+        for rank, file_id in enumerate(ordered, start=1)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
 class FusedHit:
     """A chunk with its fused score and its 1-based rank and raw score in each list
     (rank 0 = not in that list)."""

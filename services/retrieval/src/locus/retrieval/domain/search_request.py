@@ -20,6 +20,8 @@ class SearchLimits:
     max_candidates: int = 500
     default_rrf_k: int = 60
     max_query_chars: int = 16000
+    max_top_files: int = 1000
+    file_pool: int = 2000  # lexical chunks aggregated into the file list
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,8 @@ class SearchPlan:
     top_k_lexical: int
     top_k_vector: int
     rrf_k: int
+    top_files: int = 0
+    file_pool: int = 0
 
 
 def plan_search(
@@ -50,6 +54,7 @@ def plan_search(
     top_k_lexical: int = 0,
     top_k_vector: int = 0,
     rrf_k: int = 0,
+    top_files: int = 0,
     limits: SearchLimits = SearchLimits(),
 ) -> SearchPlan:
     """Check every value and fill defaults (0 / empty = default). ``mode=None`` = hybrid."""
@@ -90,6 +95,8 @@ def plan_search(
             "top_k_vector", top_k_vector, limits.default_candidates, limits.max_candidates
         ),
         rrf_k=_bounded("rrf_k", rrf_k, limits.default_rrf_k, 100_000),
+        top_files=_bounded("top_files", top_files, 0, limits.max_top_files),
+        file_pool=limits.file_pool if top_files else 0,
     )
 
 
