@@ -71,7 +71,7 @@ class GatewaySettings(ServiceSettings):
     # Which ranking orders Locate's candidates: "learned" (the model shipped with the gateway,
     # or ranker_model_path; trained by `make train-ranker`) or "hand" (RankingV1's weights).
     # The hand ranking always picks the graph seeds, so both rank the same candidates.
-    ranker: Literal["learned", "hand"] = "hand"
+    ranker: Literal["learned", "hand"] = "learned"
     ranker_model_path: Path | None = None
 
     # Optional rerank stage after ranking: a rerank endpoint (vLLM / Jina / Cohere /

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
@@ -66,7 +66,18 @@ _RETRIEVAL_FEATURES = (
     "best_vector_rank_recip",
     "best_vector_score",
 )
+# What kind of text a file is, by the language ingestion gave it: code, prose or configuration.
+PROGRAMMING_LANGUAGES = frozenset(
+    {
+        "python", "java", "javascript", "typescript", "tsx", "go", "rust", "c", "cpp", "c_sharp",
+        "csharp", "ruby", "php", "kotlin", "scala", "swift", "objc", "lua", "r", "julia", "dart",
+        "elixir", "erlang", "haskell", "ocaml", "clojure", "zig", "perl", "groovy", "cython",
+    }
+)  # fmt: skip
+PROSE_LANGUAGES = frozenset({"markdown", "restructuredtext", "text", "asciidoc", "latex", ""})
+_LANGUAGE_FEATURES = ("lang_code", "lang_prose", "lang_other", "lang_share")
 _PATH_FEATURES = (
+    *_LANGUAGE_FEATURES,
     *(f"role_{role.value}" for role in ROLES),
     "path_depth",
     "path_is_init",
@@ -129,6 +140,10 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
     for neighbor in request.graph_neighbors:
         relations[neighbor.symbol.node_id].add(_relation_name(neighbor.relation, neighbor.reverse))
     words = request.cues.words
+    # The share of the hits in each language: a Python project's question is answered in
+    # Python; a README that matches it is one of few Markdown hits.
+    languages = Counter(c.language for c in request.chunks)
+    language_share = {lang: n / max(len(request.chunks), 1) for lang, n in languages.items()}
     top_list_score = max((m.score for m in request.file_hits), default=0.0)
     top_list_best = max((m.best_score for m in request.file_hits), default=0.0)
     file_list = {
@@ -162,7 +177,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             ),
             *(cues.get(signal, 0.0) for signal in CUE_SIGNALS),
             cues.get("path_role", 0.0),
-            *_path_features(ref.relative_path, words),
+            *_path_features(ref.relative_path, ref.language, words, language_share),
             *(1.0 if ref.kind == kind else 0.0 for kind in KINDS),
             math.log1p(max(ref.end_line - ref.start_line + 1, 0)),
             1.0 if ref.node_id in named else 0.0,
@@ -202,7 +217,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             *(cues.get(signal, 0.0) for signal in CUE_SIGNALS),
             *(best_cues[signal] for signal in CUE_SIGNALS),
             cues.get("path_role", 0.0),
-            *_path_features(ranked_file.relative_path, words),
+            *_path_features(ranked_file.relative_path, ranked_file.language, words, language_share),
             float(len(members)),
             float(sum(1 for s in members if s.symbol.node_id in named)),
             float(sum(1 for s in members if s.symbol.node_id in relations)),
@@ -248,14 +263,22 @@ def _retrieval_features(
     ]
 
 
-def _path_features(relative_path: str, words: frozenset[str]) -> list[float]:
+def _path_features(
+    relative_path: str, language: str, words: frozenset[str], language_share: dict[str, float]
+) -> list[float]:
     role = classify_path(relative_path)
+    code = language in PROGRAMMING_LANGUAGES
+    prose = not code and (language in PROSE_LANGUAGES or relative_path.endswith(".txt"))
     parts = relative_path.strip("/").split("/")
     path_words = {
         w for token in _PATH_WORD.findall(relative_path.rsplit(".", 1)[0]) for w in _words(token)
     }
     used = sum(1 for w in path_words if w in words)
     return [
+        1.0 if code else 0.0,
+        1.0 if prose else 0.0,
+        0.0 if code or prose else 1.0,
+        language_share.get(language, 0.0),
         *(1.0 if role == r else 0.0 for r in ROLES),
         float(len(parts)),
         1.0 if parts[-1].startswith(("__init__.", "index.", "mod.rs")) else 0.0,

@@ -109,6 +109,8 @@ class TargetModel:
     columns: np.ndarray  # indices into FILE_FEATURES / SYMBOL_FEATURES
 
     def score(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
+        if len(rows) == 0:
+            return np.zeros(0)
         matrix = np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
         return self.predictor.predict(matrix[:, self.columns])
 
