@@ -235,11 +235,13 @@ async def test_graphs_are_rebuilt_after_changes_and_survive_a_restart(
     try:
         await first.publish_files("j1", 1, *ALL_FILES)
         project_id = first.project_id
+        # Generous: on a loaded 2-core machine the background rebuild waited past 15 s.
         await first.reports.wait_for(
-            lambda received: first.runtime.graphs.cached_version(project_id) is not None
+            lambda received: first.runtime.graphs.cached_version(project_id) is not None,
+            within_seconds=60,
         )
         snapshot = settings.data_dir / "graphs" / f"{project_id}.graph.pickle"
-        await first.reports.wait_for(lambda received: snapshot.exists())
+        await first.reports.wait_for(lambda received: snapshot.exists(), within_seconds=60)
         version = first.runtime.graphs.cached_version(project_id)
     finally:
         await first.close()
@@ -247,7 +249,8 @@ async def test_graphs_are_rebuilt_after_changes_and_survive_a_restart(
     second = await start_impact(settings, project_id)
     try:
         await second.reports.wait_for(
-            lambda received: second.runtime.graphs.cached_version(project_id) == version
+            lambda received: second.runtime.graphs.cached_version(project_id) == version,
+            within_seconds=60,
         )
         response = await second.compute(seed_node_ids=[second.files["policy.py"].node_id(ENFORCE)])
         assert UPLOAD in impacted(response)
