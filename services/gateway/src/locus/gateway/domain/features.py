@@ -26,6 +26,7 @@ from locus.gateway.domain.ranking import (
     Ranking,
     RankingInput,
     RankingV1,
+    name_words_of,
 )
 
 ALL_CANDIDATES = 1_000_000
@@ -288,7 +289,7 @@ def _path_features(
 
 
 def _name_word_share(name: str, words: frozenset[str]) -> float:
-    parts = [p for p in _words(name) if len(p) > 2]
+    parts = name_words_of(name)
     return _ratio(sum(1 for p in parts if p in words), len(parts))
 
 

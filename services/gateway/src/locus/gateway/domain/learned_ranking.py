@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,6 @@ import numpy as np
 
 from locus.gateway.domain.features import FILE_FEATURES, SYMBOL_FEATURES, candidate_features
 from locus.gateway.domain.ranking import (
-    RankedFile,
     RankedSymbol,
     Ranking,
     RankingInput,
@@ -190,38 +189,20 @@ class LearnedRanking:
         file_scores = self.model.files.score(candidates.file_rows)
         # Ties keep the hand ranking's order (a stable sort of its list).
         symbol_order = sorted(range(len(ranking.symbols)), key=lambda i: -symbol_scores[i])
-        symbols = [
-            _rescored_symbol(ranking.symbols[i], float(symbol_scores[i])) for i in symbol_order
-        ]
+        symbols = [replace(ranking.symbols[i], score=float(symbol_scores[i])) for i in symbol_order]
         by_file: dict[str, list[RankedSymbol]] = {}
         for symbol in symbols:
             by_file.setdefault(symbol.symbol.file_id, []).append(symbol)
         per_file = self.hand.weights.symbols_per_file
         file_order = sorted(range(len(ranking.files)), key=lambda i: -file_scores[i])
         files = [
-            _rescored_file(
+            replace(
                 ranking.files[i],
-                float(file_scores[i]),
-                tuple(by_file.get(ranking.files[i].file_id, [])[:per_file]),
+                score=float(file_scores[i]),
+                symbols=tuple(by_file.get(ranking.files[i].file_id, [])[:per_file]),
             )
             for i in file_order
         ]
         return Ranking(
             files=tuple(files[: request.max_files]), symbols=tuple(symbols[: request.max_symbols])
         )
-
-
-def _rescored_symbol(symbol: RankedSymbol, score: float) -> RankedSymbol:
-    return RankedSymbol(symbol.symbol, score, symbol.evidence, symbol.chunk_ids)
-
-
-def _rescored_file(file: RankedFile, score: float, symbols: tuple[RankedSymbol, ...]) -> RankedFile:
-    return RankedFile(
-        file_id=file.file_id,
-        relative_path=file.relative_path,
-        language=file.language,
-        score=score,
-        symbols=symbols,
-        evidence=file.evidence,
-        chunk_ids=file.chunk_ids,
-    )
