@@ -91,6 +91,12 @@ class SymbolKindChoice(StrEnum):
     class_ = "class"
     function = "function"
     method = "method"
+    interface = "interface"
+    struct = "struct"
+    enum = "enum"
+    trait = "trait"
+    namespace = "namespace"
+    constructor = "constructor"
 
     @property
     def proto_name(self) -> str:

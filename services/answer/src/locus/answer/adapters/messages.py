@@ -16,10 +16,9 @@ from locus.answer.domain import (
 from locus.v1 import answer_pb2, common_pb2
 
 _SYMBOL_KINDS = {
-    common_pb2.SYMBOL_KIND_MODULE: "module",
-    common_pb2.SYMBOL_KIND_CLASS: "class",
-    common_pb2.SYMBOL_KIND_FUNCTION: "function",
-    common_pb2.SYMBOL_KIND_METHOD: "method",
+    value: name.removeprefix("SYMBOL_KIND_").lower()
+    for name, value in common_pb2.SymbolKind.items()
+    if value != common_pb2.SYMBOL_KIND_UNSPECIFIED
 }
 _FINAL_STATUSES = {
     "finished": answer_pb2.FINAL_STATUS_FINISHED,

@@ -16,6 +16,12 @@ SYMBOL_KINDS = {
     "class": common_pb2.SYMBOL_KIND_CLASS,
     "function": common_pb2.SYMBOL_KIND_FUNCTION,
     "method": common_pb2.SYMBOL_KIND_METHOD,
+    "interface": common_pb2.SYMBOL_KIND_INTERFACE,
+    "struct": common_pb2.SYMBOL_KIND_STRUCT,
+    "enum": common_pb2.SYMBOL_KIND_ENUM,
+    "trait": common_pb2.SYMBOL_KIND_TRAIT,
+    "namespace": common_pb2.SYMBOL_KIND_NAMESPACE,
+    "constructor": common_pb2.SYMBOL_KIND_CONSTRUCTOR,
 }
 SYMBOL_KIND_NAMES = {number: name for name, number in SYMBOL_KINDS.items()}
 RELATION_KINDS = {

@@ -37,6 +37,7 @@ from locus.database import Database, table_of
 
 T = TypeVar("T")
 MODULE_SEPARATOR = "."
+_TYPE_KINDS = ("class", "interface", "struct", "enum", "trait")
 _IN_LIST_SIZE = 500
 _INCOMING_SCAN_LIMIT = 5000
 
@@ -599,6 +600,31 @@ async def _module_files(
         )
         for module, file_id in found:
             files_by_module.setdefault(module, []).append(file_id)
+    # Languages that import types rather than files (Java `import a.b.Foo`): an import none of
+    # whose candidate names is a module resolves to the file(s) defining a type of that name.
+    missing = sorted(
+        {
+            module
+            for d in dependencies
+            for candidates in [
+                _candidate_modules(str(d["target_module"]), str(d["imported_names"]))
+            ]
+            if not any(candidate in files_by_module for candidate in candidates)
+            for module in candidates
+        }
+    )
+    for batch in _batches(missing, _IN_LIST_SIZE):
+        found = await session.execute(
+            select(SymbolRow.qualified_name, SymbolRow.file_id).where(
+                SymbolRow.project_id == project_id,
+                SymbolRow.kind.in_(_TYPE_KINDS),
+                SymbolRow.qualified_name.in_(batch),
+            )
+        )
+        for module, file_id in found:
+            files = files_by_module.setdefault(module, [])
+            if file_id not in files:
+                files.append(file_id)
     return files_by_module
 
 

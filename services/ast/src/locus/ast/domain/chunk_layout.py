@@ -155,7 +155,7 @@ def layout_chunks(
         if owner.is_class:
             drafts.append(_class_outline(owner, own_chunk_by_outer_id, source))
         else:
-            kind: ChunkKind = "method" if owner.kind == "method" else "function"
+            kind: ChunkKind = "method" if owner.kind in ("method", "constructor") else "function"
             statements = owner.body.named_children
             drafts.append(
                 _exact_draft(

@@ -1,17 +1,18 @@
-"""Finds a file's class and function definitions and names them within the module."""
+"""Finds a file's definitions (containers and callables) and names them within their namespace."""
 
 from dataclasses import dataclass, field
 
 from tree_sitter import Node, QueryCursor
 
 from locus.ast.domain.languages import CompiledLanguage
-from locus.ast.domain.model import SymbolKind
+from locus.ast.domain.model import CALLABLE_KINDS, CONTAINER_KINDS, SymbolKind
 from locus.ast.domain.source_text import SourceText, leaf_tokens, normalized_tokens_text
 
 
 @dataclass(eq=False, slots=True)
 class Definition:
-    """A class or function definition with the facts symbols, relations and chunks need."""
+    """A container (class, interface, struct, ...) or callable definition with the facts
+    symbols, relations and chunks need."""
 
     node: Node
     outer: Node
@@ -19,8 +20,10 @@ class Definition:
     body: Node
     name: str
     is_class: bool
+    """A container: its body holds members (classes, interfaces, structs, namespaces, impls)."""
     parent: "Definition | None"
-    kind: SymbolKind
+    kind: SymbolKind | str
+    """A `SymbolKind`, or "impl" for a block adding members to a type named elsewhere."""
     scope_name: str
     qualified_name: str
     signature: str
@@ -31,6 +34,14 @@ class Definition:
     """False for a redefinition whose qualified name an earlier definition already owns."""
     docstring: str | None = None
     members: dict[str, "Definition"] = field(default_factory=dict)
+    parent_qualified_name: str | None = None
+    """The enclosing symbol's qualified name when it is not `parent` (a Go method's receiver
+    type, a C++ out-of-line `A::f`, a Rust impl's type): None = `parent`'s or the module."""
+
+    @property
+    def is_symbol(self) -> bool:
+        """Whether the definition becomes a symbol: primary, and not an `impl` block."""
+        return self.is_primary and self.kind != "impl"
 
 
 def innermost_definition(node: Node, by_node_id: dict[int, Definition]) -> Definition | None:
@@ -57,36 +68,113 @@ def _header(
     return normalized_tokens_text(tokens, source), header_end_byte
 
 
-def collect_definitions(
-    root: Node, compiled: CompiledLanguage, source: SourceText, module_name: str
-) -> list[Definition]:
-    """All definitions in document order, each linked to its enclosing definition."""
-    if compiled.definitions is None:
-        return []
-    separator = compiled.spec.separator
+_DEFINITION_PREFIX = "definition."
+_KINDS = CONTAINER_KINDS | CALLABLE_KINDS
+
+
+@dataclass(slots=True)
+class _Found:
+    node: Node
+    name: Node
+    body: Node
+    kind: str
+    receiver: Node | None
+
+
+def _matched_definitions(
+    root: Node, compiled: CompiledLanguage
+) -> tuple[list[_Found], dict[int, Node]]:
+    assert compiled.definitions is not None
     wrappers: dict[int, Node] = {}
-    found: list[tuple[Node, Node, Node, bool]] = []
+    found: dict[int, _Found] = {}
     for _, captures in QueryCursor(compiled.definitions).matches(root):
         if "wrapper" in captures:
-            wrappers[captures["wrapped"][0].id] = captures["wrapper"][0]
+            wrapped = captures["wrapped"][0]
+            wrapper = captures["wrapper"][0]
+            # Nested wrappers (an exported, decorated class): the outermost one wins.
+            current = wrappers.get(wrapped.id)
+            if current is None or wrapper.start_byte < current.start_byte:
+                wrappers[wrapped.id] = wrapper
             continue
-        is_class = "definition.class" in captures
-        node = captures["definition.class" if is_class else "definition.function"][0]
-        found.append((node, captures["name"][0], captures["body"][0], is_class))
-    found.sort(key=lambda item: item[0].start_byte)
+        kinds = [
+            c.removeprefix(_DEFINITION_PREFIX) for c in captures if c.startswith(_DEFINITION_PREFIX)
+        ]
+        if not kinds or "name" not in captures or "body" not in captures:
+            continue
+        kind = kinds[0]
+        if kind not in _KINDS:
+            raise ValueError(f"definitions.scm of {compiled.spec.name}: unknown kind {kind!r}")
+        node = captures[f"{_DEFINITION_PREFIX}{kind}"][0]
+        if node.id in found:  # the first pattern that matches a node decides its kind
+            continue
+        receiver = captures.get("receiver")
+        found[node.id] = _Found(
+            node, captures["name"][0], captures["body"][0], kind, receiver[0] if receiver else None
+        )
+    # A wrapper of a wrapper (export of a decorated class) extends to the outermost start.
+    for wrapped_id, wrapper in list(wrappers.items()):
+        seen = {wrapped_id}
+        while wrapper.id in wrappers and wrapper.id not in seen:
+            seen.add(wrapper.id)
+            wrapper = wrappers[wrapper.id]
+        wrappers[wrapped_id] = wrapper
+    return sorted(found.values(), key=lambda item: item.node.start_byte), wrappers
+
+
+def _split_written_name(name: str, separators: tuple[str, ...]) -> tuple[list[str], str]:
+    """`A::B::f` -> (["A", "B"], "f") for the language's in-name separators."""
+    for separator in separators:
+        if separator in name:
+            *scope, last = [part for part in name.split(separator)]
+            return [part for part in scope if part], last
+    return [], name
+
+
+def _receiver_type(node: Node, source: SourceText) -> str:
+    """The type name in a receiver or impl target (`*Server`, `Server[T]`, `Vec<T>`)."""
+    text = source.decode(node.start_byte, node.end_byte)
+    for bracket in ("[", "<", "("):
+        text = text.split(bracket, 1)[0]
+    return text.strip().lstrip("*&").strip()
+
+
+def collect_definitions(
+    root: Node, compiled: CompiledLanguage, source: SourceText, namespace: str
+) -> list[Definition]:
+    """All definitions in document order, each linked to its enclosing definition.
+
+    `namespace` prefixes every qualified name ("" for languages whose names are global)."""
+    if compiled.definitions is None:
+        return []
+    spec = compiled.spec
+    separator = spec.separator
+    found, wrappers = _matched_definitions(root, compiled)
+
+    def qualify(scope_name: str) -> str:
+        return f"{namespace}{spec.joiner}{scope_name}" if namespace else scope_name
 
     definitions: list[Definition] = []
     by_node_id: dict[int, Definition] = {}
     taken: set[str] = set()
-    for node, name_node, body, is_class in found:
+    for item in found:
+        node, body = item.node, item.body
         parent = innermost_definition(node, by_node_id)
-        name = source.decode(name_node.start_byte, name_node.end_byte)
-        if is_class:
-            kind: SymbolKind = "class"
-        else:
-            kind = "method" if parent is not None and parent.is_class else "function"
-        scope_name = f"{parent.scope_name}{separator}{name}" if parent else name
-        qualified_name = f"{module_name}{separator}{scope_name}"
+        written = source.decode(item.name.start_byte, item.name.end_byte)
+        outer_scope, name = _split_written_name(written, spec.qualified_name_separators)
+        if item.kind == "impl":
+            name = _receiver_type(item.name, source)
+        if item.receiver is not None:
+            outer_scope = [_receiver_type(item.receiver, source)]
+        is_class = item.kind in CONTAINER_KINDS
+        kind: SymbolKind | str = item.kind
+        if item.kind == "function" and ((parent is not None and parent.is_class) or outer_scope):
+            kind = "method"
+        base = parent.scope_name if parent else ""
+        scope_name = separator.join(part for part in (base, *outer_scope, name) if part)
+        qualified_name = qualify(scope_name)
+        parent_qualified_name = None
+        if outer_scope:
+            parent_qualified_name = qualify(separator.join(p for p in (base, *outer_scope) if p))
         signature, header_end_byte = _header(node, body, compiled, source)
         outer = wrappers.get(node.id, node)
         definition = Definition(
@@ -104,9 +192,10 @@ def collect_definitions(
             start_line=source.start_line(outer),
             end_line=source.end_line(node),
             is_primary=qualified_name not in taken,
+            parent_qualified_name=parent_qualified_name,
         )
         taken.add(qualified_name)
-        if parent is not None and definition.is_primary:
+        if parent is not None and definition.is_primary and not outer_scope:
             parent.members.setdefault(name, definition)
         definitions.append(definition)
         by_node_id[node.id] = definition
@@ -130,3 +219,64 @@ def attach_docstrings(
         elif owner.docstring is None:
             owner.docstring = text
     return module_docstring
+
+
+def _is_doc_comment(node: Node, source: SourceText, compiled: CompiledLanguage) -> bool:
+    spec = compiled.spec
+    if node.type not in spec.comment_node_types:
+        return False
+    text = source.decode(node.start_byte, node.end_byte).lstrip()
+    return text.startswith(spec.doc_comment_prefixes)
+
+
+def _comments_above(node: Node, source: SourceText, compiled: CompiledLanguage) -> list[Node]:
+    """The doc comments directly above `node`, top to bottom: contiguous lines, only
+    `doc_skip_node_types` (attributes) allowed between them and the node."""
+    skip = compiled.spec.doc_skip_node_types
+    comments: list[Node] = []
+    next_line = source.start_line(node)
+    sibling = node.prev_sibling
+    while sibling is not None:
+        if sibling.type in skip:
+            next_line = source.start_line(sibling)
+        elif (
+            _is_doc_comment(sibling, source, compiled) and source.end_line(sibling) >= next_line - 1
+        ):
+            comments.append(sibling)
+            next_line = source.start_line(sibling)
+        else:
+            break
+        sibling = sibling.prev_sibling
+    comments.reverse()
+    return comments
+
+
+def attach_doc_comments(
+    root: Node, compiled: CompiledLanguage, source: SourceText, definitions: list[Definition]
+) -> str | None:
+    """Sets the docstring of each definition that has none from the doc comments above it and
+    returns the module's doc comment (a leading comment no definition claims), if the
+    language has one."""
+    spec = compiled.spec
+    if not spec.doc_comment_prefixes:
+        return None
+    claimed: set[int] = set()
+    for definition in definitions:
+        comments = _comments_above(definition.outer, source, compiled)
+        claimed.update(comment.id for comment in comments)
+        if comments and definition.docstring is None:
+            definition.docstring = (
+                spec.doc_comment_text([source.decode(c.start_byte, c.end_byte) for c in comments])
+                or None
+            )
+    if not spec.module_doc_comment:
+        return None
+    leading: list[Node] = []
+    for child in root.children:
+        if not _is_doc_comment(child, source, compiled):
+            break
+        leading.append(child)
+    leading = [comment for comment in leading if comment.id not in claimed]
+    if not leading:
+        return None
+    return spec.doc_comment_text([source.decode(c.start_byte, c.end_byte) for c in leading]) or None

@@ -4,13 +4,20 @@ The extractor is language-generic: everything language-specific comes from the l
 `LanguageSpec` and its query files.
 """
 
-from tree_sitter import Node, Parser
+from typing import cast
+
+from tree_sitter import Node, Parser, QueryCursor
 
 from locus.ast.domain.chunk_layout import layout_chunks
 from locus.ast.domain.chunking import number_chunks
-from locus.ast.domain.definitions import attach_docstrings, collect_definitions
-from locus.ast.domain.languages import compiled_language
-from locus.ast.domain.model import ChunkingPolicy, FileAnalysis, Symbol
+from locus.ast.domain.definitions import (
+    attach_doc_comments,
+    attach_docstrings,
+    collect_definitions,
+)
+from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
+from locus.ast.domain.languages import CompiledLanguage, compiled_language
+from locus.ast.domain.model import ChunkingPolicy, FileAnalysis, Symbol, SymbolKind
 from locus.ast.domain.relations import extract_relations
 from locus.ast.domain.source_text import SourceText
 
@@ -31,29 +38,51 @@ def count_parse_errors(root: Node) -> int:
     return count
 
 
+def _last_segment(module_name: str, separator: str) -> str:
+    """`pkg.sub.mod` -> `mod`, `github.com/acme/x/foo` -> `foo`, `crate::a::b` -> `b`."""
+    if "/" in module_name:
+        return module_name.rstrip("/").rpartition("/")[2]
+    return module_name.rpartition(separator)[2]
+
+
+def declared_package(root: Node, compiled: CompiledLanguage, source: SourceText) -> str | None:
+    """The file's package/namespace declaration, whitespace removed; None when it has none."""
+    if compiled.package is None:
+        return None
+    for node in QueryCursor(compiled.package).captures(root).get("package.name", []):
+        return "".join(source.decode(node.start_byte, node.end_byte).split())
+    return None
+
+
 def extract(
     relative_path: str,
     source: bytes,
     language: str,
     chunk_settings: ChunkingPolicy = DEFAULT_CHUNKING_POLICY,
+    root: SourceRoot = NO_ROOT,
 ) -> FileAnalysis:
     """Analyse one file. Raises `UnsupportedLanguage` and `UndecodableSource` (not UTF-8).
 
-    A file with syntax errors still yields whatever tree-sitter recovered; `parse_errors`
-    says how much it had to recover from.
+    `root` is the source root the file belongs to (module names are taken from it). A file
+    with syntax errors still yields whatever tree-sitter recovered; `parse_errors` says how
+    much it had to recover from.
     """
     compiled = compiled_language(language)
     spec = compiled.spec
     text = SourceText(relative_path, source)
-    module_name = spec.module_name_for_path(relative_path)
-    root = Parser(compiled.grammar).parse(source).root_node
+    module_name = spec.module_name_for_path(relative_path, root)
+    tree_root = Parser(compiled.grammar).parse(source).root_node
+    namespace = spec.definition_namespace(module_name, declared_package(tree_root, compiled, text))
 
-    definitions = collect_definitions(root, compiled, text, module_name)
-    module_docstring = attach_docstrings(root, compiled, text, definitions)
+    definitions = collect_definitions(tree_root, compiled, text, namespace)
+    module_docstring = attach_docstrings(tree_root, compiled, text, definitions)
+    module_comment = attach_doc_comments(tree_root, compiled, text, definitions)
+    if module_docstring is None:
+        module_docstring = module_comment
     module_symbol = Symbol(
         qualified_name=module_name,
         scope_name="",
-        name=module_name.rpartition(spec.separator)[2],
+        name=_last_segment(module_name, spec.separator),
         kind="module",
         start_line=1,
         end_line=text.line_count,
@@ -67,22 +96,29 @@ def extract(
             qualified_name=definition.qualified_name,
             scope_name=definition.scope_name,
             name=definition.name,
-            kind=definition.kind,
+            kind=cast(SymbolKind, definition.kind),
             start_line=definition.start_line,
             end_line=definition.end_line,
             signature=definition.signature,
             docstring=definition.docstring,
             parent_qualified_name=(
-                definition.parent.qualified_name if definition.parent else module_name
+                definition.parent_qualified_name
+                or (definition.parent.qualified_name if definition.parent else module_name)
             ),
         )
         for definition in definitions
-        if definition.is_primary
+        if definition.is_symbol
     )
     relations, dependencies = extract_relations(
-        root, compiled, text, module_name, spec.is_package_path(relative_path), definitions
+        tree_root,
+        compiled,
+        text,
+        module_name,
+        namespace,
+        spec.is_package_path(relative_path),
+        definitions,
     )
-    drafts = layout_chunks(root, text, module_name, definitions, spec.comment_node_types)
+    drafts = layout_chunks(tree_root, text, module_name, definitions, spec.comment_node_types)
     return FileAnalysis(
         language=spec.name,
         module_name=module_name,
@@ -90,5 +126,5 @@ def extract(
         relations=tuple(relations),
         dependencies=tuple(dependencies),
         chunks=number_chunks(drafts, chunk_settings),
-        parse_errors=count_parse_errors(root),
+        parse_errors=count_parse_errors(tree_root),
     )

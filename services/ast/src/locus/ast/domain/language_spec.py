@@ -2,11 +2,20 @@
 
 Query files live in `queries/<language>/` and use these capture names:
 
-- definitions.scm: `@definition.class` / `@definition.function` on a definition node, with `@name`
-  and `@body` in the same match; `@wrapper` + `@wrapped` for a node (decorators) that extends the
-  wrapped definition's range to its own start.
-- docstrings.scm: `@docstring` on a string literal; it documents the nearest enclosing definition,
-  or the module when there is none.
+- definitions.scm: `@definition.<kind>` on a definition node, with `@name` and `@body` in the
+  same match. Container kinds: `class`, `interface`, `struct`, `enum`, `trait`, `namespace` and
+  `impl` (a block adding members to a type named elsewhere: Rust `impl`, never a symbol of its
+  own). Callable kinds: `function`, `method`, `constructor` (a `function` inside a container is a
+  method). Optional in a match: `@receiver` names the type a top-level definition belongs to
+  (Go's `func (s *Server) Serve()`); `@wrapper` + `@wrapped` for a node (decorators, `export`,
+  templates) that extends the wrapped definition's range to its own start. A definition without
+  `@body` (a prototype, an abstract method) is left out unless the spec keeps declarations.
+- docstrings.scm: `@docstring` on a string literal; it documents the nearest enclosing
+  definition, or the module when there is none. Languages whose documentation is a comment
+  before the definition set `doc_comment_prefixes` instead (or as well).
+- package.scm: `@package.name` on the file's package/namespace declaration (Java `package`,
+  Kotlin, Scala, C# file-scoped `namespace`, PHP `namespace`); definitions are then qualified
+  under it (see `definition_namespace`).
 - imports.scm: `@import.statement`, `@import.module` (as written, possibly relative), optional
   `@import.name`, `@import.alias` and `@import.wildcard`.
 - calls.scm: `@call.target` on the callee expression.
@@ -15,10 +24,64 @@ Query files live in `queries/<language>/` and use these capture names:
 A missing query file means the language has no such facts (for example no inheritance).
 """
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tree_sitter_language_pack import SupportedLanguage
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRoot:
+    """Where a file's naming starts: the directory of its source root (`src/main/java`,
+    `libs/cli/src`, a directory holding `go.mod` or `Cargo.toml`) and the name that root stands
+    for (the Go module path, the crate or package name; "" where the language names modules
+    from directories alone). Detected by ingestion from the project's layout files."""
+
+    directory: str = ""
+    name: str = ""
+
+    def relative(self, relative_path: str) -> str:
+        """`relative_path` below the root; unchanged when the file is not under it."""
+        prefix = self.directory.strip("/")
+        if prefix and relative_path.startswith(prefix + "/"):
+            return relative_path[len(prefix) + 1 :]
+        return relative_path
+
+
+NO_ROOT = SourceRoot()
+
+_DOC_DELIMITERS = re.compile(r"^\s*(/\*\*+|/\*!|/\*+|///?!?|#+|--)\s?")
+_DOC_LINE_STAR = re.compile(r"^\s*\*(?!/)\s?")
+_DOC_CLOSE = re.compile(r"\s*\*+/\s*$")
+
+
+def clean_doc_comment(comments: Sequence[str]) -> str:
+    """`/** ... */`, `/// ...`, `// ...`, `# ...` comments → their text, one line per source
+    line, leading `*` of block comments and surrounding blank lines removed."""
+    lines: list[str] = []
+    for comment in comments:
+        for index, raw in enumerate(comment.replace("\r\n", "\n").split("\n")):
+            line = _DOC_CLOSE.sub("", raw)
+            if index == 0:
+                line = _DOC_DELIMITERS.sub("", line, count=1)
+            else:
+                line = _DOC_LINE_STAR.sub("", line, count=1)
+                line = (
+                    _DOC_DELIMITERS.sub("", line, count=1)
+                    if line.lstrip().startswith(("//", "#"))
+                    else line
+                )
+            lines.append(line.rstrip())
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+def _namespace_is_module(module_name: str, package: str | None) -> str:
+    return module_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,20 +90,45 @@ class LanguageSpec:
 
     name: str
     grammar: SupportedLanguage
-    module_name_for_path: Callable[[str], str]
-    """Maps a repository-relative path to the module's dotted name."""
+    module_name_for_path: Callable[[str, SourceRoot], str]
+    """(repository-relative path, its source root) -> the name of the file's module symbol."""
     is_package_path: Callable[[str], bool]
     """Whether the file is a package's own module (relative imports resolve from it)."""
     resolve_import: Callable[[str, str, bool], str | None]
     """(module as written, importing module's name, is_package) -> absolute name, or None."""
-    docstring_text: Callable[[str], str]
+    docstring_text: Callable[[str], str] = str.strip
     """Turns a docstring literal's source text into the cleaned docstring."""
     separator: str = "."
     """Joins the segments of qualified names and member accesses."""
+    definition_namespace: Callable[[str, str | None], str] = _namespace_is_module
+    """(module name, declared package or None) -> the prefix of every definition's qualified
+    name; "" for languages whose definitions are global (C, C++)."""
+    namespace_separator: str | None = None
+    """Joins the namespace to a definition's scope name (PHP's `\\`); None = `separator`."""
+    qualified_name_separators: tuple[str, ...] = ()
+    """Separators that may appear inside a definition's written name (C++ `void A::B::f()`,
+    Ruby `def self.x`): the leading segments become the definition's enclosing scope."""
     instance_receivers: frozenset[str] = frozenset()
-    """Names that mean "this instance/class" inside a method (`self`, `cls`)."""
+    """Names that mean "this instance/class" inside a method (`self`, `cls`, `this`)."""
+    same_namespace_lookup: bool = False
+    """An unresolved bare reference may name a definition of the same namespace in another
+    file (Java packages, Go packages, C# namespaces): it resolves to `namespace + name`."""
     comment_node_types: frozenset[str] = frozenset({"comment"})
     atomic_node_types: frozenset[str] = frozenset({"string"})
     """Nodes whose source text is kept verbatim inside a whitespace-normalised signature."""
     signature_terminators: frozenset[str] = frozenset()
     """Tokens ending a definition header that are not part of the signature (Python's `:`)."""
+    doc_comment_prefixes: tuple[str, ...] = ()
+    """Comments directly above a definition (nothing but `doc_skip_node_types` between) that
+    start with one of these document it (`/**`, `///`); () = no doc comments."""
+    doc_skip_node_types: frozenset[str] = frozenset()
+    """Siblings allowed between a doc comment and its definition (Rust attributes)."""
+    doc_comment_text: Callable[[Sequence[str]], str] = clean_doc_comment
+    """The comments' source texts (top to bottom) -> the cleaned docstring."""
+    module_doc_comment: bool = False
+    """Whether the first doc comment of the file, when no definition claims it, documents the
+    module (GoDoc package comments, Rust `//!`)."""
+
+    @property
+    def joiner(self) -> str:
+        return self.namespace_separator or self.separator

@@ -8,11 +8,12 @@ from tree_sitter import Language, Query
 from tree_sitter_language_pack import get_language
 
 from locus.ast.domain.errors import UnsupportedLanguage
-from locus.ast.domain.language_spec import LanguageSpec
+from locus.ast.domain.language_spec import NO_ROOT, LanguageSpec, SourceRoot
 from locus.ast.domain.python_language import PYTHON
+from locus.ast.domain.specs import discovered_specs
 
 _QUERY_PACKAGE = __name__.rpartition(".")[0]
-_SPECS: dict[str, LanguageSpec] = {spec.name: spec for spec in (PYTHON,)}
+_SPECS: dict[str, LanguageSpec] = {spec.name: spec for spec in (PYTHON, *discovered_specs())}
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,7 @@ class CompiledLanguage:
     imports: Query | None
     calls: Query | None
     inheritance: Query | None
+    package: Query | None
 
 
 def supported_languages() -> tuple[str, ...]:
@@ -39,9 +41,11 @@ def language_spec(language: str) -> LanguageSpec:
     return spec
 
 
-def module_name_for_path(relative_path: str, language: str = "python") -> str:
-    """Dotted module name of a repository-relative path, by the language's naming rules."""
-    return language_spec(language).module_name_for_path(relative_path)
+def module_name_for_path(
+    relative_path: str, language: str = "python", root: SourceRoot = NO_ROOT
+) -> str:
+    """Module name of a repository-relative path, by the language's naming rules."""
+    return language_spec(language).module_name_for_path(relative_path, root)
 
 
 def _read_query(language: str, query_name: str) -> str | None:
@@ -68,4 +72,5 @@ def compiled_language(language: str) -> CompiledLanguage:
         imports=compile_query("imports"),
         calls=compile_query("calls"),
         inheritance=compile_query("inheritance"),
+        package=compile_query("package"),
     )

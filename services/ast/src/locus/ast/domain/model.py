@@ -7,7 +7,24 @@ it to protobuf or SQL rows without touching tree-sitter.
 from dataclasses import dataclass
 from typing import Literal
 
-SymbolKind = Literal["module", "class", "function", "method"]
+SymbolKind = Literal[
+    "module",
+    "class",
+    "interface",
+    "struct",
+    "enum",
+    "trait",
+    "namespace",
+    "function",
+    "method",
+    "constructor",
+]
+CONTAINER_KINDS: frozenset[str] = frozenset(
+    {"class", "interface", "struct", "enum", "trait", "namespace", "impl"}
+)
+"""Definition kinds whose body holds members; ``impl`` (a Rust impl block) is a container that
+names an existing type and never becomes a symbol of its own."""
+CALLABLE_KINDS: frozenset[str] = frozenset({"function", "method", "constructor"})
 RelationKind = Literal["contains", "calls", "imports", "inherits"]
 # "fragment" is reserved for code that belongs to no symbol; the Python spec never produces it
 # because top-level code always belongs to the module symbol ("module" chunks).

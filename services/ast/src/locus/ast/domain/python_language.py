@@ -4,7 +4,7 @@ import inspect
 import re
 from pathlib import PurePosixPath
 
-from locus.ast.domain.language_spec import LanguageSpec
+from locus.ast.domain.language_spec import NO_ROOT, LanguageSpec, SourceRoot
 
 _SOURCE_SUFFIXES = (".py", ".pyi")
 _SOURCE_ROOTS = ("src", "lib")
@@ -13,7 +13,7 @@ _PACKAGE_MODULE = "__init__"
 _LITERAL_OPENING = re.compile(r"""^[rRbBuUfF]{0,2}('''|\"\"\"|'|")""")
 
 
-def _module_segments(relative_path: str) -> list[str]:
+def _module_segments(relative_path: str, rooted: bool) -> list[str]:
     path = PurePosixPath(relative_path.replace("\\", "/"))
     segments = [segment for segment in path.parts if segment not in ("/", ".")]
     if not segments:
@@ -26,15 +26,18 @@ def _module_segments(relative_path: str) -> list[str]:
     segments[-1] = last
     if last == _PACKAGE_MODULE:
         segments.pop()
-    if len(segments) > 1 and segments[0] in _SOURCE_ROOTS:
+    if not rooted and len(segments) > 1 and segments[0] in _SOURCE_ROOTS:
         segments.pop(0)
     return segments
 
 
-def python_module_name(relative_path: str) -> str:
-    """`pkg/sub/mod.py` -> `pkg.sub.mod`; `pkg/__init__.py` -> `pkg`; a leading `src/` or `lib/`
-    is dropped. A bare top-level `__init__.py` is named `__init__`."""
-    return ".".join(_module_segments(relative_path)) or _PACKAGE_MODULE
+def python_module_name(relative_path: str, root: SourceRoot = NO_ROOT) -> str:
+    """`pkg/sub/mod.py` -> `pkg.sub.mod`; `pkg/__init__.py` -> `pkg`. Below a detected source
+    root (`libs/cli/src` holding the `locus` package) the path is taken from the root; without
+    one a leading `src/` or `lib/` is dropped. A bare top-level `__init__.py` is `__init__`."""
+    rooted = bool(root.directory) and root.relative(relative_path) != relative_path
+    segments = _module_segments(root.relative(relative_path), rooted)
+    return ".".join(segments) or _PACKAGE_MODULE
 
 
 def is_python_package_path(relative_path: str) -> bool:

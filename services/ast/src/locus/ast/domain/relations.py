@@ -34,13 +34,19 @@ class _NameResolver:
         compiled: CompiledLanguage,
         definitions: list[Definition],
         bindings: dict[str, str],
+        namespace: str,
     ) -> None:
         self._spec = compiled.spec
         self._bindings = bindings
+        self._namespace = namespace
         self._qualified_names = {definition.qualified_name for definition in definitions}
         self._module_members: dict[str, Definition] = {}
         for definition in definitions:
-            if definition.parent is None and definition.is_primary:
+            if (
+                definition.parent is None
+                and definition.is_primary
+                and not (definition.parent_qualified_name)
+            ):
                 self._module_members.setdefault(definition.name, definition)
 
     def resolve(self, reference: str, lexical: Definition | None) -> str | None:
@@ -57,7 +63,15 @@ class _NameResolver:
         if local is not None:
             return self._existing(local.qualified_name, rest)
         bound = self._bindings.get(head)
-        return separator.join([bound, *rest]) if bound is not None else None
+        if bound is not None:
+            return separator.join([bound, *rest])
+        if self._spec.same_namespace_lookup:
+            # Another file of the same package/namespace may define it; the store keeps the
+            # relation unresolved when no symbol has this name.
+            return (
+                f"{self._namespace}{self._spec.joiner}{reference}" if self._namespace else reference
+            )
+        return None
 
     def _existing(self, qualified_name: str, rest: list[str]) -> str | None:
         candidate = self._spec.separator.join([qualified_name, *rest])
@@ -146,13 +160,14 @@ def _contains(definitions: list[Definition], module_name: str) -> list[Relation]
     return [
         Relation(
             "contains",
-            definition.parent.qualified_name if definition.parent else module_name,
+            definition.parent_qualified_name
+            or (definition.parent.qualified_name if definition.parent else module_name),
             definition.name,
             definition.qualified_name,
             definition.start_line,
         )
         for definition in definitions
-        if definition.is_primary
+        if definition.is_symbol
     ]
 
 
@@ -227,13 +242,15 @@ def extract_relations(
     compiled: CompiledLanguage,
     source: SourceText,
     module_name: str,
+    namespace: str,
     is_package: bool,
     definitions: list[Definition],
 ) -> tuple[list[Relation], list[FileDependency]]:
     """Relations in the order contains, imports, inherits, calls (each in document order) and
-    the file's dependencies in order of first import."""
+    the file's dependencies in order of first import. `namespace` prefixes the file's
+    definitions ("" when they are global)."""
     imports = _collect_imports(root, compiled, source, module_name, is_package)
-    resolver = _NameResolver(compiled, definitions, imports.bindings)
+    resolver = _NameResolver(compiled, definitions, imports.bindings, namespace)
     by_node_id = {definition.node.id: definition for definition in definitions}
     relations = [
         *_contains(definitions, module_name),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from locus.gateway.domain.context_selection import ContextChoice
 from locus.gateway.domain.ranking import (
@@ -19,11 +19,10 @@ from locus.gateway.domain.ranking import (
 from locus.gateway.domain.requests import Artifact, ArtifactKind, StoredRequest
 from locus.v1 import answer_pb2, common_pb2, gateway_pb2, impact_pb2
 
-_KIND_NAMES = {
-    common_pb2.SYMBOL_KIND_MODULE: "module",
-    common_pb2.SYMBOL_KIND_CLASS: "class",
-    common_pb2.SYMBOL_KIND_FUNCTION: "function",
-    common_pb2.SYMBOL_KIND_METHOD: "method",
+_KIND_NAMES: dict[common_pb2.SymbolKind, str] = {
+    cast(common_pb2.SymbolKind, value): name.removeprefix("SYMBOL_KIND_").lower()
+    for name, value in common_pb2.SymbolKind.items()
+    if value != common_pb2.SYMBOL_KIND_UNSPECIFIED
 }
 _KIND_VALUES = {name: value for value, name in _KIND_NAMES.items()}
 _RELATION_NAMES = {

@@ -21,6 +21,12 @@ _SYMBOL_KINDS: dict[common_pb2.SymbolKind, SymbolKind] = {
     common_pb2.SYMBOL_KIND_CLASS: "class",
     common_pb2.SYMBOL_KIND_FUNCTION: "function",
     common_pb2.SYMBOL_KIND_METHOD: "method",
+    common_pb2.SYMBOL_KIND_INTERFACE: "interface",
+    common_pb2.SYMBOL_KIND_STRUCT: "struct",
+    common_pb2.SYMBOL_KIND_ENUM: "enum",
+    common_pb2.SYMBOL_KIND_TRAIT: "trait",
+    common_pb2.SYMBOL_KIND_NAMESPACE: "namespace",
+    common_pb2.SYMBOL_KIND_CONSTRUCTOR: "constructor",
 }
 _SYMBOL_KIND_VALUES = {name: value for value, name in _SYMBOL_KINDS.items()}
 _RELATION_KINDS: dict[common_pb2.RelationKind, RelationKind] = {

@@ -9,7 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-SymbolKind = Literal["module", "class", "function", "method", "unspecified"]
+SymbolKind = Literal[
+    "module",
+    "class",
+    "function",
+    "method",
+    "interface",
+    "struct",
+    "enum",
+    "trait",
+    "namespace",
+    "constructor",
+    "unspecified",
+]
 RelationKind = Literal["contains", "calls", "imports", "inherits", "references"]
 ChangeKind = Literal["added", "modified", "deleted", "unspecified"]
 
