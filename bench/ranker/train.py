@@ -109,7 +109,10 @@ def load_instances(candidates: Path, split: Path) -> list[Instance]:
         files = features.ranking.files
         symbols = features.ranking.symbols
         ids = [
-            function_id(s.symbol.kind, s.symbol.scope_name, s.symbol.relative_path) for s in symbols
+            function_id(
+                s.symbol.kind, s.symbol.scope_name, s.symbol.relative_path, s.symbol.language
+            )
+            for s in symbols
         ]
         instances.append(
             Instance(

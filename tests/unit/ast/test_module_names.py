@@ -28,7 +28,7 @@ def test_module_name_for_path(relative_path: str, module_name: str) -> None:
 
 def test_module_name_for_path_needs_a_supported_language() -> None:
     with pytest.raises(UnsupportedLanguage):
-        module_name_for_path("main.rs", "rust")
+        module_name_for_path("Main.hs", "haskell")
 
 
 @pytest.mark.parametrize(

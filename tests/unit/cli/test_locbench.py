@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from locus.cli.exit_codes import CliError
-from locus.cli.locbench import parse_query, project_name_for, ranked_output
+from locus.cli.locbench import function_id, parse_query, project_name_for, ranked_output
 from locus.v1 import common_pb2, gateway_pb2
 
 pytestmark = pytest.mark.unit
@@ -103,3 +103,72 @@ def test_functions_and_methods_become_harness_ids(tmp_path: Path) -> None:
             "requests/hooks.py::Hooks.dispatch",
         ],
     }
+
+
+@pytest.mark.parametrize(
+    ("kind", "scope", "path", "language", "expected"),
+    [
+        # Java: nested classes, constructors are Foo.Foo; a declared package is no part of scope
+        ("method", "Outer.Inner.run", "src/main/java/a/Outer.java", "java", "Outer.Inner.run"),
+        ("constructor", "Order.Order", "src/main/java/a/Order.java", "java", "Order.Order"),
+        ("method", "Invoices.total", "src/main/kotlin/Invoices.kt", "kotlin", "Invoices.total"),
+        # Go: the receiver type
+        ("method", "Server.Serve", "net/http/server.go", "go", "Server.Serve"),
+        ("function", "ListenAndServe", "net/http/server.go", "go", "ListenAndServe"),
+        # Rust: impl type, `::` read as `.`, a `mod` left in is harmless
+        ("method", "Parser::parse_expr", "src/parser.rs", "rust", "Parser.parse_expr"),
+        ("method", "inner::Parser::parse", "src/lib.rs", "rust", "inner.Parser.parse"),
+        # C++: namespace and out-of-line qualifier
+        (
+            "method",
+            "fmt::basic_writer::write_fp",
+            "fmt/format.h",
+            "cpp",
+            "fmt.basic_writer.write_fp",
+        ),
+        ("function", "main", "src/main.c", "c", "main"),
+        # JS/TS: classes, objects bound to a name, constructors
+        ("method", "Api.get", "lib/api.ts", "typescript", "Api.get"),
+        ("constructor", "Cart.constructor", "lib/cart.js", "javascript", "Cart.constructor"),
+        # PHP and Ruby members joined with `::`
+        ("method", "Repo::find", "src/Repo.php", "php", "Repo.find"),
+        ("method", "Accounts::Signup::call", "app/signup.rb", "ruby", "Accounts.Signup.call"),
+        # A function inside a function: its own name elsewhere, the enclosing def in Python
+        ("function", "Router.handle.next", "lib/router.js", "javascript", "next"),
+        ("function", "outer::helper", "src/lib.rs", "rust", "helper"),
+        ("function", "Hooks.dispatch.inner", "requests/hooks.py", "python", "Hooks.dispatch"),
+        ("function", "Hooks.dispatch.inner", "requests/hooks.py", "", "Hooks.dispatch"),
+    ],
+)
+def test_function_ids_in_every_language(
+    kind: str, scope: str, path: str, language: str, expected: str
+) -> None:
+    assert function_id(kind, scope, path, language) == f"{path}::{expected}"
+
+
+@pytest.mark.parametrize("kind", ["class", "interface", "struct", "enum", "trait", "namespace"])
+def test_containers_are_no_functions(kind: str) -> None:
+    assert function_id(kind, "Foo", "src/foo.rs", "rust") == ""
+
+
+def test_constructors_and_languages_reach_the_harness_ids(tmp_path: Path) -> None:
+    def symbol(path: str, scope: str, kind: int, language: str) -> gateway_pb2.LocatedSymbol:
+        located = located_symbol(path, scope, kind)
+        located.symbol.location.language = language
+        return located
+
+    reply = gateway_pb2.LocateResponse(
+        symbols=[
+            symbol("src/Order.java", "Order.Order", common_pb2.SYMBOL_KIND_CONSTRUCTOR, "java"),
+            symbol("src/Order.java", "Order", common_pb2.SYMBOL_KIND_CLASS, "java"),
+            symbol("src/lib.rs", "Store", common_pb2.SYMBOL_KIND_TRAIT, "rust"),
+            symbol("src/lib.rs", "MemStore::get", common_pb2.SYMBOL_KIND_METHOD, "rust"),
+            symbol("src/ns.cc", "ns", common_pb2.SYMBOL_KIND_NAMESPACE, "cpp"),
+            symbol("lib/a.js", "load.parse", common_pb2.SYMBOL_KIND_FUNCTION, "javascript"),
+        ],
+    )
+    assert ranked_output(reply, parse_query(query_json(tmp_path)))["functions"] == [
+        "src/Order.java::Order.Order",
+        "src/lib.rs::MemStore.get",
+        "lib/a.js::parse",
+    ]

@@ -269,3 +269,27 @@ def test_the_shipped_model_loads_and_names_its_training_data() -> None:
     assert len(model.metadata["training_data_sha256"]) == 64
     assert model.metadata["instances"] >= 100
     assert model.version.startswith("trees-")
+
+
+@pytest.mark.parametrize(
+    ("kind", "column"),
+    [
+        ("function", "kind_function"),
+        ("method", "kind_method"),
+        ("constructor", "kind_method"),
+        ("class", "kind_class"),
+        ("interface", "kind_class"),
+        ("struct", "kind_class"),
+        ("enum", "kind_class"),
+        ("trait", "kind_class"),
+        ("module", "kind_module"),
+        ("namespace", "kind_module"),
+    ],
+)
+def test_each_kind_sets_the_kind_column_of_its_kin(kind: str, column: str) -> None:
+    symbol = ref("Store", "src/store.rs", kind=kind)
+    features = candidate_features(
+        RankingInput(cues=extract_cues("store"), chunks=[chunk(1, 0.05, symbol)]), RankingV1()
+    )
+    row = features_by_name(SYMBOL_FEATURES, features.symbol_rows[0])
+    assert [name for name in SYMBOL_FEATURES if name.startswith("kind_") and row[name]] == [column]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from locus.gateway.domain.question_cues import StackFrame, extract_cues, looks_like_code
+from locus.gateway.domain.question_cues import extract_cues, looks_like_code
+from locus.gateway.domain.stack_frames import StackFrame
 
 pytestmark = pytest.mark.unit
 
@@ -115,7 +116,7 @@ def test_jvm_node_and_file_line_frames() -> None:
         "panic in cmd/server/main.go:12 +0x1d"
     )
     assert cues.frames == (
-        StackFrame("OrderService.java", 42, "place"),
+        StackFrame("OrderService.java", 42, "place", "com.acme.orders.OrderService"),
         StackFrame("/srv/app/src/orders.js", 10, "placeOrder"),
         StackFrame("/srv/app/src/index.js", 3, ""),
         StackFrame("cmd/server/main.go", 12, ""),

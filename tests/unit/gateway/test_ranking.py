@@ -510,3 +510,70 @@ def test_a_name_the_title_uses_weighs_more_than_one_further_down() -> None:
     w = RankingWeights()
     assert weights["refund_payment"] == pytest.approx(w.identifier * (1 + w.title_name))
     assert weights["charge_card"] == pytest.approx(w.identifier)
+
+
+def native_symbol(
+    scope: str, kind: str, path: str, lines: tuple[int, int] = (1, 20), language: str = "rust"
+) -> SymbolRef:
+    """A symbol of a language whose scope names join with `::`."""
+    return SymbolRef(
+        node_id=f"n:{path}:{scope}",
+        name=scope.rsplit("::", 1)[-1],
+        qualified_name=f"crate::{scope}",
+        scope_name=scope,
+        kind=kind,
+        file_id=f"f:{path}",
+        relative_path=path,
+        language=language,
+        start_line=lines[0],
+        end_line=lines[1],
+    )
+
+
+def test_scope_names_with_double_colons_match_dotted_names() -> None:
+    parse = native_symbol("Parser::parse_expr", "method", "src/parser.rs", (80, 95))
+    other = native_symbol("Lexer::next_token", "method", "src/lexer.rs")
+    ranking = rank("`Parser.parse_expr` loops forever", [hit(1, 0.03, other), hit(2, 0.02, parse)])
+    assert ranking.symbols[0].symbol == parse
+    assert ranking.symbols[0].evidence[0].signal == "dotted_name"
+
+
+def test_a_rust_backtrace_frame_points_at_its_method() -> None:
+    parse = native_symbol("Parser::parse_expr", "method", "src/parser.rs", (80, 95))
+    other = native_symbol("Lexer::next_token", "method", "src/lexer.rs")
+    question = (
+        "thread 'main' panicked at src/parser.rs:88:14:\nstack backtrace:\n"
+        "   4: myapp::parser::Parser::parse_expr\n             at ./src/parser.rs:88:14\n"
+    )
+    ranking = rank(question, [hit(1, 0.03, other), hit(2, 0.02, parse)])
+    assert ranking.symbols[0].symbol == parse
+    assert {e.signal for e in ranking.symbols[0].evidence} >= {"stacktrace", "dotted_name"}
+
+
+def test_constructors_count_as_members_of_a_named_class() -> None:
+    constructor = native_symbol(
+        "OrderService.OrderService", "constructor", "src/OrderService.java", language="java"
+    )
+    elsewhere = native_symbol("Cart.add", "method", "src/Cart.java", language="java")
+    ranking = rank(
+        "OrderService keeps a stale clock", [hit(1, 0.03, elsewhere), hit(2, 0.03, constructor)]
+    )
+    assert ranking.symbols[0].symbol == constructor
+    assert any(e.signal == "member" for e in ranking.symbols[0].evidence)
+
+
+@pytest.mark.parametrize("kind", ["struct", "interface", "enum", "trait"])
+def test_containers_have_name_words_like_classes(kind: str) -> None:
+    container = native_symbol("RetryPolicy", kind, "src/retry.rs")
+    ranking = rank("the retry policy ignores the deadline", [hit(1, 0.03, container)])
+    assert any(e.signal == "name_words" for e in ranking.symbols[0].evidence)
+
+
+def test_a_namespace_is_scored_like_a_module() -> None:
+    namespace = native_symbol("detail", "namespace", "include/fmt/format.h", (1, 900), "cpp")
+    function = native_symbol("detail::write", "method", "include/fmt/format.h", (40, 60), "cpp")
+    question = "#0 0x4005d4 in fmt::detail::write(int) include/fmt/format.h:50"
+    ranking = rank(question, [hit(1, 0.03, namespace), hit(2, 0.03, function)])
+    assert ranking.symbols[0].symbol == function
+    by_symbol = {s.symbol.node_id: s for s in ranking.symbols}
+    assert not any(e.signal == "stacktrace" for e in by_symbol[namespace.node_id].evidence)

@@ -21,7 +21,13 @@ from locus.cli.scan_progress import finished
 from locus.v1 import common_pb2, gateway_pb2, ingestion_pb2
 
 MAX_RANKED = 100  # the harness reads at most 100 files and 100 functions
-FUNCTION_KINDS = frozenset({common_pb2.SYMBOL_KIND_FUNCTION, common_pb2.SYMBOL_KIND_METHOD})
+# What the harness counts as a function: functions, methods and constructors (never classes,
+# interfaces, structs, enums, traits, namespaces or modules).
+FUNCTION_KIND_NAMES = frozenset({"function", "method", "constructor"})
+# Scope names join their segments with the language's separator: `::` (Rust, C++, Ruby, PHP
+# members), `\` (PHP namespaces), `.` elsewhere; harness ids use `.` in every language.
+_SCOPE_SEPARATOR = re.compile(r"::|\\")
+_PYTHON_EXTENSIONS = (".py", ".pyi")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -79,35 +85,49 @@ def project_name_for(query: BenchQuery, prefix: str, per_commit: bool = False) -
     return _UNSAFE_NAME.sub("-", name).strip("-._")[:100]
 
 
-def function_id(kind: str, scope_name: str, relative_path: str) -> str:
+def function_id(kind: str, scope_name: str, relative_path: str, language: str = "") -> str:
     """The harness's id of a symbol (``path::Class.method``), "" for what is not a function
-    (classes and modules); a nested def stands for its enclosing def. ``kind`` as the gateway
-    ranking spells it ("function", "method", ...)."""
-    if kind not in ("function", "method") or not scope_name:
+    (containers and modules). ``kind`` as the gateway ranking spells it ("function", "method",
+    "constructor", ...); ``language`` as ast names it ("" = judged by the extension).
+
+    A function inside another function (kind "function" with a scope: its parent is no
+    container, or it would be a method) follows the harness's two conventions: in Python it
+    stands for its enclosing def; elsewhere it is a function of its own, and as the scope
+    cannot tell its enclosing containers from its enclosing functions, the id keeps its name
+    alone (the harness matches an id without container against any container). A namespace
+    left in a method's scope (C++ `ns::Foo::bar` → ns.Foo.bar) is harmless likewise: only
+    the last container is compared."""
+    if kind not in FUNCTION_KIND_NAMES or not scope_name:
         return ""
-    scope = scope_name
-    if kind == "function" and "." in scope:
-        # A function inside another def (a method's parent is a class): the harness counts a
-        # nested def as the def that encloses it.
-        scope = scope.rsplit(".", 1)[0]
-    return f"{relative_path}::{scope}"
+    segments = [s for s in _SCOPE_SEPARATOR.sub(".", scope_name).split(".") if s]
+    if kind == "function" and len(segments) > 1:
+        is_python = language == "python" or (
+            not language and relative_path.endswith(_PYTHON_EXTENSIONS)
+        )
+        segments = segments[:-1] if is_python else segments[-1:]
+    return f"{relative_path}::{'.'.join(segments)}"
 
 
 _KIND_NAMES = {
-    common_pb2.SYMBOL_KIND_FUNCTION: "function",
-    common_pb2.SYMBOL_KIND_METHOD: "method",
+    value: name.removeprefix("SYMBOL_KIND_").lower()
+    for name, value in common_pb2.SymbolKind.items()
+    if value != common_pb2.SYMBOL_KIND_UNSPECIFIED
 }
 
 
 def ranked_output(reply: gateway_pb2.LocateResponse, query: BenchQuery) -> dict[str, list[str]]:
-    """Files in Locate's order; functions as ``path::Class.method`` (classes and modules are
-    not functions, so they are left out; a nested def stands for its enclosing def)."""
+    """Files in Locate's order; functions as ``path::Class.method`` (containers and modules
+    are not functions, so they are left out; see ``function_id``)."""
     files = list(dict.fromkeys(f.relative_path for f in reply.files))[: query.max_files]
     functions: list[str] = []
     for located in reply.symbols:
         symbol = located.symbol
+        location = symbol.location
         identifier = function_id(
-            _KIND_NAMES.get(symbol.kind, ""), symbol.scope_name, symbol.location.relative_path
+            _KIND_NAMES.get(symbol.kind, ""),
+            symbol.scope_name,
+            location.relative_path,
+            location.language,
         )
         if identifier:
             functions.append(identifier)

@@ -40,8 +40,27 @@ _VENDORED_DIRS = frozenset(
     }
 )
 _TEST_DIRS = frozenset(
-    {"test", "tests", "testing", "__tests__", "__test__", "spec", "specs", "e2e", "testdata"}
+    {
+        "test",
+        "tests",
+        "testing",
+        "__tests__",
+        "__test__",
+        "__mocks__",
+        "spec",
+        "specs",
+        "e2e",
+        "testdata",
+    }
 )
+# A .NET test project: Shop.Tests, Shop.UnitTests, Shop.IntegrationTests, Shop.Specs.
+_TEST_PROJECT_DIR = re.compile(
+    r"^.+\.(?:unit|integration|functional|acceptance)?(?:tests?|specs?)$"
+)
+# A Maven/Gradle source set other than main whose name has "test" in it, above its language
+# directory: src/test/java, src/integrationTest/kotlin, src/integration-test/java,
+# src/testFixtures/java, src/androidTest/java.
+_JVM_LANGUAGE_DIRS = frozenset({"java", "kotlin", "scala", "groovy", "clojure", "resources"})
 _EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
 _DOCS_DIRS = frozenset({"doc", "docs", "documentation", "man"})
 _DOCS_EXTENSIONS = (".md", ".rst", ".adoc", ".markdown")
@@ -51,10 +70,14 @@ _DOCS_FILE = re.compile(
     r"|copying|notice|readme|releasenotes|release-notes)(?:\.(?:txt|rst|md))?$",
     re.I,
 )
-# test_x.py, x_test.py, x_test.go, x.test.ts, x.spec.js, XTest.java, XTests.kt, conftest.py
+# Test files by name: test_x.py, test_x.c, x_test.go, x_test.rs, x_test.rb, x_spec.rb,
+# x_unittest.cc, x.test.ts, x.spec.js, XTest.java, XTests.cs, XIT.java, XSpec.scala, XTest.php,
+# conftest.py, and the tests modules of Rust (tests.rs, test.rs) and Django (tests.py).
 _TEST_FILE = re.compile(
-    r"^(?:test_.+\.py|.+_tests?\.(?:py|go|rs|rb|exs)|.+\.(?:test|spec)\.[cm]?[jt]sx?"
-    r"|.+(?:Test|Tests|IT|Spec)\.(?:java|kt|scala|groovy|cs|swift)|conftest\.py)$"
+    r"^(?:test_.+\.(?:py|c|cc|cpp|cxx)|.+_tests?\.(?:py|go|rs|rb|exs)|.+_spec\.rb"
+    r"|.+_(?:unit)?tests?\.(?:c|cc|cpp|cxx|h|hh|hpp)|.+\.(?:test|spec)\.\w+"
+    r"|.+(?:Test|Tests|TestCase|IT|Spec)\.(?:java|kt|scala|groovy|cs|swift|php)"
+    r"|tests?\.rs|tests\.py|conftest\.py)$"
 )
 # protoc/grpc output, minified bundles, lock files: generated, never the place to change.
 _GENERATED_FILE = re.compile(
@@ -111,7 +134,7 @@ def classify_path(relative_path: str) -> PathRole:
         return PathRole.NOTEBOOK
     if _BUILD_FILE.match(filename) and len(directories) <= 1:
         return PathRole.BUILD
-    if any(d in _TEST_DIRS for d in lowered) or _TEST_FILE.match(filename):
+    if _is_test_path(lowered, filename):
         return PathRole.TEST
     if any(d in _EXAMPLE_DIRS for d in lowered):
         return PathRole.EXAMPLE
@@ -124,6 +147,20 @@ def classify_path(relative_path: str) -> PathRole:
     ):
         return PathRole.DOCS
     return PathRole.SOURCE
+
+
+def _is_test_path(directories: list[str], filename: str) -> bool:
+    """``directories`` lower-cased."""
+    if _TEST_FILE.match(filename):
+        return True
+    for index, directory in enumerate(directories):
+        if directory in _TEST_DIRS or _TEST_PROJECT_DIR.match(directory):
+            return True
+        is_source_set = index > 0 and directories[index - 1] == "src" and directory != "main"
+        below = directories[index + 1] if index + 1 < len(directories) else ""
+        if is_source_set and "test" in directory and below in _JVM_LANGUAGE_DIRS:
+            return True
+    return False
 
 
 VALUE_CLASSES = ("source", "test", "docs", "vendored")

@@ -4,7 +4,8 @@ For each file of the batch, in order:
 - DELETED: retract everything of the file (one transaction, a tombstone keeps its
   snapshot_seq) and publish a ``files.parsed`` with change type DELETED and no items;
 - otherwise: fetch its text from ingestion by sha256, extract symbols, relations, dependencies
-  and chunks in a worker process (files the extractor has no language for become line windows,
+  and chunks in a worker process, module names taken from the source root the event gives
+  (files the extractor has no language for become line windows,
   ``unsupported_language``), replace the file's rows in one transaction and publish
   ``files.parsed`` in parts (message id ``files.parsed:<job>:<file>:<sha256>:<part>``) with
   relation targets and dependencies resolved against the project as stored at that moment.
@@ -23,10 +24,11 @@ from dataclasses import dataclass
 
 from opentelemetry import trace
 
-from locus.ast.adapters.messages import files_parsed_parts
+from locus.ast.adapters.messages import files_parsed_parts, source_root
 from locus.ast.adapters.parser_pool import ParserPool
 from locus.ast.adapters.store import AstStore, FileVersion
 from locus.ast.domain import FileAnalysis, UndecodableSource, supported_languages
+from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.plain_text import plain_text_analysis
 from locus.ast.ports import ContentRejected, FileContentSource
 from locus.ast.settings import AstSettings
@@ -165,7 +167,7 @@ class AstIndexer:
             attributes={"locus.file_id": version.file_id, "locus.language": version.language},
         ):
             if version.language in self._languages:
-                return await self._parse(version, text)
+                return await self._parse(version, text, source_root(changed))
             analysis = await asyncio.to_thread(
                 plain_text_analysis,
                 text,
@@ -175,10 +177,10 @@ class AstIndexer:
             )
             return _Prepared(analysis=analysis, unsupported_language=True)
 
-    async def _parse(self, version: FileVersion, text: str) -> _Prepared:
+    async def _parse(self, version: FileVersion, text: str, root: SourceRoot) -> _Prepared:
         try:
             analysis = await self._parser.extract(
-                version.relative_path, text.encode("utf-8"), version.language, self._policy
+                version.relative_path, text.encode("utf-8"), version.language, self._policy, root
             )
         except UndecodableSource as error:
             return _Prepared(error=str(error))

@@ -41,6 +41,7 @@ from locus.gateway.domain.ranking import (
     RankingInput,
     SymbolRef,
 )
+from locus.gateway.domain.symbol_kinds import CALLABLE_KINDS, MODULE_KINDS
 from locus.gateway.domain.validation import (
     bounded_count,
     normalize_path_prefix,
@@ -291,7 +292,7 @@ class Locator:
     ) -> list[GraphNeighbor]:
         """One hop in the code graph from the first ranking's best symbols (impact Compute):
         their members, callees, callers, bases and subclasses. Best effort, like impact."""
-        seeds = [s.symbol.node_id for s in ranking.symbols if s.symbol.kind != "module"][
+        seeds = [s.symbol.node_id for s in ranking.symbols if s.symbol.kind not in MODULE_KINDS][
             : self._settings.graph_seed_symbols
         ]
         if not seeds:
@@ -351,7 +352,7 @@ class Locator:
         found: list[SymbolRef] = []
         for response in responses:
             functions = [symbol_ref(s) for s in response.symbols]
-            found += [s for s in functions if s.kind in ("function", "method")][:limit]
+            found += [s for s in functions if s.kind in CALLABLE_KINDS][:limit]
         return found
 
     async def _rerank(

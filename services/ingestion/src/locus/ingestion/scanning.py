@@ -7,7 +7,8 @@ A scan runs in four steps, each safe to repeat after a crash or a redelivered ev
    by hash, diffs against the project's current files and, in one transaction, records the
    job's changes, moves the files to the new snapshot and sets the job to INDEXING.
 3. It publishes the changes as ``files.changed`` batches with deterministic message IDs
-   (``files.changed:<job>:<batch>``), so a republished batch is deduplicated by JetStream.
+   (``files.changed:<job>:<batch>``), so a republished batch is deduplicated by JetStream;
+   each file carries its source root, detected from the source's current layout files.
 4. ``record_index_update`` (on ``index.updated``) records each stage's per-file results and
    asks for a progress check (``ProgressChecks`` coalesces them). The check completes the job
    and publishes ``scan.completed`` (level SEARCHABLE) once every changed file is indexed by
@@ -49,6 +50,12 @@ from locus.ingestion.domain.model import ChangeType, ScannedFile, SkippedFile
 from locus.ingestion.domain.naming import validate_label, validate_project_name
 from locus.ingestion.domain.scanner import walk_source
 from locus.ingestion.domain.source_paths import resolve_source_root
+from locus.ingestion.domain.source_roots import (
+    MAX_LAYOUT_FILE_BYTES,
+    SourceRoots,
+    detect_source_roots,
+    layout_files_to_read,
+)
 from locus.ingestion.progress_checks import ProgressChecks
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
@@ -376,8 +383,13 @@ class Ingestion:
 
     async def _publish_changes(self, job: JobRow) -> None:
         files = await self._store.job_files(job.job_id)
+        roots = {
+            source_id: await self._source_roots(job.project_id, source_id)
+            for source_id in sorted({row.source_id for row in files})
+        }
         batches: dict[int, list[events_pb2.ChangedFile]] = {}
         for row in files:
+            root = roots[row.source_id].root_of(row.relative_path, row.language)
             batches.setdefault(row.batch_index, []).append(
                 events_pb2.ChangedFile(
                     file_id=row.file_id,
@@ -388,6 +400,8 @@ class Ingestion:
                     previous_sha256=row.previous_sha256,
                     language=row.language,
                     size_bytes=row.size_bytes,
+                    source_root=root.directory,
+                    source_root_name=root.name,
                 )
             )
         for index in sorted(batches):
@@ -403,6 +417,29 @@ class Ingestion:
                 ),
                 message_id=f"files.changed:{job.job_id}:{index}",
             )
+
+    async def _source_roots(self, project_id: str, source_id: str) -> SourceRoots:
+        """Source roots of the source as it is now (its current files, which a republish after
+        a crash still finds as the scan left them): unchanged layout files apply as well."""
+        current = await self._store.current_files(project_id, source_id)
+
+        def detect() -> SourceRoots:
+            layout_files: dict[str, str] = {}
+            for path in layout_files_to_read(current):
+                try:
+                    data = self._blobs.get(current[path][1])
+                except (BlobNotFound, OSError) as error:
+                    log.warning("source roots: cannot read %s: %s", path, error)
+                    continue
+                if len(data) <= MAX_LAYOUT_FILE_BYTES:
+                    layout_files[path] = data.decode("utf-8", errors="replace")
+            return detect_source_roots(current, layout_files)
+
+        try:
+            return await asyncio.to_thread(detect)
+        except Exception:  # naming is best effort: a detection bug must not block the scan
+            log.exception("source roots of %s not detected; files go without", source_id)
+            return SourceRoots({})
 
     async def record_index_update(self, event: events_pb2.IndexUpdated) -> None:
         if not event.job_id or not event.stage:

@@ -41,8 +41,10 @@ def display_name(snippet: Snippet) -> str:
     name = snippet.symbol_qualified_name
     if not name:
         return snippet.location.relative_path
-    parts = name.split(".")
-    return ".".join(parts[-2:]) if snippet.symbol_kind == "method" else parts[-1]
+    # Qualified names join with `::` in Rust, C++, Ruby and PHP members, `\\` in PHP namespaces.
+    parts = name.replace("::", ".").replace("\\", ".").split(".")
+    is_member = snippet.symbol_kind in ("method", "constructor")
+    return ".".join(parts[-2:]) if is_member else parts[-1]
 
 
 def _location(snippet: Snippet) -> str:

@@ -9,6 +9,7 @@ from google.protobuf.message import Message
 
 from locus.ast.adapters.store import FileIndex, ResolvedDependency, ResolvedRelation
 from locus.ast.adapters.tables import ChunkRow, FileRow, SymbolRow
+from locus.ast.domain.language_spec import SourceRoot
 from locus.v1 import common_pb2, events_pb2
 
 SYMBOL_KINDS = {
@@ -39,6 +40,11 @@ CHUNK_KINDS = {
     "fragment": common_pb2.CHUNK_KIND_FRAGMENT,
 }
 _ITEM_FIELDS = ("symbols", "relations", "dependencies", "chunks")
+
+
+def source_root(changed: events_pb2.ChangedFile) -> SourceRoot:
+    """The source root ingestion detected for the file (naming starts there)."""
+    return SourceRoot(changed.source_root, changed.source_root_name)
 
 
 def location(

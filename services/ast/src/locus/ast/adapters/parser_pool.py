@@ -12,6 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from locus.ast.domain import ChunkingPolicy, FileAnalysis, extract
+from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 from locus.rpc import die_with_parent
 
 log = logging.getLogger(__name__)
@@ -46,11 +47,16 @@ class ParserPool:
             await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
 
     async def extract(
-        self, relative_path: str, data: bytes, language: str, policy: ChunkingPolicy
+        self,
+        relative_path: str,
+        data: bytes,
+        language: str,
+        policy: ChunkingPolicy,
+        root: SourceRoot = NO_ROOT,
     ) -> FileAnalysis:
         """What ``locus.ast.domain.extract`` returns (and raises) for the file."""
         if not self._processes:
-            return await asyncio.to_thread(extract, relative_path, data, language, policy)
+            return await asyncio.to_thread(extract, relative_path, data, language, policy, root)
         for attempt in (1, 2):
             pool, generation = self._pool, self._generation
             if pool is None:
@@ -58,7 +64,7 @@ class ParserPool:
             loop = asyncio.get_running_loop()
             try:
                 return await loop.run_in_executor(
-                    pool, extract, relative_path, data, language, policy
+                    pool, extract, relative_path, data, language, policy, root
                 )
             except BrokenProcessPool:
                 # A worker died (a parser crash, out of memory): every file in flight on that

@@ -64,6 +64,7 @@ def _class_outline(
     definition: Definition,
     own_chunk_by_outer_id: dict[int, Definition],
     source: SourceText,
+    opened: set[int],
 ) -> ChunkDraft:
     """The class header and docstring, its class-level statements verbatim, and each member
     with its own chunk reduced to its decorators and header followed by ` ...`."""
@@ -72,7 +73,7 @@ def _class_outline(
     lines = [source.lines[number - 1] for number in numbers]
     breaks: set[int] = set()
     last_emitted = header_last_line
-    for statement in definition.body.named_children:
+    for statement in _statements(definition.body, opened):
         first_line = source.start_line(statement)
         if first_line <= last_emitted:
             continue
@@ -102,9 +103,13 @@ def _class_outline(
     )
 
 
-def _definitions_with_own_chunk(root: Node, definitions: list[Definition]) -> list[Definition]:
+def _definitions_with_own_chunk(
+    root: Node, definitions: list[Definition], transparent: frozenset[str], opened: set[int]
+) -> list[Definition]:
     """Direct statements of the module, and direct statements of classes that are themselves in
-    the result; `definitions` is in document order, so parents come before children."""
+    the result; `definitions` is in document order, so parents come before children. A
+    statement inside `transparent` blocks (C `#ifdef`) counts as a statement of the block
+    around them; the ids of the blocks so opened are added to `opened`."""
     owners: list[Definition] = []
     owner_ids: set[int] = set()
     for definition in definitions:
@@ -116,10 +121,30 @@ def _definitions_with_own_chunk(root: Node, definitions: list[Definition]) -> li
         else:
             continue
         outer_parent = definition.outer.parent
+        blocks: list[int] = []
+        while (
+            outer_parent is not None
+            and outer_parent.id != container_id
+            and outer_parent.type in transparent
+        ):
+            blocks.append(outer_parent.id)
+            outer_parent = outer_parent.parent
         if outer_parent is not None and outer_parent.id == container_id:
             owners.append(definition)
             owner_ids.add(id(definition))
+            opened.update(blocks)
     return owners
+
+
+def _statements(block: Node, opened: set[int]) -> list[Node]:
+    """`block`'s named children, with the children of `opened` blocks in their place."""
+    statements: list[Node] = []
+    for child in block.named_children:
+        if child.id in opened:
+            statements.extend(_statements(child, opened))
+        else:
+            statements.append(child)
+    return statements
 
 
 def layout_chunks(
@@ -128,9 +153,11 @@ def layout_chunks(
     module_name: str,
     definitions: list[Definition],
     comment_types: frozenset[str],
+    transparent: frozenset[str] = frozenset(),
 ) -> list[ChunkDraft]:
     """Drafts for module-level runs of statements, functions and methods, and class outlines."""
-    owners = _definitions_with_own_chunk(root, definitions)
+    opened: set[int] = set()
+    owners = _definitions_with_own_chunk(root, definitions, transparent, opened)
     own_chunk_by_outer_id = {owner.outer.id: owner for owner in owners}
     drafts: list[ChunkDraft] = []
 
@@ -144,7 +171,7 @@ def layout_chunks(
             )
             run.clear()
 
-    for statement in root.named_children:
+    for statement in _statements(root, opened):
         if statement.id in own_chunk_by_outer_id:
             close_run()
         else:
@@ -153,7 +180,7 @@ def layout_chunks(
 
     for owner in owners:
         if owner.is_class:
-            drafts.append(_class_outline(owner, own_chunk_by_outer_id, source))
+            drafts.append(_class_outline(owner, own_chunk_by_outer_id, source, opened))
         else:
             kind: ChunkKind = "method" if owner.kind in ("method", "constructor") else "function"
             statements = owner.body.named_children

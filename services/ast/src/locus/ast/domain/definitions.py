@@ -37,6 +37,8 @@ class Definition:
     parent_qualified_name: str | None = None
     """The enclosing symbol's qualified name when it is not `parent` (a Go method's receiver
     type, a C++ out-of-line `A::f`, a Rust impl's type): None = `parent`'s or the module."""
+    receiver_name: str | None = None
+    """The variable naming the receiver inside the method (Go's `s` in `func (s *Server)`)."""
 
     @property
     def is_symbol(self) -> bool:
@@ -79,6 +81,7 @@ class _Found:
     body: Node
     kind: str
     receiver: Node | None
+    receiver_name: Node | None = None
 
 
 def _matched_definitions(
@@ -111,6 +114,8 @@ def _matched_definitions(
         found[node.id] = _Found(
             node, captures["name"][0], captures["body"][0], kind, receiver[0] if receiver else None
         )
+        if "receiver.name" in captures:
+            found[node.id].receiver_name = captures["receiver.name"][0]
     # A wrapper of a wrapper (export of a decorated class) extends to the outermost start.
     for wrapped_id, wrapper in list(wrappers.items()):
         seen = {wrapped_id}
@@ -159,7 +164,9 @@ def collect_definitions(
     for item in found:
         node, body = item.node, item.body
         parent = innermost_definition(node, by_node_id)
-        written = source.decode(item.name.start_byte, item.name.end_byte)
+        written = spec.definition_name_normalizer(
+            source.decode(item.name.start_byte, item.name.end_byte)
+        )
         outer_scope, name = _split_written_name(written, spec.qualified_name_separators)
         if item.kind == "impl":
             name = _receiver_type(item.name, source)
@@ -167,7 +174,13 @@ def collect_definitions(
             outer_scope = [_receiver_type(item.receiver, source)]
         is_class = item.kind in CONTAINER_KINDS
         kind: SymbolKind | str = item.kind
-        if item.kind == "function" and ((parent is not None and parent.is_class) or outer_scope):
+        # A function in a type (or qualified by one) is a method; in a namespace it stays one.
+        in_type = (
+            parent is not None
+            and parent.is_class
+            and (parent.kind != "namespace" or spec.namespace_functions_are_methods)
+        )
+        if item.kind == "function" and (in_type or outer_scope):
             kind = "method"
         base = parent.scope_name if parent else ""
         scope_name = separator.join(part for part in (base, *outer_scope, name) if part)
@@ -193,9 +206,17 @@ def collect_definitions(
             end_line=source.end_line(node),
             is_primary=qualified_name not in taken,
             parent_qualified_name=parent_qualified_name,
+            receiver_name=(
+                source.decode(item.receiver_name.start_byte, item.receiver_name.end_byte)
+                if item.receiver_name is not None
+                else None
+            ),
         )
-        taken.add(qualified_name)
-        if parent is not None and definition.is_primary and not outer_scope:
+        if kind != "impl":  # an impl block before its type's definition leaves it the name
+            taken.add(qualified_name)
+        # A constructor named after its class (Java `Foo.Foo`) is no member a bare `Foo` means.
+        is_member = definition.is_primary and not outer_scope and kind != "constructor"
+        if parent is not None and is_member:
             parent.members.setdefault(name, definition)
         definitions.append(definition)
         by_node_id[node.id] = definition
@@ -233,9 +254,12 @@ def _comments_above(node: Node, source: SourceText, compiled: CompiledLanguage) 
     """The doc comments directly above `node`, top to bottom: contiguous lines, only
     `doc_skip_node_types` (attributes) allowed between them and the node."""
     skip = compiled.spec.doc_skip_node_types
+    holders = compiled.spec.doc_comment_holders
     comments: list[Node] = []
     next_line = source.start_line(node)
     sibling = node.prev_sibling
+    while sibling is not None and sibling.type in holders and sibling.child_count:
+        sibling = sibling.children[-1]
     while sibling is not None:
         if sibling.type in skip:
             next_line = source.start_line(sibling)
@@ -251,6 +275,21 @@ def _comments_above(node: Node, source: SourceText, compiled: CompiledLanguage) 
     return comments
 
 
+def _doc_anchor(definition: Definition) -> Node:
+    """The node whose preceding comments document the definition: itself, or its container's
+    body when it opens that body and the body has no delimiter of its own (Ruby puts the
+    comments before a class's first member outside the `body_statement`)."""
+    outer, parent = definition.outer, definition.parent
+    if (
+        outer.prev_sibling is None
+        and parent is not None
+        and outer.parent is not None
+        and outer.parent.id == parent.body.id
+    ):
+        return parent.body
+    return outer
+
+
 def attach_doc_comments(
     root: Node, compiled: CompiledLanguage, source: SourceText, definitions: list[Definition]
 ) -> str | None:
@@ -262,7 +301,7 @@ def attach_doc_comments(
         return None
     claimed: set[int] = set()
     for definition in definitions:
-        comments = _comments_above(definition.outer, source, compiled)
+        comments = _comments_above(_doc_anchor(definition), source, compiled)
         claimed.update(comment.id for comment in comments)
         if comments and definition.docstring is None:
             definition.docstring = (

@@ -68,6 +68,9 @@ def extract(
     much it had to recover from.
     """
     compiled = compiled_language(language)
+    dialect = compiled.spec.dialect(relative_path, source)
+    if dialect is not None:
+        compiled = compiled_language(dialect)
     spec = compiled.spec
     text = SourceText(relative_path, source)
     module_name = spec.module_name_for_path(relative_path, root)
@@ -118,7 +121,14 @@ def extract(
         spec.is_package_path(relative_path),
         definitions,
     )
-    drafts = layout_chunks(tree_root, text, module_name, definitions, spec.comment_node_types)
+    drafts = layout_chunks(
+        tree_root,
+        text,
+        module_name,
+        definitions,
+        spec.comment_node_types,
+        spec.transparent_node_types,
+    )
     return FileAnalysis(
         language=spec.name,
         module_name=module_name,

@@ -7,9 +7,11 @@ Query files live in `queries/<language>/` and use these capture names:
   `impl` (a block adding members to a type named elsewhere: Rust `impl`, never a symbol of its
   own). Callable kinds: `function`, `method`, `constructor` (a `function` inside a container is a
   method). Optional in a match: `@receiver` names the type a top-level definition belongs to
-  (Go's `func (s *Server) Serve()`); `@wrapper` + `@wrapped` for a node (decorators, `export`,
-  templates) that extends the wrapped definition's range to its own start. A definition without
-  `@body` (a prototype, an abstract method) is left out unless the spec keeps declarations.
+  (Go's `func (s *Server) Serve()`), `@receiver.name` the variable (`s`) by which calls
+  inside (`s.helper()`) name that type's members; `@wrapper` + `@wrapped` for a node
+  (decorators, `export`, templates) that extends the wrapped definition's range to its own
+  start. A definition without `@body` (a prototype, an abstract method) is left out unless
+  the spec keeps declarations.
 - docstrings.scm: `@docstring` on a string literal; it documents the nearest enclosing
   definition, or the module when there is none. Languages whose documentation is a comment
   before the definition set `doc_comment_prefixes` instead (or as well).
@@ -17,7 +19,8 @@ Query files live in `queries/<language>/` and use these capture names:
   Kotlin, Scala, C# file-scoped `namespace`, PHP `namespace`); definitions are then qualified
   under it (see `definition_namespace`).
 - imports.scm: `@import.statement`, `@import.module` (as written, possibly relative), optional
-  `@import.name`, `@import.alias` and `@import.wildcard`.
+  `@import.name`, `@import.alias` and `@import.wildcard`; `@import.submodule` (instead of
+  `@import.module`) names a child module declared in the file (Rust `mod billing;`).
 - calls.scm: `@call.target` on the callee expression.
 - inheritance.scm: `@inherits.class` on the class node, `@inherits.base` on each base expression.
 
@@ -84,6 +87,14 @@ def _namespace_is_module(module_name: str, package: str | None) -> str:
     return module_name
 
 
+def _reference_as_written(reference: str) -> str:
+    return reference
+
+
+def _no_dialect(relative_path: str, source: bytes) -> str | None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class LanguageSpec:
     """A language's grammar, naming rules and literal handling; adding a language adds one."""
@@ -96,6 +107,10 @@ class LanguageSpec:
     """Whether the file is a package's own module (relative imports resolve from it)."""
     resolve_import: Callable[[str, str, bool], str | None]
     """(module as written, importing module's name, is_package) -> absolute name, or None."""
+    import_binding: Callable[[str], str] | None = None
+    """(absolute module of an import without name or alias) -> the name it binds to that
+    module (Go: `billing` for `github.com/acme/shop/billing`); None = Python's rule,
+    `import a.b` binds `a`."""
     docstring_text: Callable[[str], str] = str.strip
     """Turns a docstring literal's source text into the cleaned docstring."""
     separator: str = "."
@@ -113,6 +128,16 @@ class LanguageSpec:
     same_namespace_lookup: bool = False
     """An unresolved bare reference may name a definition of the same namespace in another
     file (Java packages, Go packages, C# namespaces): it resolves to `namespace + name`."""
+    class_members_in_scope: bool = False
+    """Members of enclosing classes are visible by their bare names inside methods (Java,
+    Kotlin, Scala, C#): `helper()` in a method calls its class's `helper`."""
+    enclosing_namespace_lookup: bool = False
+    """An unresolved bare reference names a definition of an enclosing container when this
+    file defines one, else one of the innermost enclosing `namespace` definition (Ruby
+    constants inside `module` blocks): `Tax` in `module Billing` -> `Billing::Tax`."""
+    reference_normalizer: Callable[[str], str] = _reference_as_written
+    """A call target or base as written -> the form name resolution reads (PHP `$this->m` ->
+    `this::m`, Ruby `Invoice.new` -> `Invoice`); the relation keeps the written form."""
     comment_node_types: frozenset[str] = frozenset({"comment"})
     atomic_node_types: frozenset[str] = frozenset({"string"})
     """Nodes whose source text is kept verbatim inside a whitespace-normalised signature."""
@@ -123,11 +148,26 @@ class LanguageSpec:
     start with one of these document it (`/**`, `///`); () = no doc comments."""
     doc_skip_node_types: frozenset[str] = frozenset()
     """Siblings allowed between a doc comment and its definition (Rust attributes)."""
+    doc_comment_holders: frozenset[str] = frozenset()
+    """Node types whose trailing comments precede the next sibling (tree-sitter-kotlin puts
+    the comment after the last import inside `import_list`/`import_header`)."""
     doc_comment_text: Callable[[Sequence[str]], str] = clean_doc_comment
     """The comments' source texts (top to bottom) -> the cleaned docstring."""
+    namespace_functions_are_methods: bool = False
+    """Whether a function in a namespace container is a method (Ruby modules are mixins: their
+    defs are instance methods); elsewhere (C++/C#/TS namespaces, Rust `mod`) it is a function."""
     module_doc_comment: bool = False
     """Whether the first doc comment of the file, when no definition claims it, documents the
     module (GoDoc package comments, Rust `//!`)."""
+    definition_name_normalizer: Callable[[str], str] = _reference_as_written
+    """A definition's written name -> the name it is qualified by (C++ `formatter<T>::format`
+    -> `formatter::format`)."""
+    transparent_node_types: frozenset[str] = frozenset()
+    """Blocks whose children count as statements of the block around them for chunking (C
+    `#ifdef` include guards, `extern "C" {}`): definitions inside still get their own chunks."""
+    dialect: Callable[[str, bytes], str | None] = _no_dialect
+    """(repository-relative path, source) -> the language that analyses this file instead,
+    or None (a C `.h` header holding C++ is analysed as C++)."""
 
     @property
     def joiner(self) -> str:

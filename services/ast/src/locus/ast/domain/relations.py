@@ -9,7 +9,7 @@ Imports anywhere in the file bind for the whole file.
 import re
 from dataclasses import dataclass, field
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node, Query, QueryCursor
 
 from locus.ast.domain.definitions import Definition, innermost_definition
 from locus.ast.domain.languages import CompiledLanguage
@@ -51,20 +51,39 @@ class _NameResolver:
 
     def resolve(self, reference: str, lexical: Definition | None) -> str | None:
         separator = self._spec.separator
+        reference = self._spec.reference_normalizer(reference)
         head, *rest = reference.split(separator)
+        joiner = self._spec.namespace_separator
+        if joiner and joiner in head:
+            return self._namespaced(head, rest, joiner)
         if not all(segment.isidentifier() for segment in (head, *rest)):
             return None
+        receiver = lexical.receiver_name if lexical is not None else None
+        if rest and receiver is not None and head == receiver and lexical is not None:
+            # `s.helper()` in `func (s *Server) ...`: a member of the receiver's type, which
+            # another file of the package may define.
+            return separator.join([lexical.parent_qualified_name or lexical.qualified_name, *rest])
         if head in self._spec.instance_receivers and rest:
             owner = lexical
             while owner is not None and not owner.is_class:
+                if owner.parent_qualified_name:  # defined outside its type (`Foo.prototype.m`)
+                    return self._existing(owner.parent_qualified_name, rest)
                 owner = owner.parent
             return self._existing(owner.qualified_name, rest) if owner else None
         local = self._lookup(head, lexical)
         if local is not None:
+            if local.kind == "namespace" and rest:  # open: other files add members to it
+                return separator.join([local.qualified_name, *rest])
             return self._existing(local.qualified_name, rest)
         bound = self._bindings.get(head)
         if bound is not None:
             return separator.join([bound, *rest])
+        if self._spec.enclosing_namespace_lookup:
+            enclosing = self._enclosing(head, rest, lexical)
+            # With both lookups (C++, C#) a name outside any enclosing namespace falls back
+            # to the file's namespace below.
+            if enclosing is not None or not self._spec.same_namespace_lookup:
+                return enclosing
         if self._spec.same_namespace_lookup:
             # Another file of the same package/namespace may define it; the store keeps the
             # relation unresolved when no symbol has this name.
@@ -72,6 +91,38 @@ class _NameResolver:
                 f"{self._namespace}{self._spec.joiner}{reference}" if self._namespace else reference
             )
         return None
+
+    def _namespaced(self, head: str, rest: list[str], joiner: str) -> str | None:
+        """A name with namespace segments (PHP): `\\A\\B` is absolute; `B\\C` starts
+        with an imported name or else continues the file's namespace."""
+        parts = head.removeprefix(joiner).split(joiner)
+        if not all(segment.isidentifier() for segment in (*parts, *rest)):
+            return None
+        if not head.startswith(joiner):
+            bound = self._bindings.get(parts[0])
+            if bound is not None:
+                parts = [bound, *parts[1:]]
+            elif self._namespace:
+                parts = [self._namespace, *parts]
+        return self._spec.separator.join([joiner.join(parts), *rest])
+
+    def _enclosing(self, head: str, rest: list[str], lexical: Definition | None) -> str | None:
+        """Ruby-style constant lookup: the innermost enclosing container of this file that
+        defines `head`, else the innermost enclosing namespace (another file may define it)."""
+        separator = self._spec.separator
+        namespace: Definition | None = None
+        scope = lexical
+        while scope is not None:
+            if scope.is_class:
+                candidate = f"{scope.qualified_name}{separator}{head}"
+                if candidate in self._qualified_names:
+                    return separator.join([candidate, *rest])
+                if namespace is None and scope.kind == "namespace":
+                    namespace = scope
+            scope = scope.parent
+        if namespace is None:
+            return None
+        return separator.join([namespace.qualified_name, head, *rest])
 
     def _existing(self, qualified_name: str, rest: list[str]) -> str | None:
         candidate = self._spec.separator.join([qualified_name, *rest])
@@ -81,15 +132,19 @@ class _NameResolver:
         scope = lexical
         innermost = True
         while scope is not None:
-            if (innermost or not scope.is_class) and name in scope.members:
+            visible = innermost or not scope.is_class or self._spec.class_members_in_scope
+            if visible and name in scope.members:
                 return scope.members[name]
             innermost = False
             scope = scope.parent
         return self._module_members.get(name)
 
 
-def _reference_text(node: Node, source: SourceText, separator: str) -> str:
-    text = _WHITESPACE.sub(" ", source.decode(node.start_byte, node.end_byte)).strip()
+def _reference_text(
+    node: Node, source: SourceText, separator: str, end_byte: int | None = None
+) -> str:
+    end = node.end_byte if end_byte is None else end_byte
+    text = _WHITESPACE.sub(" ", source.decode(node.start_byte, end)).strip()
     text = re.sub(rf"\s*{re.escape(separator)}\s*", separator, text)
     return text[:_MAX_TARGET_NAME_CHARS]
 
@@ -101,11 +156,12 @@ def _joined(module: str, name: str, separator: str) -> str:
 def _captured_text(
     captures: dict[str, list[Node]], capture_name: str, source: SourceText
 ) -> str | None:
-    """The first node captured under `capture_name`, with all whitespace removed."""
+    """The source from the first to the last node captured under `capture_name` (several
+    when a path has no node of its own: Scala `import a.b.C`), all whitespace removed."""
     nodes = captures.get(capture_name)
     if not nodes:
         return None
-    return "".join(source.decode(nodes[0].start_byte, nodes[0].end_byte).split())
+    return "".join(source.decode(nodes[0].start_byte, nodes[-1].end_byte).split())
 
 
 def _collect_imports(
@@ -116,6 +172,7 @@ def _collect_imports(
         return imports
     spec = compiled.spec
     separator = spec.separator
+    joiner = spec.joiner
     matches = [captures for _, captures in QueryCursor(compiled.imports).matches(root)]
     matches.sort(
         key=lambda captures: min(node.start_byte for nodes in captures.values() for node in nodes)
@@ -123,6 +180,10 @@ def _collect_imports(
     seen_targets: set[str] = set()
     for captures in matches:
         written_module = _captured_text(captures, "import.module", source)
+        submodule = _captured_text(captures, "import.submodule", source)
+        if submodule is not None:
+            # A child module declared here (Rust `mod billing;`), named below this module.
+            written_module = _joined(module_name, submodule, joiner)
         if written_module is None:
             continue
         name = _captured_text(captures, "import.name", source)
@@ -130,18 +191,20 @@ def _collect_imports(
         line = source.start_line(captures["import.statement"][0])
         module = spec.resolve_import(written_module, module_name, is_package)
         if "import.wildcard" in captures:
-            target_name = _joined(written_module, "*", separator)
+            target_name = _joined(written_module, "*", joiner)
             target_qualified_name = module
         elif name is not None:
-            target_name = _joined(written_module, name, separator)
-            target_qualified_name = _joined(module, name, separator) if module else None
+            target_name = _joined(written_module, name, joiner)
+            target_qualified_name = _joined(module, name, joiner) if module else None
             if target_qualified_name is not None:
                 imports.bindings[alias or name.split(separator)[0]] = target_qualified_name
         else:
             # A plain `import a.b` binds `a`; `import a.b as x` binds `x` to `a.b`.
             target_name = written_module
             target_qualified_name = module
-            if module is not None:
+            if module is not None and not alias and spec.import_binding is not None:
+                imports.bindings[spec.import_binding(module)] = module
+            elif module is not None:
                 head = module.split(separator)[0]
                 imports.bindings[alias or head] = module if alias else head
         if target_name not in seen_targets:
@@ -202,6 +265,10 @@ def _inherits(
     return relations
 
 
+def _capture_names(query: Query) -> set[str]:
+    return {query.capture_name(index) for index in range(query.capture_count)}
+
+
 def _calls(
     root: Node,
     compiled: CompiledLanguage,
@@ -213,6 +280,15 @@ def _calls(
     if compiled.calls is None:
         return []
     targets = QueryCursor(compiled.calls).captures(root).get("call.target", [])
+    # `@call.last` (optional): the callee ends with that node (PHP `$this->save`, Ruby
+    # `Invoice.new`), where no single node spans receiver and name without the arguments.
+    ends: dict[int, int] = {}
+    if "call.last" in _capture_names(compiled.calls):
+        for _, captures in QueryCursor(compiled.calls).matches(root):
+            for node in captures.get("call.target", []):
+                ends[node.id] = (
+                    captures["call.last"][0].end_byte if "call.last" in captures else node.end_byte
+                )
     relations: list[Relation] = []
     seen: set[tuple[str, str]] = set()
     for target in sorted(targets, key=lambda node: node.start_byte):
@@ -221,7 +297,7 @@ def _calls(
         while caller is not None and caller.is_class:
             caller = caller.parent
         source_name = caller.qualified_name if caller else module_name
-        target_name = _reference_text(target, source, compiled.spec.separator)
+        target_name = _reference_text(target, source, compiled.spec.separator, ends.get(target.id))
         if (source_name, target_name) in seen:
             continue
         seen.add((source_name, target_name))

@@ -28,6 +28,7 @@ from locus.gateway.domain.ranking import (
     RankingV1,
     name_words_of,
 )
+from locus.gateway.domain.symbol_kinds import feature_kind
 
 ALL_CANDIDATES = 1_000_000
 CUE_SIGNALS = (
@@ -41,7 +42,7 @@ CUE_SIGNALS = (
     "graph",
 )
 ROLES = tuple(PathRole)
-KINDS = ("function", "method", "class", "module")
+KINDS = ("function", "method", "class", "module")  # the other kinds: symbol_kinds.feature_kind
 RELATIONS = ("contains", "calls", "called_by", "inherits", "contained_in")
 
 _QUESTION_FEATURES = (
@@ -179,7 +180,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             *(cues.get(signal, 0.0) for signal in CUE_SIGNALS),
             cues.get("path_role", 0.0),
             *_path_features(ref.relative_path, ref.language, words, language_share),
-            *(1.0 if ref.kind == kind else 0.0 for kind in KINDS),
+            *(1.0 if feature_kind(ref.kind) == kind else 0.0 for kind in KINDS),
             math.log1p(max(ref.end_line - ref.start_line + 1, 0)),
             1.0 if ref.node_id in named else 0.0,
             *(1.0 if r in relations.get(ref.node_id, ()) else 0.0 for r in RELATIONS),

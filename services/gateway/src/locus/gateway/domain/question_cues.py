@@ -10,20 +10,16 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from locus.codepaths import PathRole, classify_path
+from locus.gateway.domain.stack_frames import (
+    CODE_EXTENSIONS,
+    FILE_LINE,
+    StackFrame,
+    clean_path,
+    find_frames,
+    package_path,
+)
 
 MAX_CUES_PER_KIND = 32
-
-CODE_EXTENSIONS = frozenset(
-    {
-        "py", "pyi", "pyx", "go", "java", "kt", "kts", "scala", "groovy", "gradle", "js", "jsx",
-        "mjs", "cjs", "ts", "tsx", "mts", "cts", "vue", "svelte", "c", "h", "cc", "cpp", "cxx",
-        "hpp", "hh", "hxx", "cs", "fs", "rb", "rs", "php", "swift", "m", "mm", "sh", "bash",
-        "zsh", "ps1", "sql", "proto", "graphql", "yaml", "yml", "toml", "json", "ini", "cfg",
-        "conf", "xml", "html", "css", "scss", "less", "md", "rst", "lua", "pl", "pm", "r", "jl",
-        "dart", "ex", "exs", "erl", "hrl", "hs", "ml", "mli", "clj", "cljs", "elm", "zig", "nim",
-        "tf", "hcl", "cmake", "mk", "ipynb",
-    }
-)  # fmt: skip
 
 KEYWORDS = frozenset(
     {
@@ -70,34 +66,11 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
 _CODE_LINK = re.compile(
     r"https?://\S+?/(?:-/)?blob/[^/\s]+/(?P<path>[^\s#?)\]>\"']+)(?:#L(?P<line>\d+))?", re.I
 )
-# Python: File "src/app/x.py", line 12, in handle
-_PY_FRAME = re.compile(
-    r'File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<function><?[\w.]+>?))?'
-)
-# JVM: at com.acme.orders.OrderService.place(OrderService.java:42)
-_JVM_FRAME = re.compile(
-    r"\bat\s+(?P<owner>[\w$.]+)\.(?P<function>[\w$<>]+)\((?P<path>[\w$.-]+\.\w+):(?P<line>\d+)\)"
-)
-# Node: at placeOrder (/srv/app/src/orders.js:10:5)   or   at /srv/app/src/orders.js:10:5
-_JS_FRAME = re.compile(
-    r"\bat\s+(?:(?P<function>[\w$.<>\[\]]+)\s+\()?(?P<path>[^\s()]+\.\w+):(?P<line>\d+):\d+\)?"
-)
-# Go, compilers, linters: path/to/file.go:123 (the extension must be a code extension)
-_FILE_LINE = re.compile(
-    r"(?<![\w/.-])(?P<path>/?(?:[\w@+.-]+/)*[\w@+-][\w@+.-]*\.(?P<ext>\w+)):(?P<line>\d+)"
-)
 _TOKEN = re.compile(r"[A-Za-z0-9_$@./\\+-]+")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*$")
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")
 _CAMEL_HUMP = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]")
 _T = TypeVar("_T", bound=Hashable)
-
-
-@dataclass(frozen=True)
-class StackFrame:
-    path: str
-    line: int
-    function: str = ""
 
 
 @dataclass(frozen=True)
@@ -154,9 +127,9 @@ def extract_cues(question: str) -> QuestionCues:
     ]:
         _scan_tokens(_URL.sub(" ", text), kind, identifiers, dotted, paths)
     code_spans += fenced_blocks
-    paths += [f.path for f in frames]
+    paths += [p for f in frames for p in (f.path, package_path(f)) if p]
     paths += [
-        _clean_path(m.group("path")) for m in links if "." in m.group("path").rsplit("/", 1)[-1]
+        clean_path(m.group("path")) for m in links if "." in m.group("path").rsplit("/", 1)[-1]
     ]
     unique_paths = tuple(_unique(paths)[:MAX_CUES_PER_KIND])
     modules = _imported_modules("\n".join(code_spans) + "\n" + prose) + [
@@ -176,7 +149,13 @@ def extract_cues(question: str) -> QuestionCues:
     )
     return QuestionCues(
         identifiers=tuple(_unique(identifiers)[:MAX_CUES_PER_KIND]),
-        dotted_names=tuple(_unique(dotted)[:MAX_CUES_PER_KIND]),
+        # A frame's `Type.method` (Go's `pkg.(*T).Method`, C++'s `ns::T::f`, PHP's `Cls->m`
+        # written the way symbols are named) after the dotted names the text spells out.
+        dotted_names=tuple(
+            _unique([*dotted, *(f.qualified_name for f in frames if f.qualified_name)])[
+                :MAX_CUES_PER_KIND
+            ]
+        ),
         paths=unique_paths,
         frames=tuple(_unique(frames)[:MAX_CUES_PER_KIND]),
         about_tests=about_tests,
@@ -259,29 +238,16 @@ def looks_like_code(token: str) -> bool:
 
 def _frames(text: str, code_links: Iterable[re.Match[str]]) -> list[StackFrame]:
     """Stack-trace frames of ``text``; ``code_links``: its _CODE_LINK matches (found once by
-    the caller, which also takes their paths), a link with a line being a frame too."""
-    frames: list[StackFrame] = []
-    for match in _PY_FRAME.finditer(text):
-        function = match.group("function") or ""
-        frames.append(
-            StackFrame(_clean_path(match.group("path")), int(match.group("line")), function)
-        )
-    for match in _JVM_FRAME.finditer(text):
-        frames.append(
-            StackFrame(match.group("path"), int(match.group("line")), match.group("function"))
-        )
-    for match in _JS_FRAME.finditer(text):
-        function = (match.group("function") or "").rsplit(".", 1)[-1]
-        frames.append(
-            StackFrame(_clean_path(match.group("path")), int(match.group("line")), function)
-        )
+    the caller, which also takes their paths), a link with a line being a frame too; then
+    any other `path:line` with a code extension."""
+    frames = find_frames(text)
     known = {(f.path, f.line) for f in frames}
     for match in code_links:
-        path = _clean_path(match.group("path"))
+        path = clean_path(match.group("path"))
         if match.group("line") and "." in path.rsplit("/", 1)[-1]:
             frames.append(StackFrame(path, int(match.group("line"))))
-    for match in _FILE_LINE.finditer(text):
-        path, line = _clean_path(match.group("path")), int(match.group("line"))
+    for match in FILE_LINE.finditer(text):
+        path, line = clean_path(match.group("path")), int(match.group("line"))
         if match.group("ext").lower() in CODE_EXTENSIONS and (path, line) not in known:
             frames.append(StackFrame(path, line))
     return frames
@@ -326,7 +292,7 @@ def _scan_tokens(
 
 def _as_path(token: str) -> str:
     """A path-looking token: a code extension on its last segment, or at least two slashes."""
-    path = _clean_path(token)
+    path = clean_path(token)
     segments = [s for s in path.split("/") if s]
     if not segments or not any(c.isalpha() for c in segments[-1]):
         return ""
@@ -335,15 +301,6 @@ def _as_path(token: str) -> str:
     if has_extension or path.count("/") >= 2:
         return path
     return ""
-
-
-def _clean_path(path: str) -> str:
-    path = path.strip().replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
-    if path.startswith("file:///"):
-        path = path[len("file://") :]
-    return path.rstrip("/.:,;")
 
 
 def _strip_language_tag(body: str) -> str:

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import re
 
+from locus.gateway.domain.stack_frames import is_frame_line
+
 DIGEST_CHARS = 12_000  # below every downstream limit (retrieval and answer take 16,000)
 HEAD_CHARS = 2_000  # the opening is kept whole: the title and the reporter's own words
 MAX_LINE_CHARS = 400  # a longer line (a minified payload, a base64 blob) is cut
 
-_FRAME = re.compile(
-    r'File "[^"\n]+", line \d+'  # Python
-    r"|\bat\s+[\w$.<>]+\([\w$.-]+\.\w+:\d+\)"  # JVM
-    r"|\bat\s+.*\(?[\w./\\-]+\.[cm]?[jt]sx?:\d+(?::\d+)?\)?"  # JavaScript
-    r"|[\w./\\-]+\.(?:go|rs|c|cc|cpp|h|hpp|rb|php|cs|swift|kt|py):\d+"  # path:line
-)
+# Error lines in any language: exception classes and messages (Java's `Caused by:`, Go's
+# `panic:`, Rust's `panicked at`, PHP's `Uncaught`, sanitizers' `==1==ERROR`, signals).
 _ERROR = re.compile(
-    r"\b\w*(?:Error|Exception|Warning|Panic|Failure|Fault)\b|\b(?:error|panic|fatal|failed"
-    r"|failure|traceback|assert(?:ion)?|segmentation fault|abort(?:ed)?|caused by)\b|^E\s{2,}",
+    r"\b\w*(?:Error|Exception|Warning|Panic|Failure|Fault)\b|\b(?:error|panic|panicked|fatal"
+    r"|failed|failure|traceback|assert(?:ion)?|segmentation fault|abort(?:ed)?|caused by"
+    r"|uncaught|thrown|SIG(?:SEGV|ABRT|BUS|ILL|FPE|KILL|TERM))\b|^E\s{2,}",
     re.I,
 )
 _PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]{2,}\b")
@@ -40,14 +39,15 @@ def digest_question(question: str, budget: int = DIGEST_CHARS) -> str:
         text = line.strip()
         if not text:
             continue
-        key = _NUMBER.sub("0", text) if not _FRAME.search(text) else text
+        is_frame = is_frame_line(text)
+        key = _NUMBER.sub("0", text) if not is_frame else text
         if key in seen:
             continue
         seen.add(key)
         if head < HEAD_CHARS:
             head += len(line) + 1
             tiers.append((0, index))
-        elif _FRAME.search(text) or _ERROR.search(text):
+        elif is_frame or _ERROR.search(text):
             tiers.append((1, index))
         elif _is_prose(text):
             tiers.append((2, index))

@@ -13,6 +13,13 @@ from typing import Protocol
 
 from locus.codepaths import PathRole, classify_path
 from locus.gateway.domain.question_cues import QuestionCues, split_identifier
+from locus.gateway.domain.symbol_kinds import (
+    CALLABLE_KINDS,
+    CONTAINER_KINDS,
+    MEMBER_KINDS,
+    MODULE_KINDS,
+    dotted_scope,
+)
 
 RRF_K = 60  # the retrieval service's default reciprocal-rank-fusion constant
 
@@ -23,7 +30,9 @@ class SymbolRef:
     name: str
     qualified_name: str
     scope_name: str
-    kind: str  # "module" | "class" | "function" | "method" | ""
+    # "module" | "class" | "function" | "method" | "constructor" | "interface" | "struct" |
+    # "enum" | "trait" | "namespace" | "" (families: symbol_kinds)
+    kind: str
     file_id: str
     relative_path: str
     language: str
@@ -290,9 +299,9 @@ class _Counts:
         return cls(
             names=Counter(ref.name for ref in request.named_symbols),
             members=Counter(
-                ref.scope_name.rsplit(".", 1)[0]
+                dotted_scope(ref.scope_name).rsplit(".", 1)[0]
                 for ref in candidates
-                if ref.kind == "method" and "." in ref.scope_name
+                if ref.kind in MEMBER_KINDS and "." in dotted_scope(ref.scope_name)
             ),
             words=Counter(word for ref in candidates for word in set(name_words_of(ref.name))),
         )
@@ -505,7 +514,7 @@ class RankingV1:
             boost += share
             cue_evidence += (Evidence("path", "its file is named in the question", share),)
         raw = retrieval + min(boost, w.boost_cap)
-        if ref.kind == "module":
+        if ref.kind in MODULE_KINDS:
             raw *= w.module_factor
         score, role_evidence = self._role(ref.relative_path, raw, lift_tests, bool(file_path_boost))
         evidence = self._top_evidence(cue_evidence, retrieval_evidence, role_evidence)
@@ -564,15 +573,17 @@ class RankingV1:
     ) -> tuple[float, tuple[Evidence, ...]]:
         w = self.weights
         found: list[Evidence] = []
-        if ref.kind == "module":
+        if ref.kind in MODULE_KINDS:
             # A module the question names (an import, a dotted path) is scored through its
             # file's module cue, which its symbols share; as a symbol it would count the same
             # mention twice more (dotted name and identifier) and outrank what changes.
             return 0.0, ()
-        for dotted in cues.dotted_names:
-            if _dotted_matches(dotted, ref):
+        for dotted_name in cues.dotted_names:
+            if _dotted_matches(dotted_name, ref):
                 found.append(
-                    Evidence("dotted_name", f"`{dotted}` names {ref.qualified_name}", w.dotted_name)
+                    Evidence(
+                        "dotted_name", f"`{dotted_name}` names {ref.qualified_name}", w.dotted_name
+                    )
                 )
                 break
         for identifier in cues.identifiers:
@@ -614,8 +625,9 @@ class RankingV1:
                             round(w.identifier_part * share, 4),
                         )
                     )
-        owner = ref.scope_name.rsplit(".", 1)[0] if "." in ref.scope_name else ""
-        if w.member_of_named and owner and ref.kind == "method":
+        scope = dotted_scope(ref.scope_name)
+        owner = scope.rsplit(".", 1)[0] if "." in scope else ""
+        if w.member_of_named and owner and ref.kind in MEMBER_KINDS:
             owner_name = owner.rsplit(".", 1)[-1]
             if owner_name in cues.identifiers or any(
                 d == owner or d.endswith("." + owner_name) for d in cues.dotted_names
@@ -631,7 +643,8 @@ class RankingV1:
                     )
                 )
         named_exactly = any(e.signal in ("identifier", "dotted_name") for e in found)
-        if w.name_words and not named_exactly and ref.kind in ("function", "method", "class"):
+        has_name_words = ref.kind in CALLABLE_KINDS or ref.kind in CONTAINER_KINDS
+        if w.name_words and not named_exactly and has_name_words:
             words = name_words_of(ref.name)
             shared = [p for p in words if _uses_word(cues.words, p)]
             if shared:
@@ -647,7 +660,7 @@ class RankingV1:
         for frame in cues.frames:
             if not match_path(frame.path, ref.relative_path):
                 continue
-            if ref.kind != "module" and ref.start_line <= frame.line <= ref.end_line:
+            if ref.kind not in MODULE_KINDS and ref.start_line <= frame.line <= ref.end_line:
                 found.append(
                     Evidence(
                         "stacktrace",
@@ -793,9 +806,10 @@ def _uses_word(words: frozenset[str], part: str) -> bool:
     return part in words or (len(part) >= 4 and any(w.startswith(part) for w in words))
 
 
-def _dotted_matches(dotted: str, ref: SymbolRef) -> bool:
+def _dotted_matches(dotted_name: str, ref: SymbolRef) -> bool:
     for name in (ref.qualified_name, ref.scope_name):
-        if name and (name == dotted or name.endswith("." + dotted)):
+        name = dotted_scope(name)
+        if name and (name == dotted_name or name.endswith("." + dotted_name)):
             return True
     return False
 

@@ -1,0 +1,57 @@
+; Named types. A declaration of one type (`type Invoice struct {...}`) is the definition, so
+; its signature reads `type Invoice struct`; in a grouped `type ( ... )` each spec is one.
+((type_declaration
+  (type_spec
+    name: (type_identifier) @name
+    type: (struct_type (field_declaration_list) @body))) @definition.struct
+  (#match? @definition.struct "^type\\s+[^(\\s]"))
+
+((type_declaration
+  (type_spec
+    name: (type_identifier) @name
+    type: (interface_type) @body)) @definition.interface
+  (#match? @definition.interface "^type\\s+[^(\\s]"))
+
+; Other named types (`type Status int`, `type HandlerFunc func(...)`) can carry methods.
+((type_declaration
+  (type_spec
+    name: (type_identifier) @name
+    type: [
+      (type_identifier) (qualified_type) (pointer_type) (generic_type) (function_type)
+      (map_type) (slice_type) (array_type) (channel_type)
+    ] @body)) @definition.class
+  (#match? @definition.class "^type\\s+[^(\\s]"))
+
+((type_declaration
+  (type_spec
+    name: (type_identifier) @name
+    type: (struct_type (field_declaration_list) @body)) @definition.struct) @_group
+  (#match? @_group "^type\\s*\\("))
+
+((type_declaration
+  (type_spec
+    name: (type_identifier) @name
+    type: (interface_type) @body) @definition.interface) @_group
+  (#match? @_group "^type\\s*\\("))
+
+((type_declaration
+  (type_spec
+    name: (type_identifier) @name
+    type: [
+      (type_identifier) (qualified_type) (pointer_type) (generic_type) (function_type)
+      (map_type) (slice_type) (array_type) (channel_type)
+    ] @body) @definition.class) @_group
+  (#match? @_group "^type\\s*\\("))
+
+; Functions, and methods named by their receiver's type (`func (s *Server) Serve()`).
+(function_declaration
+  name: (identifier) @name
+  body: (block) @body) @definition.function
+
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      name: (identifier)? @receiver.name
+      type: (_) @receiver))
+  name: (field_identifier) @name
+  body: (block) @body) @definition.method

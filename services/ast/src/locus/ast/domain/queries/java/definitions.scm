@@ -1,0 +1,75 @@
+; Types: classes, records (-> class), interfaces, annotation types (-> interface), enums. Local
+; classes inside methods count too; anonymous class bodies do not (their methods stay part of
+; the method around them).
+(class_declaration
+  name: (identifier) @name
+  body: (class_body) @body) @definition.class
+
+(record_declaration
+  name: (identifier) @name
+  body: (class_body) @body) @definition.class
+
+(interface_declaration
+  name: (identifier) @name
+  body: (interface_body) @body) @definition.interface
+
+(annotation_type_declaration
+  name: (identifier) @name
+  body: (annotation_type_body) @body) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name
+  body: (enum_body) @body) @definition.enum
+
+; Methods with a body (abstract and interface signatures are no definitions), as members of a
+; named type; enum members follow the constants in `enum_body_declarations`.
+(class_declaration
+  body: (class_body
+    (method_declaration
+      name: (identifier) @name
+      body: (block) @body) @definition.method))
+
+(record_declaration
+  body: (class_body
+    (method_declaration
+      name: (identifier) @name
+      body: (block) @body) @definition.method))
+
+(interface_declaration
+  body: (interface_body
+    (method_declaration
+      name: (identifier) @name
+      body: (block) @body) @definition.method))
+
+(enum_declaration
+  body: (enum_body
+    (enum_body_declarations
+      (method_declaration
+        name: (identifier) @name
+        body: (block) @body) @definition.method)))
+
+; Constructors are named after their class: `Invoice.Invoice`.
+(class_declaration
+  body: (class_body
+    (constructor_declaration
+      name: (identifier) @name
+      body: (constructor_body) @body) @definition.constructor))
+
+(record_declaration
+  body: (class_body
+    (constructor_declaration
+      name: (identifier) @name
+      body: (constructor_body) @body) @definition.constructor))
+
+(record_declaration
+  body: (class_body
+    (compact_constructor_declaration
+      name: (identifier) @name
+      body: (block) @body) @definition.constructor))
+
+(enum_declaration
+  body: (enum_body
+    (enum_body_declarations
+      (constructor_declaration
+        name: (identifier) @name
+        body: (constructor_body) @body) @definition.constructor)))

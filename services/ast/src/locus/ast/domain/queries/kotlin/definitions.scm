@@ -1,0 +1,36 @@
+; Classes, interfaces, enum classes and objects. Companion objects are no definitions of their
+; own: their members are called through the class (`Invoice.create()`), so they are qualified
+; under it (`Invoice.create`).
+(class_declaration
+  "interface"
+  (type_identifier) @name
+  (class_body) @body) @definition.interface
+
+(class_declaration
+  "class"
+  (type_identifier) @name
+  (class_body) @body) @definition.class
+
+(class_declaration
+  (type_identifier) @name
+  (enum_class_body) @body) @definition.enum
+
+(object_declaration
+  (type_identifier) @name
+  (class_body) @body) @definition.class
+
+; A class or object without a body (`data class Point(val x: Int)`, `object Idle : State()`):
+; its last header part stands in for the body, so it still is a symbol with its own chunk.
+(class_declaration
+  "class"
+  (type_identifier) @name
+  [(primary_constructor) (delegation_specifier)] @body .) @definition.class
+
+(object_declaration
+  (type_identifier) @name
+  (delegation_specifier) @body .) @definition.class
+
+; Functions with a body (`{ ... }` or `= expression`); inside a class they are methods.
+(function_declaration
+  (simple_identifier) @name
+  (function_body) @body) @definition.function

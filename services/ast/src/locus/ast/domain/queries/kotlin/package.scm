@@ -1,0 +1,3 @@
+; package com.acme.billing
+(package_header
+  (identifier) @package.name)

@@ -1,0 +1,42 @@
+; Types. A unit struct (`struct Marker;`) has no body: its `;` stands for one.
+(struct_item
+  name: (type_identifier) @name
+  body: (_) @body) @definition.struct
+
+(struct_item
+  name: (type_identifier) @name
+  ";" @body) @definition.struct
+
+(union_item
+  name: (type_identifier) @name
+  body: (field_declaration_list) @body) @definition.struct
+
+(enum_item
+  name: (type_identifier) @name
+  body: (enum_variant_list) @body) @definition.enum
+
+(trait_item
+  name: (type_identifier) @name
+  body: (declaration_list) @body) @definition.trait
+
+; `impl Foo` / `impl<T> Trait for Foo<T>` add members to the type after `for` (the type's
+; name, generics and path dropped: `Foo<T>`, `crate::a::Foo` -> `Foo`).
+(impl_item
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier name: (type_identifier) @name)
+    (generic_type type: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+  ]
+  body: (declaration_list) @body) @definition.impl
+
+; Inline modules (`mod tests { ... }`); `mod tests;` is an import.
+(mod_item
+  name: (identifier) @name
+  body: (declaration_list) @body) @definition.namespace
+
+; Functions; inside an impl or trait (a default body) they are methods. Signatures without a
+; body (`fn area(&self) -> f64;` in a trait) are no definitions.
+(function_item
+  name: (identifier) @name
+  body: (block) @body) @definition.function

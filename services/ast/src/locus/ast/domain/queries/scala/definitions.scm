@@ -1,0 +1,38 @@
+; Classes and case classes, objects (-> class; a companion object shares its class's name, so
+; its members are qualified under the class), traits, Scala 3 enums.
+(class_definition
+  name: (identifier) @name
+  body: (template_body) @body) @definition.class
+
+(object_definition
+  name: (identifier) @name
+  body: (template_body) @body) @definition.class
+
+(trait_definition
+  name: (identifier) @name
+  body: (template_body) @body) @definition.trait
+
+(enum_definition
+  name: (identifier) @name
+  body: (enum_body) @body) @definition.enum
+
+; Without a body (`case class Point(x: Int) extends Shape`, `case object Origin extends Shape`)
+; the last header part stands in for the body, so the type still is a symbol with a chunk.
+(class_definition
+  name: (identifier) @name
+  [(class_parameters) (extends_clause)] @body .) @definition.class
+
+(object_definition
+  name: (identifier) @name
+  (extends_clause) @body .) @definition.class
+
+; Auxiliary constructors: def this(...) = this(...).
+(function_definition
+  name: (identifier) @name
+  body: (_) @body
+  (#eq? @name "this")) @definition.constructor
+
+; def with a body (declarations without one are abstract); inside a type it is a method.
+(function_definition
+  name: (identifier) @name
+  body: (_) @body) @definition.function

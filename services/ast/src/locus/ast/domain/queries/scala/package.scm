@@ -1,0 +1,3 @@
+; package com.acme.billing
+(package_clause
+  name: (package_identifier) @package.name)

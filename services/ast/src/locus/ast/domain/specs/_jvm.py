@@ -1,0 +1,37 @@
+"""Naming shared by the JVM languages (Java, Kotlin, Scala): a file's module symbol is its path
+below the source root, extension kept (`com/acme/billing/Invoice.java`), so it never collides
+with the `com.acme.billing.Invoice` class it declares; definitions are qualified by the
+declared `package`, and imports are always absolute."""
+
+import re
+
+from locus.ast.domain.language_spec import SourceRoot
+
+# Maven/Gradle layouts (`src/main/java/`, `app/src/test/kotlin/`) when no root was detected.
+_CONVENTIONAL_ROOT = re.compile(r"(?:^|/)src/[^/]+/(?:java|kotlin|scala)/")
+
+
+def jvm_module_name(relative_path: str, root: SourceRoot) -> str:
+    """The path below the source root (or below a conventional `src/<set>/<lang>/` directory
+    when none was detected), extension kept; the path itself when neither applies."""
+    path = relative_path.replace("\\", "/").lstrip("/")
+    below = root.relative(path)
+    if root.directory and below != path:
+        return below
+    markers = list(_CONVENTIONAL_ROOT.finditer(path))
+    return path[markers[-1].end() :] if markers else path
+
+
+def jvm_is_package_path(relative_path: str) -> bool:
+    return False
+
+
+def jvm_resolve_import(written: str, importing_module: str, is_package: bool) -> str | None:
+    """JVM imports name packages and types absolutely: `com.acme.util` stays as written."""
+    return written or None
+
+
+def jvm_namespace(module_name: str, declared_package: str | None) -> str:
+    """Definitions live in the declared package; a file without one is in the unnamed
+    (root) package, so its classes have bare names."""
+    return declared_package or ""

@@ -1,0 +1,33 @@
+"""Families of symbol kinds: the ranking treats kinds by what they are for, so the kinds of
+languages beyond Python (constructors, interfaces, structs, enums, traits, namespaces) count
+wherever their Python kin do, and scope names written with `::` or `\\` read as dotted ones."""
+
+from __future__ import annotations
+
+CALLABLE_KINDS = frozenset({"function", "method", "constructor"})
+MEMBER_KINDS = frozenset({"method", "constructor"})  # callables that belong to a type
+CONTAINER_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
+MODULE_KINDS = frozenset({"module", "namespace"})  # a namespace is scored like a module
+
+# The learned ranker's kind columns (kind_function, kind_method, kind_class, kind_module)
+# predate the other kinds and a trained model's feature list is fixed: each new kind takes the
+# column of its kin (a constructor is a method, containers are classes, a namespace a module).
+_FEATURE_KINDS = {
+    "constructor": "method",
+    "interface": "class",
+    "struct": "class",
+    "enum": "class",
+    "trait": "class",
+    "namespace": "module",
+}
+
+
+def feature_kind(kind: str) -> str:
+    """The one-hot kind column a symbol of ``kind`` sets: function, method, class or module."""
+    return _FEATURE_KINDS.get(kind, kind)
+
+
+def dotted_scope(scope_name: str) -> str:
+    """`Parser::parse` (Rust, C++, Ruby, PHP members), `App\\Repo` (PHP namespaces) →
+    Parser.parse, App.Repo; dotted names as they are."""
+    return scope_name.replace("::", ".").replace("\\", ".")

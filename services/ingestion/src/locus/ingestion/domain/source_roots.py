@@ -1,0 +1,340 @@
+"""Source roots inside a scanned source: where each file's module naming starts (`libs/cli/src`,
+`src/main/java`, the directory of a `go.mod` or `Cargo.toml`) and the name that root stands for
+(Go module path, crate or package name), detected from paths and a few layout files' contents.
+
+Not to be confused with a registered source's directory (`source_paths.resolve_source_root`):
+these roots are directories *inside* one source, relative to it. A layout file that cannot be
+parsed is logged and ignored; detection never fails a scan.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import logging
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRoot:
+    """A directory relative to the source ("" = the source itself) and the name it stands for
+    ("" where the language names modules from directories alone)."""
+
+    directory: str = ""
+    name: str = ""
+
+
+NO_SOURCE_ROOT = SourceRoot()
+
+PYTHON_PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+# Layout files whose contents detection reads; every other marker is recognised by its path.
+CONTENT_LAYOUT_FILES = frozenset(
+    {*PYTHON_PROJECT_FILES, "go.mod", "Cargo.toml", "package.json", "composer.json"}
+)
+MAX_LAYOUT_FILE_BYTES = 256 * 1024
+
+_PYTHON_SUFFIXES = (".py", ".pyi")
+_JVM_SOURCE_DIRECTORIES = frozenset({"java", "kotlin", "scala", "groovy"})
+_FAMILIES = {
+    "python": "python",
+    "java": "jvm",
+    "kotlin": "jvm",
+    "scala": "jvm",
+    "groovy": "jvm",
+    "go": "go",
+    "rust": "rust",
+    "javascript": "node",
+    "typescript": "node",
+    "tsx": "node",
+    "csharp": "dotnet",
+    "php": "php",
+    "ruby": "ruby",
+}
+# `module example.com/shop` or `module "example.com/shop"`, comments allowed after it.
+_GO_MODULE = re.compile(r'^\s*module\s+"?([^\s"]+)"?\s*(?://.*)?$', re.MULTILINE)
+# What parsing a malformed layout file raises (TOML and JSON decode errors are ValueErrors;
+# deeply nested documents exhaust the recursion limit).
+_LAYOUT_ERRORS = (ValueError, RecursionError, configparser.Error)
+_SETUP_CALL = re.compile(r"\bsetup\s*\(")
+_SETUP_PACKAGE_DIR = re.compile(r"""package_dir\s*=\s*\{\s*(['"])\1\s*:\s*(['"])([^'"]+)\2""")
+_SETUP_WHERE = re.compile(r"""\bwhere\s*=\s*\[?\s*(['"])([^'"]+)\1""")
+
+
+class SourceRoots:
+    """Per language family, the detected root directories; `root_of` picks a file's nearest."""
+
+    def __init__(self, roots_by_family: Mapping[str, Mapping[str, SourceRoot]]) -> None:
+        self._roots = roots_by_family
+
+    def root_of(self, relative_path: str, language: str) -> SourceRoot:
+        """The nearest detected root above `relative_path` for its language; NO_SOURCE_ROOT
+        when there is none (or the language has no root convention: C, C++, ...)."""
+        family = _FAMILIES.get(language)
+        if family == "jvm":
+            return _jvm_root(relative_path)
+        roots = self._roots.get(family or "", {})
+        if not roots:
+            return NO_SOURCE_ROOT
+        directory = _parent(relative_path)
+        while True:
+            root = roots.get(directory)
+            if root is not None:
+                return root
+            if not directory:
+                return NO_SOURCE_ROOT
+            directory = _parent(directory)
+
+
+def layout_files_to_read(paths: Iterable[str]) -> list[str]:
+    """The paths among `paths` whose contents `detect_source_roots` needs."""
+    return sorted(path for path in paths if _name(path) in CONTENT_LAYOUT_FILES)
+
+
+def detect_source_roots(paths: Iterable[str], layout_files: Mapping[str, str]) -> SourceRoots:
+    """Roots of every language family from a snapshot's relative paths (POSIX) and the
+    contents of its layout files (`layout_files_to_read`; a missing one is skipped)."""
+    all_paths = sorted(set(paths))
+    directories = _directories_of_files(all_paths)
+    return SourceRoots(
+        {
+            "python": _python_roots(all_paths, directories, layout_files),
+            "go": _named_roots(layout_files, "go.mod", _go_module_name, require_name=True),
+            "rust": _named_roots(layout_files, "Cargo.toml", _crate_name, require_name=True),
+            "node": _named_roots(layout_files, "package.json", _json_name, require_name=False),
+            "php": _named_roots(layout_files, "composer.json", _json_name, require_name=False),
+            "dotnet": _marker_roots(all_paths, lambda name: name.endswith(".csproj")),
+            "ruby": _marker_roots(
+                all_paths, lambda name: name == "Gemfile" or name.endswith(".gemspec")
+            ),
+        }
+    )
+
+
+def _name(path: str) -> str:
+    return path.rpartition("/")[2]
+
+
+def _parent(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def _join(directory: str, child: str) -> str:
+    child = str(PurePosixPath(child.strip().replace("\\", "/")))
+    if child in ("", "."):
+        return directory
+    if child.startswith("/") or child == ".." or child.startswith("../"):
+        raise ValueError(f"{child!r} leaves the project directory")
+    return f"{directory}/{child}" if directory else child
+
+
+def _directories_of_files(paths: list[str]) -> dict[str, set[str]]:
+    """Directory → names of the files directly in it."""
+    directories: dict[str, set[str]] = {}
+    for path in paths:
+        directories.setdefault(_parent(path), set()).add(_name(path))
+    return directories
+
+
+# JVM: Maven/Gradle source sets, at any depth (modules of a monorepo).
+
+
+def _jvm_root(relative_path: str) -> SourceRoot:
+    """`<module>/src/<set>/<java|kotlin|scala|groovy>/...`: the deepest such prefix."""
+    segments = relative_path.split("/")[:-1]
+    for index in range(len(segments) - 3, -1, -1):
+        if segments[index] == "src" and segments[index + 2] in _JVM_SOURCE_DIRECTORIES:
+            return SourceRoot("/".join(segments[: index + 3]))
+    return NO_SOURCE_ROOT
+
+
+# Python: project files' declared package directories, and `src/` layouts.
+
+
+def _python_roots(
+    paths: list[str], directories: Mapping[str, set[str]], layout_files: Mapping[str, str]
+) -> dict[str, SourceRoot]:
+    roots: dict[str, SourceRoot] = {}
+    for directory in _src_layout_directories(paths, directories):
+        roots[directory] = SourceRoot(directory)
+    for path in sorted(layout_files):
+        name = _name(path)
+        if name not in PYTHON_PROJECT_FILES:
+            continue
+        project = _parent(path)
+        try:
+            declared = _declared_package_directories(name, layout_files[path])
+        except _LAYOUT_ERRORS as error:
+            log.warning("ignoring %s for source roots: %s", path, error)
+            continue
+        if declared is None:
+            continue
+        try:
+            found = [_join(project, directory) for directory in declared]
+        except ValueError as error:
+            log.warning("ignoring %s for source roots: %s", path, error)
+            continue
+        if not found:
+            # A project without a declared directory: `src/` when it has one, else flat.
+            src = _join(project, "src")
+            flat = "__init__.py" not in directories.get(project, set())
+            found = [src] if src in roots else [project] if flat else []
+        for directory in found:
+            roots.setdefault(directory, SourceRoot(directory))
+    return roots
+
+
+def _src_layout_directories(paths: list[str], directories: Mapping[str, set[str]]) -> set[str]:
+    """Directories named `src` that hold a Python package (a Python file at least one
+    directory below) and are not a package themselves (no `src/__init__.py`)."""
+    found: set[str] = set()
+    for path in paths:
+        if not path.endswith(_PYTHON_SUFFIXES):
+            continue
+        segments = path.split("/")
+        for index in range(len(segments) - 3, -1, -1):
+            if segments[index] != "src":
+                continue
+            src = "/".join(segments[: index + 1])
+            if "__init__.py" not in directories.get(src, set()):
+                found.add(src)
+                break
+    return found
+
+
+def _declared_package_directories(file_name: str, text: str) -> list[str] | None:
+    """Package directories a Python project file declares, relative to it: [] for a project
+    that declares none, None when the file describes no Python project."""
+    if file_name == "pyproject.toml":
+        return _pyproject_package_directories(tomllib.loads(text))
+    if file_name == "setup.cfg":
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(text)
+        if not parser.has_section("options") and not parser.has_section("metadata"):
+            return None
+        directories = []
+        package_dir = parser.get("options", "package_dir", fallback="").strip()
+        for line in package_dir.splitlines():
+            key, _, value = line.partition("=")
+            if not key.strip() and value.strip():
+                directories.append(value.strip())
+        where = parser.get("options.packages.find", "where", fallback="").strip()
+        if where:
+            directories.append(where)
+        return directories
+    # setup.py is a project file only when it calls setuptools' (or distutils') setup: a
+    # module that happens to be named setup.py (`locus/telemetry/setup.py`) is not.
+    if not ("setuptools" in text or "distutils" in text) or not _SETUP_CALL.search(text):
+        return None
+    directories = [match.group(3) for match in _SETUP_PACKAGE_DIR.finditer(text)]
+    directories.extend(match.group(2) for match in _SETUP_WHERE.finditer(text))
+    return directories
+
+
+def _pyproject_package_directories(document: dict[str, Any]) -> list[str] | None:
+    tool = _table(document.get("tool"))
+    poetry = _table(tool.get("poetry"))
+    if "project" not in document and "build-system" not in document and not poetry:
+        return None  # tool configuration only (ruff, mypy, pytest)
+    directories: list[str] = []
+    setuptools = _table(tool.get("setuptools"))
+    package_dir = _table(setuptools.get("package-dir"))
+    if isinstance(package_dir.get(""), str):
+        directories.append(package_dir[""])
+    directories.extend(_strings(_nested(setuptools, "packages", "find").get("where")))
+    wheel = _nested(tool, "hatch", "build", "targets", "wheel")
+    # Hatch lists package paths (`src/locus`): their parent is the root.
+    directories.extend(
+        _parent(package.rstrip("/")) or "." for package in _strings(wheel.get("packages"))
+    )
+    poetry_packages = poetry.get("packages")
+    for entry in poetry_packages if isinstance(poetry_packages, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("from"), str):
+            directories.append(entry["from"])
+    return list(dict.fromkeys(directories))
+
+
+def _table(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _nested(table: dict[str, Any], *keys: str) -> dict[str, Any]:
+    for key in keys:
+        table = _table(table.get(key))
+    return table
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return []
+
+
+# Roots named by a layout file (Go, Rust, JS/TS, PHP) or marked by a file's presence (C#, Ruby).
+
+
+def _named_roots(
+    layout_files: Mapping[str, str],
+    file_name: str,
+    name_of: Callable[[str], str],
+    *,
+    require_name: bool,
+) -> dict[str, SourceRoot]:
+    roots: dict[str, SourceRoot] = {}
+    for path, text in layout_files.items():
+        if _name(path) != file_name:
+            continue
+        try:
+            name = name_of(text)
+        except _LAYOUT_ERRORS as error:
+            log.warning("ignoring %s for source roots: %s", path, error)
+            if require_name:
+                continue
+            name = ""
+        if name or not require_name:
+            roots[_parent(path)] = SourceRoot(_parent(path), name)
+    return roots
+
+
+def _marker_roots(paths: list[str], is_marker: Callable[[str], bool]) -> dict[str, SourceRoot]:
+    """Directories holding a marker file; named by the first (sorted) marker with a stem
+    (`Billing.csproj` → "Billing", `shop.gemspec` → "shop", `Gemfile` → "")."""
+    roots: dict[str, SourceRoot] = {}
+    for path in paths:
+        name = _name(path)
+        if not is_marker(name):
+            continue
+        directory, stem = _parent(path), name.rpartition(".")[0]
+        if directory not in roots or (stem and not roots[directory].name):
+            roots[directory] = SourceRoot(directory, stem)
+    return roots
+
+
+def _go_module_name(text: str) -> str:
+    match = _GO_MODULE.search(text)
+    if match is None:
+        raise ValueError("no module directive")
+    return match.group(1)
+
+
+def _crate_name(text: str) -> str:
+    """The `[package]` name with `-` as `_` (how Rust code writes it); "" for a workspace."""
+    package = _table(tomllib.loads(text).get("package"))
+    name = package.get("name")
+    return name.replace("-", "_") if isinstance(name, str) else ""
+
+
+def _json_name(text: str) -> str:
+    document = json.loads(text)
+    if not isinstance(document, dict):
+        raise ValueError("not a JSON object")
+    name = document.get("name")
+    return name.strip() if isinstance(name, str) else ""

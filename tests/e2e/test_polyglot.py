@@ -1,0 +1,165 @@
+"""Java and Go through the whole stack (`locus up`, real processes): a Maven module and a Go
+module are scanned, and `locus symbols`, `locus locate`, the gateway's GetAstNode and impact
+answer in each language's own terms — qualified names as its developers write them, methods and
+constructors instead of line windows, calls resolved across files and packages."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from locus_up import LOCUS, start_locus_up, stop_locus_up
+
+from locus.v1 import ast_pb2, common_pb2, gateway_pb2_grpc
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "polyglot"
+JAVA_PACKAGE = "com.acme.inventory"
+GO_PACKAGE = "github.com/acme/pricing/discount"
+
+
+def run_locus(environment: dict[str, str], *arguments: str) -> Any:
+    result = subprocess.run(
+        [str(LOCUS), *arguments],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, f"locus {arguments}: {result.stdout}\n{result.stderr}"
+    return json.loads(result.stdout) if "--json" in arguments else result.stdout
+
+
+@pytest.fixture(scope="module")
+def scanned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    root = tmp_path_factory.mktemp("polyglot")
+    repository = root / "allowed" / "polyglot"
+    shutil.copytree(FIXTURE, repository)
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment |= {
+        "LOCUS_HOME": str(root / "home"),
+        "LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED": "false",
+    }
+    process = start_locus_up(root, root / "allowed", environment)
+    try:
+        run_locus(environment, "project", "create", "polyglot")
+        run_locus(environment, "source", "add", "polyglot", str(repository))
+        job = run_locus(environment, "scan", "polyglot", "--wait", "--json")
+        assert job["state"] == "completed", job
+        state = json.loads((root / "data" / "stack.json").read_text())
+        environment["GATEWAY"] = state["gateway_addr"]
+        yield environment
+    finally:
+        stop_locus_up(process)
+
+
+def symbols(environment: dict[str, str], query: str, *options: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = run_locus(
+        environment, "symbols", "polyglot", query, "--json", *options
+    )["symbols"]
+    return found
+
+
+def one(found: list[dict[str, Any]], qualified_name: str) -> dict[str, Any]:
+    matches = [s for s in found if s["qualified_name"] == qualified_name]
+    assert len(matches) == 1, [s["qualified_name"] for s in found]
+    return matches[0]
+
+
+def test_symbols_read_as_java_and_go_developers_write_them(scanned: dict[str, str]) -> None:
+    repository = one(symbols(scanned, "StockRepository"), f"{JAVA_PACKAGE}.StockRepository")
+    assert repository["kind"] == "interface"
+    assert repository["path"].endswith("com/acme/inventory/StockRepository.java")
+    assert "concurrent reservations" in repository["docstring"]
+
+    nested = one(
+        symbols(scanned, "Reservation", "--kind", "class"),
+        f"{JAVA_PACKAGE}.ReservationService.Reservation",
+    )
+    assert nested["scope_name"] == "ReservationService.Reservation"
+    constructors = symbols(scanned, "InMemoryStockRepository", "--kind", "constructor")
+    assert [s["scope_name"] for s in constructors] == [
+        "InMemoryStockRepository.InMemoryStockRepository"
+    ]
+
+    apply = one(symbols(scanned, "Apply", "--kind", "method"), f"{GO_PACKAGE}.PercentRule.Apply")
+    assert apply["path"] == "pricing/discount/discount.go"
+    assert apply["parent_qualified_name"] == f"{GO_PACKAGE}.PercentRule"
+    assert apply["docstring"].startswith("Apply returns the reduced price")
+    assert one(symbols(scanned, "Rule", "--kind", "interface"), f"{GO_PACKAGE}.Rule")
+    assert one(symbols(scanned, "PercentRule", "--kind", "struct"), f"{GO_PACKAGE}.PercentRule")
+
+
+def test_locate_answers_with_java_methods_not_line_windows(scanned: dict[str, str]) -> None:
+    reply = run_locus(
+        scanned,
+        "locate",
+        "polyglot",
+        "IllegalArgumentException: quantity must be positive, got -3 when reserving stock "
+        "for an order (ReservationService.reserveForOrder)",
+        "--json",
+    )
+    paths = [f["path"] for f in reply["files"]]
+    assert paths[0].endswith(("Quantities.java", "ReservationService.java")), paths
+    located = {s["qualified_name"]: s for s in reply["symbols"]}
+    assert f"{JAVA_PACKAGE}.Quantities.requirePositive" in located, list(located)
+    assert f"{JAVA_PACKAGE}.ReservationService.reserveForOrder" in located, list(located)
+    assert located[f"{JAVA_PACKAGE}.Quantities.requirePositive"]["kind"] == "method"
+
+
+def test_locate_answers_with_go_functions(scanned: dict[str, str]) -> None:
+    reply = run_locus(
+        scanned,
+        "locate",
+        "polyglot",
+        "discount.Best returns the full price with ErrNoRule even though a PercentRule applies",
+        "--json",
+    )
+    assert reply["files"][0]["path"] == "pricing/discount/discount.go", reply["files"]
+    names = [s["qualified_name"] for s in reply["symbols"][:5]]
+    assert f"{GO_PACKAGE}.Best" in names, names
+
+
+async def test_ast_nodes_and_impact_follow_calls_across_files_and_packages(
+    scanned: dict[str, str],
+) -> None:
+    require_positive = one(
+        symbols(scanned, "requirePositive"), f"{JAVA_PACKAGE}.Quantities.requirePositive"
+    )
+    best = one(symbols(scanned, "Best", "--kind", "function"), f"{GO_PACKAGE}.Best")
+    async with grpc.aio.insecure_channel(scanned["GATEWAY"]) as channel:
+        gateway = gateway_pb2_grpc.GatewayStub(channel)
+        for symbol, caller in (
+            (require_positive, f"{JAVA_PACKAGE}.ReservationService.reserveForOrder"),
+            (require_positive, f"{JAVA_PACKAGE}.InMemoryStockRepository.reserve"),
+            (best, "github.com/acme/pricing/cmd/quote.main"),
+        ):
+            node = await gateway.GetAstNode(
+                ast_pb2.GetNodeRequest(node_id=symbol["node_id"], include_relations=True)
+            )
+            assert node.symbol.qualified_name == symbol["qualified_name"]
+            callers = {
+                r.source_qualified_name
+                for r in node.incoming
+                if r.kind == common_pb2.RELATION_KIND_CALLS
+            }
+            assert caller in callers, (symbol["qualified_name"], callers)
+
+    reply = run_locus(
+        scanned,
+        "locate",
+        "polyglot",
+        "Quantities.requirePositive rejects a valid quantity",
+        "--json",
+    )
+    impacted = {s["qualified_name"] for s in reply["impact"]["symbols"]}
+    assert f"{JAVA_PACKAGE}.ReservationService.reserveForOrder" in impacted, impacted

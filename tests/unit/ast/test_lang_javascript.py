@@ -1,0 +1,423 @@
+"""JavaScript, TypeScript and TSX through the generic extractor: the `minihttp` fixture (ES
+classes, CommonJS prototypes, object literals of functions) and the `roster` fixture
+(interfaces, enums, abstract classes, namespaces, a .d.ts file, React components)."""
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from language_fixtures import analyse_tree, fixture_version, store_tree
+
+from locus.ast.adapters.store import AstStore, FileIndex
+from locus.ast.domain import FileAnalysis, Symbol
+from locus.ast.domain.language_spec import SourceRoot
+from locus.ast.domain.languages import module_name_for_path
+from locus.ast.domain.specs.javascript import resolve_js_import
+
+pytestmark = pytest.mark.unit
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MINIHTTP = FIXTURES / "javascript"
+ROSTER = FIXTURES / "typescript"
+
+
+@cache
+def minihttp() -> dict[str, FileAnalysis]:
+    return analyse_tree(MINIHTTP, "javascript", suffixes=(".js",))
+
+
+@cache
+def roster() -> dict[str, FileAnalysis]:
+    return {
+        **analyse_tree(ROSTER, "typescript", suffixes=(".ts",)),
+        **analyse_tree(ROSTER, "tsx", suffixes=(".tsx",)),
+    }
+
+
+def symbol(analysis: FileAnalysis, qualified_name: str) -> Symbol:
+    found = [s for s in analysis.symbols if s.qualified_name == qualified_name]
+    assert found, f"{qualified_name} not in {[s.qualified_name for s in analysis.symbols]}"
+    return found[0]
+
+
+def symbol_facts(analysis: FileAnalysis) -> set[tuple[str, str, str, int, int]]:
+    return {
+        (s.qualified_name, s.scope_name, s.kind, s.start_line, s.end_line)
+        for s in analysis.symbols
+        if s.kind != "module"
+    }
+
+
+def relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
+    return {
+        (r.source_qualified_name, r.target_name, r.target_qualified_name)
+        for r in analysis.relations
+        if r.kind == kind
+    }
+
+
+# ---- module names and import specifiers ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "language", "root", "expected"),
+    [
+        ("src/api/client.ts", "typescript", SourceRoot(), "src/api/client"),
+        ("src/api/index.ts", "typescript", SourceRoot(), "src/api"),
+        ("index.js", "javascript", SourceRoot(), "index"),
+        ("src/types/env.d.ts", "typescript", SourceRoot(), "src/types/env"),
+        ("src/user.service.ts", "typescript", SourceRoot(), "src/user.service"),
+        ("lib/legacy/cache.cjs", "javascript", SourceRoot(), "lib/legacy/cache"),
+        ("web/src/App.tsx", "tsx", SourceRoot("web"), "src/App"),
+        ("packages/ui/src/index.jsx", "javascript", SourceRoot("packages/ui"), "src"),
+    ],
+)
+def test_module_name_is_the_path_below_the_root_without_extension_or_index(
+    path: str, language: str, root: SourceRoot, expected: str
+) -> None:
+    assert module_name_for_path(path, language, root) == expected
+
+
+@pytest.mark.parametrize(
+    ("written", "importer", "is_index", "expected"),
+    [
+        ("./a", "src/b", False, "src/a"),
+        ("./a.js", "src/b", False, "src/a"),
+        ("../c/index.js", "src/x/y", False, "src/c"),
+        ("./client", "src/api", True, "src/api/client"),
+        ("..", "src/api/client", False, "src"),
+        (".", "lib/index", False, "lib"),
+        ("./styles.css", "src/App", False, "src/styles.css"),
+        ("../../outside", "src/a", False, None),
+        ("react", "src/App", False, "react"),
+        ("@scope/pkg/sub", "src/App", False, "@scope/pkg/sub"),
+    ],
+)
+def test_relative_specifiers_resolve_against_the_importing_directory(
+    written: str, importer: str, is_index: bool, expected: str | None
+) -> None:
+    assert resolve_js_import(written, importer, is_index) == expected
+
+
+# ---- JavaScript ----------------------------------------------------------------------------
+
+
+def test_es_class_members_with_constructor_field_arrow_and_static_method() -> None:
+    client = minihttp()["lib/core/Client.js"]
+
+    assert client.module_name == "lib/core/Client"
+    assert symbol_facts(client) == {
+        ("lib/core/Client.Client", "Client", "class", 6, 31),
+        ("lib/core/Client.Client.constructor", "Client.constructor", "constructor", 7, 10),
+        ("lib/core/Client.Client.request", "Client.request", "method", 17, 22),
+        ("lib/core/Client.Client.handleError", "Client.handleError", "method", 24, 26),
+        ("lib/core/Client.Client.isClient", "Client.isClient", "method", 28, 30),
+    }
+    request = symbol(client, "lib/core/Client.Client.request")
+    assert request.signature == "async request(path, options = {})"
+    assert request.docstring == "Sends one request.\n@param {string} path\n@param {object} options"
+    # The doc comment sits above the `export default` wrapper.
+    assert symbol(client, "lib/core/Client.Client").docstring == (
+        "Sends requests and reports their outcome to listeners."
+    )
+
+
+def test_prototype_assignments_are_methods_and_exports_assignments_functions() -> None:
+    cache_js = minihttp()["lib/legacy/cache.js"]
+
+    assert symbol_facts(cache_js) == {
+        ("lib/legacy/cache.ResponseCache", "ResponseCache", "function", 10, 13),
+        ("lib/legacy/cache.ResponseCache.get", "ResponseCache.get", "method", 16, 18),
+        ("lib/legacy/cache.ResponseCache.set", "ResponseCache.set", "method", 20, 25),
+        ("lib/legacy/cache.ResponseCache.keyOf", "ResponseCache.keyOf", "method", 27, 29),
+        ("lib/legacy/cache.createCache", "createCache", "function", 31, 33),
+    }
+    get = symbol(cache_js, "lib/legacy/cache.ResponseCache.get")
+    assert get.parent_qualified_name == "lib/legacy/cache.ResponseCache"
+    assert get.docstring == "Returns the cached response of a request, if any."
+    calls = relations(cache_js, "calls")
+    # `this` inside a prototype method is the constructor function's instance.
+    assert (
+        "lib/legacy/cache.ResponseCache.get",
+        "this.keyOf",
+        "lib/legacy/cache.ResponseCache.keyOf",
+    ) in calls
+    assert ("lib/legacy/cache.createCache", "ResponseCache", "lib/legacy/cache.ResponseCache") in (
+        calls
+    )
+    # require() bindings: a whole module and a destructured name.
+    assert (
+        "lib/legacy/cache.ResponseCache.keyOf",
+        "url.buildURL",
+        "lib/helpers/url.buildURL",
+    ) in calls
+    assert (
+        "lib/legacy/cache.ResponseCache.set",
+        "normalize",
+        "lib/helpers/headers.normalize",
+    ) in calls
+    assert not any(target == "require" for _, target, _ in calls)
+
+
+def test_object_literal_of_functions_is_a_container_of_its_methods() -> None:
+    retry = minihttp()["lib/helpers/retry.js"]
+
+    facts = symbol_facts(retry)
+    assert ("lib/helpers/retry.policy", "policy", "class", 1, 9) in facts
+    assert ("lib/helpers/retry.policy.delay", "policy.delay", "method", 3, 5) in facts
+    assert ("lib/helpers/retry.policy.shouldRetry", "policy.shouldRetry", "method", 6, 8) in facts
+    assert ("lib/helpers/retry.withRetry", "withRetry", "function", 11, 24) in facts
+    assert not any(s.name == "attempts" for s in retry.symbols)
+    assert (
+        "lib/helpers/retry.withRetry.client.request",
+        "policy.delay",
+        "lib/helpers/retry.policy.delay",
+    ) in relations(retry, "calls")
+
+
+def test_es_imports_bind_names_to_their_modules() -> None:
+    client = minihttp()["lib/core/Client.js"]
+
+    assert relations(client, "imports") == {
+        ("lib/core/Client", "./Emitter.js.Emitter", "lib/core/Emitter.Emitter"),
+        ("lib/core/Client", "../helpers/url.js.buildURL", "lib/helpers/url.buildURL"),
+        ("lib/core/Client", "../helpers/headers.js", "lib/helpers/headers"),
+    }
+    assert relations(client, "inherits") == {
+        ("lib/core/Client.Client", "Emitter", "lib/core/Emitter.Emitter")
+    }
+    calls = relations(client, "calls")
+    assert ("lib/core/Client.Client.request", "makeURL", "lib/helpers/url.buildURL") in calls
+    assert (
+        "lib/core/Client.Client.request",
+        "headers.normalize",
+        "lib/helpers/headers.normalize",
+    ) in calls
+    assert ("lib/core/Client.Client", "isClient", "lib/core/Client.Client.isClient") in (
+        relations(client, "contains")
+    )
+    assert [d.target_module for d in client.dependencies] == [
+        "lib/core/Emitter",
+        "lib/helpers/url",
+        "lib/helpers/headers",
+    ]
+    index = minihttp()["lib/index.js"]
+    assert index.module_name == "lib"
+    # A re-export is an import of the re-exporting module.
+    assert ("lib", "./helpers/url.js.buildURL", "lib/helpers/url.buildURL") in relations(
+        index, "imports"
+    )
+
+
+def test_chunks_follow_the_class_and_its_methods() -> None:
+    client = minihttp()["lib/core/Client.js"]
+    chunks = {(c.kind, c.symbol_qualified_name): c for c in client.chunks}
+
+    request = chunks[("method", "lib/core/Client.Client.request")]
+    source = (MINIHTTP / "lib/core/Client.js").read_text().splitlines()
+    assert (request.start_line, request.end_line) == (17, 22)
+    assert request.text == "\n".join(source[16:22])
+    field = chunks[("method", "lib/core/Client.Client.handleError")]
+    assert (field.start_line, field.end_line) == (24, 26)
+    outline = chunks[("class_header", "lib/core/Client.Client")].text
+    assert outline.startswith("export default class Client extends Emitter {")
+    assert "  async request(path, options = {}) ..." in outline
+    assert "  handleError = (error) => ..." in outline
+    assert "makeURL" not in outline
+    prototype = [c for c in minihttp()["lib/legacy/cache.js"].chunks if c.kind == "method"]
+    assert [(c.symbol_qualified_name, c.start_line, c.end_line) for c in prototype] == [
+        ("lib/legacy/cache.ResponseCache.get", 16, 18),
+        ("lib/legacy/cache.ResponseCache.set", 20, 25),
+        ("lib/legacy/cache.ResponseCache.keyOf", 27, 29),
+    ]
+
+
+def _resolved_calls(index: FileIndex) -> dict[tuple[str, str], str]:
+    return {
+        (r.relation.source_qualified_name, r.relation.target_name): r.target_node_id
+        for r in index.relations
+        if r.relation.kind == "calls"
+    }
+
+
+async def test_javascript_calls_and_dependencies_resolve_across_files_in_the_store(
+    sqlite_ast_store: AstStore,
+) -> None:
+    indexes = await store_tree(sqlite_ast_store, minihttp(), "javascript")
+
+    url_file = fixture_version("lib/helpers/url.js", "javascript").file_id
+    cache_calls = _resolved_calls(indexes["lib/legacy/cache.js"])
+    assert cache_calls[("lib/legacy/cache.ResponseCache.keyOf", "url.buildURL")] != ""
+    assert _resolved_calls(indexes["lib/index.js"])[("lib.createClient", "Client")] != ""
+    assert _resolved_calls(indexes["lib/index.js"])[("lib.createClient", "withRetry")] != ""
+    client_deps = {
+        d.target_module: d.target_file_id for d in indexes["lib/core/Client.js"].dependencies
+    }
+    assert client_deps["lib/helpers/url"] == url_file
+    assert (
+        client_deps["lib/core/Emitter"]
+        == fixture_version("lib/core/Emitter.js", "javascript").file_id
+    )
+    inherits = [r for r in indexes["lib/core/Client.js"].relations if r.relation.kind == "inherits"]
+    assert [r.target_node_id != "" for r in inherits] == [True]
+
+    await sqlite_ast_store.retract_file(fixture_version("lib/helpers/url.js", "javascript", seq=2))
+    assert await sqlite_ast_store.file_index(url_file) is None
+    cache_file = fixture_version("lib/legacy/cache.js", "javascript").file_id
+    after = await sqlite_ast_store.file_index(cache_file)
+    assert after is not None
+    assert _resolved_calls(after)[("lib/legacy/cache.ResponseCache.keyOf", "url.buildURL")] == ""
+    assert {d.target_module: d.target_file_id for d in after.dependencies}["lib/helpers/url"] == ""
+
+
+# ---- TypeScript and TSX --------------------------------------------------------------------
+
+
+def test_typescript_interfaces_enums_and_abstract_classes() -> None:
+    repository = roster()["src/models/repository.ts"]
+    assert symbol_facts(repository) == {
+        ("src/models/repository.Entity", "Entity", "interface", 2, 4),
+        ("src/models/repository.Repository", "Repository", "interface", 7, 10),
+        ("src/models/repository.ListingRepository", "ListingRepository", "interface", 13, 15),
+        ("src/models/repository.Status", "Status", "enum", 17, 20),
+    }
+    assert symbol(repository, "src/models/repository.Repository").docstring == (
+        "Stores entities of one type."
+    )
+    assert relations(repository, "inherits") == {
+        (
+            "src/models/repository.ListingRepository",
+            "Repository",
+            "src/models/repository.Repository",
+        )
+    }
+
+    memory = roster()["src/services/memoryRepository.ts"]
+    names = {s.scope_name: s.kind for s in memory.symbols if s.kind != "module"}
+    assert names == {
+        "MemoryRepository": "class",
+        "MemoryRepository.find": "method",
+        "MemoryRepository.save": "method",
+        "MemoryRepository.log": "method",
+        "UserRepository": "class",
+        "UserRepository.describe": "method",
+        "UserRepository.rename": "method",
+        "Queries": "namespace",
+        "Queries.active": "function",  # a namespace's function is not a method
+    }  # the abstract `describe` of MemoryRepository has no body: no symbol
+    rename = symbol(memory, "src/services/memoryRepository.UserRepository.rename")
+    assert (rename.start_line, rename.end_line) == (33, 41)
+    assert rename.signature == "async rename(id: string, name: string): Promise<User | undefined>"
+    assert rename.docstring == (
+        "Renames a stored user.\n@returns the renamed user, or undefined when there is none"
+    )
+    assert relations(memory, "inherits") == {
+        ("src/services/memoryRepository.MemoryRepository", "Repository", "src/models.Repository"),
+        (
+            "src/services/memoryRepository.UserRepository",
+            "MemoryRepository",
+            "src/services/memoryRepository.MemoryRepository",
+        ),
+    }
+    assert (
+        "src/services/memoryRepository.MemoryRepository.save",
+        "this.log",
+        "src/services/memoryRepository.MemoryRepository.log",
+    ) in relations(memory, "calls")
+
+
+def test_typescript_constructor_and_implements() -> None:
+    user = roster()["src/models/user.ts"]
+    constructor = symbol(user, "src/models/user.User.constructor")
+    assert (constructor.kind, constructor.scope_name) == ("constructor", "User.constructor")
+    assert (constructor.start_line, constructor.end_line) == (4, 8)
+    assert relations(user, "inherits") == {
+        ("src/models/user.User", "Entity", "src/models/repository.Entity")
+    }
+
+
+def test_declaration_files_define_no_functions() -> None:
+    env = roster()["src/types/env.d.ts"]
+    assert env.module_name == "src/types/env"
+    assert {(s.qualified_name, s.kind) for s in env.symbols} == {
+        ("src/types/env", "module"),
+        ("src/types/env.Roster", "namespace"),
+        ("src/types/env.Roster.Settings", "interface"),
+    }
+
+
+def test_tsx_components_are_functions_and_rendering_calls_them() -> None:
+    card = roster()["src/components/UserCard.tsx"]
+    assert card.language == "tsx"
+    assert symbol_facts(card) == {
+        ("src/components/UserCard.UserCardProps", "UserCardProps", "interface", 5, 7),
+        ("src/components/UserCard.UserCard", "UserCard", "function", 10, 12),
+        ("src/components/UserCard.UserList", "UserList", "function", 14, 22),
+    }
+    assert symbol(card, "src/components/UserCard.UserCard").docstring == "Shows one user."
+    calls = relations(card, "calls")
+    assert (
+        "src/components/UserCard.UserList",
+        "UserCard",
+        "src/components/UserCard.UserCard",
+    ) in calls
+    assert (
+        "src/components/UserCard.UserCard",
+        "formatName",
+        "src/components/format.formatName",
+    ) in calls
+    # A package's default import binds the package.
+    assert ("src/components/UserCard", "react", "react") in relations(card, "imports")
+    chunk = next(
+        c for c in card.chunks if c.symbol_qualified_name == "src/components/UserCard.UserCard"
+    )
+    assert (chunk.kind, chunk.start_line, chunk.end_line) == ("function", 10, 12)
+
+
+async def test_typescript_relations_resolve_across_files_in_the_store(
+    sqlite_ast_store: AstStore,
+) -> None:
+    analyses = roster()
+    typescript = {path: a for path, a in analyses.items() if a.language == "typescript"}
+    tsx = {path: a for path, a in analyses.items() if a.language == "tsx"}
+    indexes = {
+        **await store_tree(sqlite_ast_store, typescript, "typescript"),
+        **await store_tree(sqlite_ast_store, tsx, "tsx"),
+    }
+
+    service_calls = _resolved_calls(indexes["src/services/userService.ts"])
+    assert service_calls[("src/services/userService.UserService.register", "User")] != ""
+    assert service_calls[("src/services/userService.UserService.activeOf", "Queries.active")] != ""
+    card_calls = _resolved_calls(indexes["src/components/UserCard.tsx"])
+    assert card_calls[("src/components/UserCard.UserCard", "formatName")] != ""
+    memory_deps = {
+        d.target_module: d.target_file_id
+        for d in indexes["src/services/memoryRepository.ts"].dependencies
+    }
+    # `../models` is the directory's index.ts.
+    assert memory_deps["src/models"] == fixture_version("src/models/index.ts", "typescript").file_id
+    user_inherits = [
+        r for r in indexes["src/models/user.ts"].relations if r.relation.kind == "inherits"
+    ]
+    assert [r.target_node_id != "" for r in user_inherits] == [True]
+
+    await sqlite_ast_store.retract_file(fixture_version("src/models/user.ts", "typescript", seq=2))
+    after = await sqlite_ast_store.file_index(
+        fixture_version("src/services/userService.ts", "typescript").file_id
+    )
+    assert after is not None
+    assert _resolved_calls(after)[("src/services/userService.UserService.register", "User")] == ""
+    assert (
+        _resolved_calls(after)[("src/services/userService.UserService.activeOf", "Queries.active")]
+        != ""
+    )
+
+
+def test_tsx_queries_are_the_typescript_queries_with_javascript_calls() -> None:
+    queries = resources.files("locus.ast.domain").joinpath("queries")
+    for name in ("definitions", "imports", "inheritance"):
+        tsx = queries.joinpath("tsx", f"{name}.scm").read_text()
+        assert tsx == queries.joinpath("typescript", f"{name}.scm").read_text(), name
+    tsx_calls = queries.joinpath("tsx", "calls.scm").read_text()
+    assert tsx_calls == queries.joinpath("javascript", "calls.scm").read_text()

@@ -1,0 +1,158 @@
+"""Kotlin through the generic extractor and the real SQLite store: the `com.acme` fixture (an
+interface and its implementation, a data class with a nested class and a companion object, a
+top-level function, an object, a caller in another package)."""
+
+import pytest
+from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+
+from locus.ast.adapters.store import AstStore, FileIndex
+from locus.ast.domain import FileAnalysis, Symbol
+from locus.ast.domain.language_spec import SourceRoot
+
+pytestmark = pytest.mark.unit
+
+ROOT = AST_FIXTURES / "kotlin"
+BASE = "src/main/kotlin/com/acme"
+CART = f"{BASE}/shop/Cart.kt"
+PRICING = f"{BASE}/shop/Pricing.kt"
+CHECKOUT = f"{BASE}/app/Checkout.kt"
+
+
+@pytest.fixture(scope="module")
+def analyses() -> dict[str, FileAnalysis]:
+    return analyse_tree(ROOT, "kotlin", source_root=SourceRoot("src/main/kotlin", ""))
+
+
+def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
+    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
+
+
+def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
+    return {
+        (r.source_qualified_name, r.target_name, r.target_qualified_name)
+        for r in analysis.relations
+        if r.kind == kind
+    }
+
+
+def test_symbols_are_qualified_by_package(analyses: dict[str, FileAnalysis]) -> None:
+    analysis = analyses[CART]
+    assert (analysis.module_name, analysis.parse_errors) == ("com/acme/shop/Cart.kt", 0)
+    symbols = _symbols(analysis)
+    expected = {
+        "com.acme.shop.Cart": ("class", "Cart", 11, 25),
+        "com.acme.shop.Cart.Line": ("class", "Cart.Line", 13, 13),
+        "com.acme.shop.Cart.total": ("method", "Cart.total", 15, 18),
+        # Companion members are called through the class, so they are named under it.
+        "com.acme.shop.Cart.empty": ("method", "Cart.empty", 23, 23),
+        "com.acme.shop.applyDiscount": ("function", "applyDiscount", 27, 27),
+        "com.acme.shop.Carts": ("class", "Carts", 29, 31),
+        "com.acme.shop.Carts.count": ("method", "Carts.count", 30, 30),
+    }
+    for qualified_name, (kind, scope_name, start, end) in expected.items():
+        symbol = symbols[qualified_name]
+        assert (symbol.kind, symbol.scope_name, symbol.start_line, symbol.end_line) == (
+            kind,
+            scope_name,
+            start,
+            end,
+        ), qualified_name
+    pricing = _symbols(analyses[PRICING])
+    assert pricing["com.acme.shop.Pricing"].kind == "interface"
+    assert "com.acme.shop.Pricing.describe" in pricing
+    assert "com.acme.shop.Pricing.priceOf" not in pricing  # abstract: no body
+
+
+def test_kdoc_and_signatures(analyses: dict[str, FileAnalysis]) -> None:
+    symbols = _symbols(analyses[CART])
+    cart = symbols["com.acme.shop.Cart"]
+    # The KDoc follows the imports (tree-sitter-kotlin keeps it inside the import list).
+    assert cart.docstring == "A shopping cart.\n\nLines are kept in insertion order."
+    assert cart.signature == "data class Cart(val lines: List<Line>, private val pricing: Pricing)"
+    line = symbols["com.acme.shop.Cart.Line"]
+    assert (line.signature, line.docstring) == ("data class Line", "One cart line.")
+    assert symbols["com.acme.shop.Cart.total"].signature == "fun total(): Long"
+    assert _symbols(analyses[PRICING])["com.acme.shop.Pricing"].docstring == (
+        "Prices a basket in cents."
+    )
+
+
+def test_relations(analyses: dict[str, FileAnalysis]) -> None:
+    cart = analyses[CART]
+    assert ("com.acme.shop.Cart", "total", "com.acme.shop.Cart.total") in _relations(
+        cart, "contains"
+    )
+    assert _relations(cart, "imports") == {
+        (
+            "com/acme/shop/Cart.kt",
+            "com.acme.shop.discount.Percent",
+            "com.acme.shop.discount.Percent",
+        ),
+        (
+            "com/acme/shop/Cart.kt",
+            "java.util.concurrent.atomic.AtomicLong",
+            "java.util.concurrent.atomic.AtomicLong",
+        ),
+    }
+    calls = _relations(cart, "calls")
+    assert ("com.acme.shop.Cart.total", "subtotal", "com.acme.shop.Cart.subtotal") in calls
+    assert ("com.acme.shop.Cart.total", "applyDiscount", "com.acme.shop.applyDiscount") in calls
+    assert ("com.acme.shop.Cart.empty", "Cart", "com.acme.shop.Cart") in calls
+    # `import ... as Counter` binds the alias.
+    assert (
+        "com.acme.shop.Carts.count",
+        "Counter",
+        "java.util.concurrent.atomic.AtomicLong",
+    ) in calls
+    assert _relations(analyses[PRICING], "inherits") == {
+        ("com.acme.shop.Catalog", "Pricing", "com.acme.shop.Pricing")
+    }
+    checkout = _relations(analyses[CHECKOUT], "calls")
+    assert ("com.acme.app.Checkout.run", "Cart.empty", "com.acme.shop.Cart.empty") in checkout
+    assert (
+        "com.acme.app.Checkout.run",
+        "applyDiscount",
+        "com.acme.shop.applyDiscount",
+    ) in checkout
+
+
+def test_chunks_are_symbol_aligned(analyses: dict[str, FileAnalysis]) -> None:
+    chunks = {(c.kind, c.symbol_qualified_name): c for c in analyses[CART].chunks}
+    total = chunks[("method", "com.acme.shop.Cart.total")]
+    source = (ROOT / CART).read_text().splitlines()
+    assert (total.start_line, total.end_line, total.text) == (15, 18, "\n".join(source[14:18]))
+    function = chunks[("function", "com.acme.shop.applyDiscount")]
+    assert (function.start_line, function.end_line) == (27, 27)
+    outline = chunks[("class_header", "com.acme.shop.Cart")]
+    assert "    fun total(): Long ..." in outline.text
+    assert "return applyDiscount(raw)" not in outline.text
+
+
+def _resolved(index: FileIndex, kind: str) -> dict[str, str]:
+    return {
+        r.relation.target_qualified_name: r.target_node_id
+        for r in index.relations
+        if r.relation.kind == kind and r.relation.target_qualified_name
+    }
+
+
+async def test_store_resolves_across_files_and_forgets_a_retracted_file(
+    sqlite_ast_store: AstStore, analyses: dict[str, FileAnalysis]
+) -> None:
+    indexes = await store_tree(sqlite_ast_store, analyses, "kotlin")
+    checkout = indexes[CHECKOUT]
+    cart_ids = {s.qualified_name: s.node_id for s in indexes[CART].symbols}
+    calls = _resolved(checkout, "calls")
+    assert calls["com.acme.shop.Cart.empty"] == cart_ids["com.acme.shop.Cart.empty"]
+    assert calls["com.acme.shop.applyDiscount"] == cart_ids["com.acme.shop.applyDiscount"]
+    targets = {d.target_file_id for d in checkout.dependencies}
+    assert fixture_version(CART, "kotlin").file_id in targets
+    assert fixture_version(PRICING, "kotlin").file_id in targets  # Catalog
+
+    assert await sqlite_ast_store.retract_file(fixture_version(CART, "kotlin", seq=2))
+    after = await sqlite_ast_store.file_index(fixture_version(CHECKOUT, "kotlin").file_id)
+    assert after is not None
+    assert _resolved(after, "calls")["com.acme.shop.Cart.empty"] == ""
+    assert fixture_version(CART, "kotlin").file_id not in {
+        d.target_file_id for d in after.dependencies
+    }
