@@ -1,0 +1,147 @@
+; Constructors first (the first pattern matching a node decides its kind): a function named
+; like the class it is defined in, or written `Foo::Foo` / `ns::Foo::Foo` / `Foo<T>::Foo`.
+(class_specifier
+  name: (_) @class_name
+  body: (field_declaration_list
+    (function_definition
+      declarator: (function_declarator
+        declarator: (identifier) @name)
+      body: (_) @body) @definition.constructor)
+  (#eq? @class_name @name))
+
+(struct_specifier
+  name: (_) @class_name
+  body: (field_declaration_list
+    (function_definition
+      declarator: (function_declarator
+        declarator: (identifier) @name)
+      body: (_) @body) @definition.constructor)
+  (#eq? @class_name @name))
+
+(function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier
+      scope: [
+        (namespace_identifier) @class_name
+        (template_type name: (_) @class_name)
+      ]
+      name: (identifier) @constructor_name) @name)
+  body: (_) @body
+  (#eq? @class_name @constructor_name)) @definition.constructor
+
+(function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier
+      name: (qualified_identifier
+        scope: [
+          (namespace_identifier) @class_name
+          (template_type name: (_) @class_name)
+        ]
+        name: (identifier) @constructor_name)) @name)
+  body: (_) @body
+  (#eq? @class_name @constructor_name)) @definition.constructor
+
+; Functions and methods with a body, in-class or out-of-line (`void ns::Foo::bar()`: the
+; written scope becomes the enclosing scope); the name sits in the (pointer, reference,
+; parenthesized) function declarator. Declarations without a body are not definitions.
+(function_definition
+  declarator: [
+    (function_declarator
+      declarator: [
+        (identifier)
+        (field_identifier)
+        (qualified_identifier)
+        (destructor_name)
+        (operator_name)
+        (template_function)
+      ] @name)
+    (pointer_declarator
+      declarator: (function_declarator
+        declarator: [
+          (identifier)
+          (field_identifier)
+          (qualified_identifier)
+          (operator_name)
+          (template_function)
+        ] @name))
+    (pointer_declarator
+      declarator: (pointer_declarator
+        declarator: (function_declarator
+          declarator: [
+            (identifier)
+            (field_identifier)
+            (qualified_identifier)
+          ] @name)))
+    (reference_declarator
+      (function_declarator
+        declarator: [
+          (identifier)
+          (field_identifier)
+          (qualified_identifier)
+          (operator_name)
+          (template_function)
+        ] @name))
+    (function_declarator
+      declarator: (parenthesized_declarator
+        (pointer_declarator
+          declarator: (function_declarator
+            declarator: [
+              (identifier)
+              (qualified_identifier)
+            ] @name))))
+    (operator_cast) @name
+    (qualified_identifier
+      name: (operator_cast)) @name
+  ]
+  body: (_) @body) @definition.function
+
+; Namespaces (`namespace a::b {}` too); anonymous ones are no definitions.
+(namespace_definition
+  name: (_) @name
+  body: (declaration_list) @body) @definition.namespace
+
+; Classes, structs, unions and enums with a body (`enum class` too).
+(class_specifier
+  name: (_) @name
+  body: (field_declaration_list) @body) @definition.class
+
+(struct_specifier
+  name: (_) @name
+  body: (field_declaration_list) @body) @definition.struct
+
+(union_specifier
+  name: (_) @name
+  body: (field_declaration_list) @body) @definition.struct
+
+(enum_specifier
+  name: (_) @name
+  body: (enumerator_list) @body) @definition.enum
+
+; `typedef struct { ... } Name;`: an anonymous type is named by its typedef.
+(type_definition
+  type: [
+    (struct_specifier !name body: (field_declaration_list) @body)
+    (union_specifier !name body: (field_declaration_list) @body)
+  ] @definition.struct
+  declarator: (type_identifier) @name)
+
+(type_definition
+  type: (enum_specifier !name body: (enumerator_list) @body) @definition.enum
+  declarator: (type_identifier) @name)
+
+; Templates, typedefs, declarations (`struct Inner {...};` in a class, `struct S {...} s;`)
+; and friend definitions start where their wrapper starts.
+(template_declaration
+  (_) @wrapped) @wrapper
+
+(type_definition
+  type: (_) @wrapped) @wrapper
+
+(declaration
+  type: (_) @wrapped) @wrapper
+
+(field_declaration
+  type: (_) @wrapped) @wrapper
+
+(friend_declaration
+  (_) @wrapped) @wrapper

@@ -1,0 +1,7 @@
+; #include "x.h" (relative to the including file) and #include <x> (system, unresolved).
+(preproc_include
+  path: (string_literal
+    (string_content) @import.module)) @import.statement
+
+(preproc_include
+  path: (system_lib_string) @import.module) @import.statement

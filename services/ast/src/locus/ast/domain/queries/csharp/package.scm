@@ -1,0 +1,3 @@
+; namespace Acme.Billing;
+(file_scoped_namespace_declaration
+  name: (_) @package.name)

@@ -1,0 +1,168 @@
+"""C through the generic extractor and the real SQLite store: a small codec library (a header
+with an include guard, a typedef'd operations table and a prototype; its implementation with
+static helpers; a program in another directory calling it through a relative include)."""
+
+import pytest
+from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+
+from locus.ast.adapters.store import AstStore, FileIndex
+from locus.ast.domain import FileAnalysis, Symbol, extract, module_name_for_path
+
+pytestmark = pytest.mark.unit
+
+ROOT = AST_FIXTURES / "c"
+MEM_H = "lib/common/mem.h"
+CODEC_H = "lib/compress/codec.h"
+CODEC_C = "lib/compress/codec.c"
+CLI_C = "programs/cli.c"
+
+
+@pytest.fixture(scope="module")
+def analyses() -> dict[str, FileAnalysis]:
+    return analyse_tree(ROOT, "c")
+
+
+def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
+    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
+
+
+def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
+    return {
+        (r.source_qualified_name, r.target_name, r.target_qualified_name)
+        for r in analysis.relations
+        if r.kind == kind
+    }
+
+
+def test_module_names_are_repository_paths() -> None:
+    assert module_name_for_path(CODEC_C, "c") == CODEC_C
+    assert module_name_for_path("./src\\main.c", "c") == "src/main.c"
+
+
+def test_functions_and_types_have_global_names(analyses: dict[str, FileAnalysis]) -> None:
+    analysis = analyses[CODEC_C]
+    assert analysis.parse_errors == 0
+    symbols = _symbols(analysis)
+    assert {(name, s.kind, s.start_line, s.end_line) for name, s in symbols.items()} == {
+        (CODEC_C, "module", 1, 39),
+        ("window", "struct", 5, 8),
+        ("copy_block", "function", 10, 14),
+        ("hash_block", "function", 16, 19),
+        ("codec_compress", "function", 21, 32),
+        ("fast_compress", "function", 34, 37),
+    }
+    compress = symbols["codec_compress"]
+    assert compress.parent_qualified_name == CODEC_C
+    assert compress.signature == (
+        "size_t codec_compress(void* dst, size_t capacity, const void* src, size_t size,"
+        " codec_level level)"
+    )
+
+
+def test_header_prototypes_are_no_definitions_and_typedefs_name_anonymous_types(
+    analyses: dict[str, FileAnalysis],
+) -> None:
+    symbols = _symbols(analyses[CODEC_H])
+    assert set(symbols) == {CODEC_H, "codec_ops", "codec_level"}
+    ops = symbols["codec_ops"]
+    assert (ops.kind, ops.start_line, ops.end_line) == ("struct", 7, 10)
+    assert ops.docstring == "What every codec implements: a table of operations."
+    assert symbols["codec_level"].kind == "enum"
+
+
+def test_doc_comments_inside_include_guards(analyses: dict[str, FileAnalysis]) -> None:
+    read32 = _symbols(analyses[MEM_H])["mem_read32"]
+    assert (read32.kind, read32.start_line, read32.end_line) == ("function", 9, 13)
+    assert read32.docstring == "Reads a little-endian 32-bit value from `p`."
+    assert read32.signature == "static U32 mem_read32(const void* p)"
+
+
+def test_includes_resolve_against_the_including_directory(
+    analyses: dict[str, FileAnalysis],
+) -> None:
+    assert _relations(analyses[CODEC_C], "imports") == {
+        (CODEC_C, "codec.h", CODEC_H),
+        (CODEC_C, "../common/mem.h", MEM_H),
+        (CODEC_C, "<string.h>", None),
+    }
+    assert [d.target_module for d in analyses[CODEC_C].dependencies] == [CODEC_H, MEM_H]
+    assert [d.target_module for d in analyses[CLI_C].dependencies] == [CODEC_H]
+
+
+def test_calls_name_global_functions_and_leave_function_pointers_unresolved(
+    analyses: dict[str, FileAnalysis],
+) -> None:
+    assert _relations(analyses[CODEC_C], "calls") == {
+        ("copy_block", "memcpy", "memcpy"),
+        ("hash_block", "mem_read32", "mem_read32"),
+        ("codec_compress", "hash_block", "hash_block"),
+        ("codec_compress", "copy_block", "copy_block"),
+        ("fast_compress", "codec_compress", "codec_compress"),
+    }
+    assert ("run", "ops->compress", None) in _relations(analyses[CLI_C], "calls")
+
+
+def test_chunks_are_symbol_aligned_inside_include_guards(
+    analyses: dict[str, FileAnalysis],
+) -> None:
+    chunks = {(c.kind, c.symbol_qualified_name): c for c in analyses[MEM_H].chunks}
+    read32 = chunks[("function", "mem_read32")]
+    source = (ROOT / MEM_H).read_text().splitlines()
+    assert (read32.start_line, read32.end_line) == (9, 13)
+    assert read32.text == "\n".join(source[8:13])
+    modules = [(c.start_line, c.end_line) for c in analyses[MEM_H].chunks if c.kind == "module"]
+    assert modules == [(1, 8), (15, 15)]
+    struct = {(c.kind, c.symbol_qualified_name): c for c in analyses[CODEC_C].chunks}
+    assert struct[("class_header", "window")].text.startswith("struct window {\n")
+
+
+def test_a_header_holding_cpp_is_analysed_as_cpp() -> None:
+    source = b"namespace fmt {\nclass buffer {\n public:\n  void push() {}\n};\n}\n"
+    analysis = extract("include/fmt/base.h", source, "c")
+    assert analysis.language == "cpp"
+    assert "fmt::buffer::push" in _symbols(analysis)
+    plain = extract("include/x.h", b'#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n', "c")
+    assert plain.language == "c"
+
+
+def test_macros_before_functions_degrade_gracefully() -> None:
+    source = b"MEM_STATIC U32 MEM_read(void) { return helper(); }\nint ok(void) { return 1; }\n"
+    analysis = extract("lib/mem.c", source, "c")
+    assert analysis.parse_errors > 0
+    symbols = _symbols(analysis)
+    assert symbols["MEM_read"].kind == "function"
+    assert (symbols["ok"].start_line, symbols["ok"].end_line) == (2, 2)
+    assert ("MEM_read", "helper", "helper") in _relations(analysis, "calls")
+
+
+def _resolved(index: FileIndex, kind: str) -> dict[str, str]:
+    return {
+        r.relation.target_qualified_name: r.target_node_id
+        for r in index.relations
+        if r.relation.kind == kind and r.relation.target_qualified_name
+    }
+
+
+def _node_id(index: FileIndex, qualified_name: str) -> str:
+    return next(s.node_id for s in index.symbols if s.qualified_name == qualified_name)
+
+
+async def test_store_resolves_across_files_and_forgets_a_retracted_file(
+    sqlite_ast_store: AstStore, analyses: dict[str, FileAnalysis]
+) -> None:
+    indexes = await store_tree(sqlite_ast_store, analyses, "c")
+    cli, codec = indexes[CLI_C], indexes[CODEC_C]
+    assert _resolved(cli, "calls")["codec_compress"] == _node_id(codec, "codec_compress")
+    assert _resolved(codec, "calls")["mem_read32"] == _node_id(indexes[MEM_H], "mem_read32")
+    assert _resolved(codec, "calls")["memcpy"] == ""
+    dependencies = {(d.target_module, d.target_file_id) for d in cli.dependencies}
+    assert dependencies == {(CODEC_H, fixture_version(CODEC_H, "c").file_id)}
+
+    assert await sqlite_ast_store.retract_file(fixture_version(CODEC_C, "c", seq=2))
+    after = await sqlite_ast_store.file_index(fixture_version(CLI_C, "c").file_id)
+    assert after is not None
+    assert _resolved(after, "calls")["codec_compress"] == ""
+    assert await sqlite_ast_store.retract_file(fixture_version(CODEC_H, "c", seq=2))
+    after = await sqlite_ast_store.file_index(fixture_version(CLI_C, "c").file_id)
+    assert after is not None
+    assert {(d.target_module, d.target_file_id) for d in after.dependencies} == {(CODEC_H, "")}

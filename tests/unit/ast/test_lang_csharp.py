@@ -1,0 +1,157 @@
+"""C# through the generic extractor and the real SQLite store: an `Acme.Billing` namespace
+split over files (a file-scoped interface and static class, a block namespace with a class
+deriving from another, a nested record, a constructor and XML docs) and an `Acme.App`
+program using it."""
+
+import pytest
+from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+
+from locus.ast.adapters.store import AstStore, FileIndex
+from locus.ast.domain import FileAnalysis, Symbol, module_name_for_path
+
+pytestmark = pytest.mark.unit
+
+ROOT = AST_FIXTURES / "csharp"
+IPRICED = "src/Billing/IPriced.cs"
+TAX = "src/Billing/TaxTable.cs"
+INVOICE = "src/Billing/Invoice.cs"
+PROGRAM = "src/App/Program.cs"
+
+
+@pytest.fixture(scope="module")
+def analyses() -> dict[str, FileAnalysis]:
+    return analyse_tree(ROOT, "csharp")
+
+
+def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
+    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
+
+
+def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
+    return {
+        (r.source_qualified_name, r.target_name, r.target_qualified_name)
+        for r in analysis.relations
+        if r.kind == kind
+    }
+
+
+def test_module_names_are_paths() -> None:
+    assert module_name_for_path(INVOICE, "csharp") == INVOICE
+
+
+def test_block_namespaces_are_containers(analyses: dict[str, FileAnalysis]) -> None:
+    analysis = analyses[INVOICE]
+    assert analysis.parse_errors == 0
+    symbols = _symbols(analysis)
+    expected = {
+        "Acme.Billing": ("namespace", 4, 55),
+        "Acme.Billing.Invoice": ("class", 9, 44),
+        "Acme.Billing.Invoice.Invoice": ("constructor", 14, 17),
+        "Acme.Billing.Invoice.Add": ("method", 21, 25),
+        "Acme.Billing.Invoice.Total": ("method", 27, 31),
+        "Acme.Billing.Invoice.Net": ("method", 33, 41),
+        "Acme.Billing.Entity": ("class", 46, 54),
+        "Acme.Billing.Entity.Touch": ("method", 50, 53),
+    }
+    assert {n: (s.kind, s.start_line, s.end_line) for n, s in symbols.items()} == {
+        INVOICE: ("module", 1, 55),
+        **expected,
+    }
+    invoice = symbols["Acme.Billing.Invoice"]
+    assert invoice.docstring == "An invoice: lines and the country they are taxed in."
+    assert invoice.parent_qualified_name == "Acme.Billing"
+    total = symbols["Acme.Billing.Invoice.Total"]
+    assert (total.signature, total.scope_name) == (
+        "public decimal Total()",
+        "Acme.Billing.Invoice.Total",
+    )
+
+
+def test_file_scoped_namespace_prefixes_the_file(analyses: dict[str, FileAnalysis]) -> None:
+    symbols = _symbols(analyses[TAX])
+    rate = symbols["Acme.Billing.TaxTable.RateFor"]
+    assert (rate.kind, rate.start_line, rate.end_line, rate.scope_name) == (
+        "method",
+        13,
+        13,
+        "TaxTable.RateFor",
+    )
+    assert (
+        rate.docstring
+        == "The VAT rate of a System.String country code.\ncountry: ISO country code."
+    )
+    priced = _symbols(analyses[IPRICED])
+    # An interface method without a body is no definition; a default implementation is.
+    assert set(priced) == {IPRICED, "Acme.Billing.IPriced", "Acme.Billing.IPriced.Describe"}
+    assert priced["Acme.Billing.IPriced"].kind == "interface"
+
+
+def test_relations(analyses: dict[str, FileAnalysis]) -> None:
+    invoice = analyses[INVOICE]
+    assert _relations(invoice, "inherits") == {
+        ("Acme.Billing.Invoice", "Entity", "Acme.Billing.Entity"),
+        ("Acme.Billing.Invoice", "IPriced", "Acme.Billing.IPriced"),
+    }
+    calls = _relations(invoice, "calls")
+    assert ("Acme.Billing.Invoice.Total", "Net", "Acme.Billing.Invoice.Net") in calls
+    assert (
+        "Acme.Billing.Invoice.Total",
+        "TaxTable.RateFor",
+        "Acme.Billing.TaxTable.RateFor",
+    ) in calls
+    # A field's member: its type is unknown.
+    assert ("Acme.Billing.Invoice.Add", "_lines.Add", None) in calls
+    program = analyses[PROGRAM]
+    assert _relations(program, "imports") == {
+        (PROGRAM, "Acme.Billing.*", "Acme.Billing"),
+        (PROGRAM, "Acme.App.Output.ConsolePrinter", "Acme.App.Output.ConsolePrinter"),
+    }
+    assert (
+        "Acme.App.Program.Main",
+        "Printer.Print",
+        "Acme.App.Output.ConsolePrinter.Print",
+    ) in _relations(program, "calls")
+
+
+def test_chunks_are_symbol_aligned(analyses: dict[str, FileAnalysis]) -> None:
+    chunks = {(c.kind, c.symbol_qualified_name): c for c in analyses[INVOICE].chunks}
+    total = chunks[("method", "Acme.Billing.Invoice.Total")]
+    source = (ROOT / INVOICE).read_text().splitlines()
+    assert (total.start_line, total.end_line) == (27, 31)
+    assert total.text == "\n".join(source[26:31])
+    outline = chunks[("class_header", "Acme.Billing.Invoice")]
+    assert outline.text.startswith("    [Serializable]\n    public class Invoice : Entity, IPriced")
+    assert "        public decimal Total() ..." in outline.text
+    assert "public string Country { get; }" in outline.text
+
+
+def _resolved(index: FileIndex, kind: str) -> dict[str, str]:
+    return {
+        r.relation.target_qualified_name: r.target_node_id
+        for r in index.relations
+        if r.relation.kind == kind and r.relation.target_qualified_name
+    }
+
+
+def _node_id(index: FileIndex, qualified_name: str) -> str:
+    return next(s.node_id for s in index.symbols if s.qualified_name == qualified_name)
+
+
+async def test_store_resolves_across_files_and_forgets_a_retracted_file(
+    sqlite_ast_store: AstStore, analyses: dict[str, FileAnalysis]
+) -> None:
+    indexes = await store_tree(sqlite_ast_store, analyses, "csharp")
+    invoice, tax = indexes[INVOICE], indexes[TAX]
+    rate = _node_id(tax, "Acme.Billing.TaxTable.RateFor")
+    assert _resolved(invoice, "calls")["Acme.Billing.TaxTable.RateFor"] == rate
+    assert _resolved(invoice, "inherits")["Acme.Billing.IPriced"] == _node_id(
+        indexes[IPRICED], "Acme.Billing.IPriced"
+    )
+    assert _resolved(indexes[PROGRAM], "imports")["Acme.Billing"] == _node_id(
+        invoice, "Acme.Billing"
+    )
+
+    assert await sqlite_ast_store.retract_file(fixture_version(TAX, "csharp", seq=2))
+    after = await sqlite_ast_store.file_index(fixture_version(INVOICE, "csharp").file_id)
+    assert after is not None
+    assert _resolved(after, "calls")["Acme.Billing.TaxTable.RateFor"] == ""
