@@ -17,7 +17,7 @@ MODEL_DIR := .locus/models/all-minilm-l6-v2
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup protos lint format test test-unit test-integration demo up down bench bench-quality train-ranker collect-ranker-data clean deploy-check
+.PHONY: help setup protos lint format test test-unit test-integration demo up down bench bench-languages bench-quality train-ranker collect-ranker-data clean deploy-check
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -64,8 +64,12 @@ test: lint ## lint, then every test (unit, contract, integration, e2e) on real p
 test-unit: setup ## only the pure-logic unit tests
 	$(VENV)/bin/pytest -q tests/unit
 
-bench: setup ## performance report, each figure beside a same-run baseline (REPO="dir ...", BENCH_ARGS="--skip-concurrency --json f")
+bench: setup ## performance report, each figure beside a same-run baseline (REPO="dir ...", BENCH_ARGS="--skip-concurrency --json f", LANG_REPOS="dir language ...")
 	$(PY) bench/system_bench.py $(foreach repo,$(REPO),--repo $(repo)) $(BENCH_ARGS)
+	$(if $(LANG_REPOS),$(PY) bench/languages.py $(LANG_REPOS))
+
+bench-languages: setup ## per-language parse+extract MB/s beside a bare tree-sitter parse, resolved imports/calls (LANG_REPOS="dir language ...")
+	$(PY) bench/languages.py $(LANG_REPOS)
 
 BENCH_STAMP := $(VENV)/.locus-bench-installed
 $(BENCH_STAMP): $(STAMP)
