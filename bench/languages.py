@@ -67,7 +67,7 @@ async def report(repo: Path, language: str, limit: int) -> str:
     for path, data in files:
         try:
             analyses[path] = extract(path, data, language, root=roots.get(path, SourceRoot()))
-        except Exception as error:  # noqa: BLE001 - a report counts failures, it never stops
+        except Exception as error:  # a report counts failures, it never stops
             print(f"  {path}: {error}")
     extracted = time.perf_counter() - started
     with tempfile.TemporaryDirectory() as directory:
@@ -109,7 +109,7 @@ async def report(repo: Path, language: str, limit: int) -> str:
 
 
 def _share(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.0f} % of {whole}" if whole else "–"
+    return f"{100 * part / whole:.0f} % of {whole}" if whole else "-"
 
 
 async def main() -> None:
