@@ -12,7 +12,7 @@ from language_fixtures import analyse_tree, fixture_version, store_tree
 from locus.ast.adapters.store import AstStore, FileIndex
 from locus.ast.domain import FileAnalysis, Symbol
 from locus.ast.domain.language_spec import SourceRoot
-from locus.ast.domain.languages import module_name_for_path
+from locus.ast.domain.languages import language_spec, module_name_for_path
 from locus.ast.domain.specs.javascript import resolve_js_import
 
 pytestmark = pytest.mark.unit
@@ -416,8 +416,10 @@ async def test_typescript_relations_resolve_across_files_in_the_store(
 
 def test_tsx_queries_are_the_typescript_queries_with_javascript_calls() -> None:
     queries = resources.files("locus.ast.domain").joinpath("queries")
+    sources = language_spec("tsx").query_sources
     for name in ("definitions", "imports", "inheritance"):
-        tsx = queries.joinpath("tsx", f"{name}.scm").read_text()
+        tsx = queries.joinpath(sources[name], f"{name}.scm").read_text()
         assert tsx == queries.joinpath("typescript", f"{name}.scm").read_text(), name
-    tsx_calls = queries.joinpath("tsx", "calls.scm").read_text()
+    tsx_calls = queries.joinpath(sources["calls"], "calls.scm").read_text()
     assert tsx_calls == queries.joinpath("javascript", "calls.scm").read_text()
+    assert not queries.joinpath("tsx").is_dir()  # one copy of each query, no drift

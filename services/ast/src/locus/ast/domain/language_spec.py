@@ -28,8 +28,8 @@ A missing query file means the language has no such facts (for example no inheri
 """
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from tree_sitter_language_pack import SupportedLanguage
 
@@ -156,6 +156,9 @@ class LanguageSpec:
     namespace_functions_are_methods: bool = False
     """Whether a function in a namespace container is a method (Ruby modules are mixins: their
     defs are instance methods); elsewhere (C++/C#/TS namespaces, Rust `mod`) it is a function."""
+    query_sources: Mapping[str, str] = field(default_factory=dict)
+    """Query files this language reads from another language's directory (TSX: TypeScript's
+    definitions, JavaScript's JSX-aware calls); by default `queries/<name>/`."""
     module_doc_comment: bool = False
     """Whether the first doc comment of the file, when no definition claims it, documents the
     module (GoDoc package comments, Rust `//!`)."""

@@ -61,7 +61,7 @@ def compiled_language(language: str) -> CompiledLanguage:
     grammar = get_language(spec.grammar)
 
     def compile_query(query_name: str) -> Query | None:
-        text = _read_query(spec.name, query_name)
+        text = _read_query(spec.query_sources.get(query_name, spec.name), query_name)
         return None if text is None else Query(grammar, text)
 
     return CompiledLanguage(

@@ -7,6 +7,7 @@ qualified under it with `.` (`src/api/client.ApiClient.request`). Relative speci
 name; bare specifiers (`react`, `@scope/pkg/sub`) are packages and stay as written.
 """
 
+import dataclasses
 from pathlib import PurePosixPath
 
 from tree_sitter_language_pack import SupportedLanguage
@@ -102,6 +103,15 @@ def _spec(name: str, grammar: SupportedLanguage) -> LanguageSpec:
 
 JAVASCRIPT = _spec("javascript", "javascript")
 TYPESCRIPT = _spec("typescript", "typescript")
-TSX = _spec("tsx", "tsx")
+# TSX is TypeScript's grammar with JSX: TypeScript's queries, JavaScript's JSX-aware calls.
+TSX = dataclasses.replace(
+    _spec("tsx", "tsx"),
+    query_sources={
+        "definitions": "typescript",
+        "imports": "typescript",
+        "inheritance": "typescript",
+        "calls": "javascript",
+    },
+)
 
 SPECS = (JAVASCRIPT, TYPESCRIPT, TSX)
