@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from locus.ast.adapters.store import AstStore, FileIndex, FileVersion
-from locus.ast.domain import FileAnalysis, extract
+from locus.ast.domain import FileAnalysis, Symbol, extract
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 
 AST_FIXTURES = Path(__file__).resolve().parents[1] / "unit" / "ast" / "fixtures"
@@ -58,3 +58,17 @@ async def store_tree(
         assert index is not None, path
         indexes[path] = index
     return indexes
+
+
+def symbols_by_name(analysis: FileAnalysis) -> dict[str, Symbol]:
+    """The analysis's symbols by qualified name."""
+    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
+
+
+def relation_triples(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
+    """(source, target as written, target qualified name) of the analysis's `kind` relations."""
+    return {
+        (r.source_qualified_name, r.target_name, r.target_qualified_name)
+        for r in analysis.relations
+        if r.kind == kind
+    }

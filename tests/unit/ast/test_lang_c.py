@@ -3,10 +3,17 @@ with an include guard, a typedef'd operations table and a prototype; its impleme
 static helpers; a program in another directory calling it through a relative include)."""
 
 import pytest
-from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+from language_fixtures import (
+    AST_FIXTURES,
+    analyse_tree,
+    fixture_version,
+    relation_triples,
+    store_tree,
+    symbols_by_name,
+)
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis, Symbol, extract, module_name_for_path
+from locus.ast.domain import FileAnalysis, extract, module_name_for_path
 
 pytestmark = pytest.mark.unit
 
@@ -22,18 +29,6 @@ def analyses() -> dict[str, FileAnalysis]:
     return analyse_tree(ROOT, "c")
 
 
-def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
-    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
-
-
-def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
-    return {
-        (r.source_qualified_name, r.target_name, r.target_qualified_name)
-        for r in analysis.relations
-        if r.kind == kind
-    }
-
-
 def test_module_names_are_repository_paths() -> None:
     assert module_name_for_path(CODEC_C, "c") == CODEC_C
     assert module_name_for_path("./src\\main.c", "c") == "src/main.c"
@@ -42,7 +37,7 @@ def test_module_names_are_repository_paths() -> None:
 def test_functions_and_types_have_global_names(analyses: dict[str, FileAnalysis]) -> None:
     analysis = analyses[CODEC_C]
     assert analysis.parse_errors == 0
-    symbols = _symbols(analysis)
+    symbols = symbols_by_name(analysis)
     assert {(name, s.kind, s.start_line, s.end_line) for name, s in symbols.items()} == {
         (CODEC_C, "module", 1, 39),
         ("window", "struct", 5, 8),
@@ -62,7 +57,7 @@ def test_functions_and_types_have_global_names(analyses: dict[str, FileAnalysis]
 def test_header_prototypes_are_no_definitions_and_typedefs_name_anonymous_types(
     analyses: dict[str, FileAnalysis],
 ) -> None:
-    symbols = _symbols(analyses[CODEC_H])
+    symbols = symbols_by_name(analyses[CODEC_H])
     assert set(symbols) == {CODEC_H, "codec_ops", "codec_level"}
     ops = symbols["codec_ops"]
     assert (ops.kind, ops.start_line, ops.end_line) == ("struct", 7, 10)
@@ -71,7 +66,7 @@ def test_header_prototypes_are_no_definitions_and_typedefs_name_anonymous_types(
 
 
 def test_doc_comments_inside_include_guards(analyses: dict[str, FileAnalysis]) -> None:
-    read32 = _symbols(analyses[MEM_H])["mem_read32"]
+    read32 = symbols_by_name(analyses[MEM_H])["mem_read32"]
     assert (read32.kind, read32.start_line, read32.end_line) == ("function", 9, 13)
     assert read32.docstring == "Reads a little-endian 32-bit value from `p`."
     assert read32.signature == "static U32 mem_read32(const void* p)"
@@ -80,7 +75,7 @@ def test_doc_comments_inside_include_guards(analyses: dict[str, FileAnalysis]) -
 def test_includes_resolve_against_the_including_directory(
     analyses: dict[str, FileAnalysis],
 ) -> None:
-    assert _relations(analyses[CODEC_C], "imports") == {
+    assert relation_triples(analyses[CODEC_C], "imports") == {
         (CODEC_C, "codec.h", CODEC_H),
         (CODEC_C, "../common/mem.h", MEM_H),
         (CODEC_C, "<string.h>", None),
@@ -92,14 +87,14 @@ def test_includes_resolve_against_the_including_directory(
 def test_calls_name_global_functions_and_leave_function_pointers_unresolved(
     analyses: dict[str, FileAnalysis],
 ) -> None:
-    assert _relations(analyses[CODEC_C], "calls") == {
+    assert relation_triples(analyses[CODEC_C], "calls") == {
         ("copy_block", "memcpy", "memcpy"),
         ("hash_block", "mem_read32", "mem_read32"),
         ("codec_compress", "hash_block", "hash_block"),
         ("codec_compress", "copy_block", "copy_block"),
         ("fast_compress", "codec_compress", "codec_compress"),
     }
-    assert ("run", "ops->compress", None) in _relations(analyses[CLI_C], "calls")
+    assert ("run", "ops->compress", None) in relation_triples(analyses[CLI_C], "calls")
 
 
 def test_chunks_are_symbol_aligned_inside_include_guards(
@@ -120,7 +115,7 @@ def test_a_header_holding_cpp_is_analysed_as_cpp() -> None:
     source = b"namespace fmt {\nclass buffer {\n public:\n  void push() {}\n};\n}\n"
     analysis = extract("include/fmt/base.h", source, "c")
     assert analysis.language == "cpp"
-    assert "fmt::buffer::push" in _symbols(analysis)
+    assert "fmt::buffer::push" in symbols_by_name(analysis)
     plain = extract("include/x.h", b'#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n', "c")
     assert plain.language == "c"
 
@@ -129,10 +124,10 @@ def test_macros_before_functions_degrade_gracefully() -> None:
     source = b"MEM_STATIC U32 MEM_read(void) { return helper(); }\nint ok(void) { return 1; }\n"
     analysis = extract("lib/mem.c", source, "c")
     assert analysis.parse_errors > 0
-    symbols = _symbols(analysis)
+    symbols = symbols_by_name(analysis)
     assert symbols["MEM_read"].kind == "function"
     assert (symbols["ok"].start_line, symbols["ok"].end_line) == (2, 2)
-    assert ("MEM_read", "helper", "helper") in _relations(analysis, "calls")
+    assert ("MEM_read", "helper", "helper") in relation_triples(analysis, "calls")
 
 
 def _resolved(index: FileIndex, kind: str) -> dict[str, str]:

@@ -4,10 +4,16 @@ struct and a class template in a `.hpp`; out-of-line constructor, destructor, me
 template member in a `.cpp`; a program in another directory calling into the namespace)."""
 
 import pytest
-from language_fixtures import AST_FIXTURES, fixture_version, store_tree
+from language_fixtures import (
+    AST_FIXTURES,
+    fixture_version,
+    relation_triples,
+    store_tree,
+    symbols_by_name,
+)
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis, Symbol, extract
+from locus.ast.domain import FileAnalysis, extract
 
 pytestmark = pytest.mark.unit
 
@@ -27,24 +33,12 @@ def analyses() -> dict[str, FileAnalysis]:
     }
 
 
-def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
-    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
-
-
-def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
-    return {
-        (r.source_qualified_name, r.target_name, r.target_qualified_name)
-        for r in analysis.relations
-        if r.kind == kind
-    }
-
-
 def test_header_is_analysed_as_cpp_with_namespaces_as_containers(
     analyses: dict[str, FileAnalysis],
 ) -> None:
     analysis = analyses[SHAPE_H]
     assert (analysis.language, analysis.module_name, analysis.parse_errors) == ("cpp", SHAPE_H, 0)
-    symbols = _symbols(analysis)
+    symbols = symbols_by_name(analysis)
     # The pure virtual `area` and the `total_area` prototype are declarations only.
     assert {(n, s.kind, s.start_line, s.end_line) for n, s in symbols.items()} == {
         (SHAPE_H, "module", 1, 20),
@@ -58,7 +52,7 @@ def test_header_is_analysed_as_cpp_with_namespaces_as_containers(
 
 
 def test_nested_types_and_templates_in_class_bodies(analyses: dict[str, FileAnalysis]) -> None:
-    symbols = _symbols(analyses[CIRCLE_HPP])
+    symbols = symbols_by_name(analyses[CIRCLE_HPP])
     bounds = symbols["shapes::Circle::Bounds"]
     assert (bounds.kind, bounds.start_line, bounds.end_line) == ("struct", 16, 19)
     assert bounds.docstring == "Axis-aligned bounds of a circle."
@@ -66,7 +60,7 @@ def test_nested_types_and_templates_in_class_bodies(analyses: dict[str, FileAnal
     scaled = symbols["shapes::Scaled"]
     # `template <typename T>` starts the definition.
     assert (scaled.kind, scaled.start_line, scaled.end_line) == ("struct", 27, 31)
-    assert _relations(analyses[CIRCLE_HPP], "inherits") == {
+    assert relation_triples(analyses[CIRCLE_HPP], "inherits") == {
         ("shapes::Circle", "Shape", "shapes::Shape")
     }
 
@@ -74,7 +68,7 @@ def test_nested_types_and_templates_in_class_bodies(analyses: dict[str, FileAnal
 def test_out_of_line_definitions_take_their_scope_from_the_written_name(
     analyses: dict[str, FileAnalysis],
 ) -> None:
-    symbols = _symbols(analyses[CIRCLE_CPP])
+    symbols = symbols_by_name(analyses[CIRCLE_CPP])
     expected = {
         "shapes::Circle::Circle": ("constructor", 10, 10, "shapes::Circle"),
         "shapes::Circle::~Circle": ("method", 12, 12, "shapes::Circle"),
@@ -92,7 +86,7 @@ def test_out_of_line_definitions_take_their_scope_from_the_written_name(
     assert area.scope_name == "shapes::Circle::area"
     assert area.signature == "double Circle::area() const"
     assert area.docstring == "The area: pi times the radius squared."
-    assert ("shapes::Circle", "area", "shapes::Circle::area") in _relations(
+    assert ("shapes::Circle", "area", "shapes::Circle::area") in relation_triples(
         analyses[CIRCLE_CPP], "contains"
     )
 
@@ -100,18 +94,18 @@ def test_out_of_line_definitions_take_their_scope_from_the_written_name(
 def test_calls_resolve_within_namespaces_and_leave_members_of_objects_alone(
     analyses: dict[str, FileAnalysis],
 ) -> None:
-    calls = _relations(analyses[CIRCLE_CPP], "calls")
+    calls = relation_triples(analyses[CIRCLE_CPP], "calls")
     assert ("shapes::operator==", "total_area", "shapes::total_area") in calls
     assert ("shapes::total_area", "a.area", None) in calls
     assert ("shapes::Circle::area", "std::pow", None) in calls
-    assert _relations(analyses[MAIN_CPP], "calls") >= {
+    assert relation_triples(analyses[MAIN_CPP], "calls") >= {
         ("main", "report", "report"),
         ("main", "shapes::total_area", "shapes::total_area"),
     }
 
 
 def test_includes(analyses: dict[str, FileAnalysis]) -> None:
-    assert _relations(analyses[MAIN_CPP], "imports") == {
+    assert relation_triples(analyses[MAIN_CPP], "imports") == {
         (MAIN_CPP, "<iostream>", None),
         (MAIN_CPP, "../include/shapes/circle.hpp", CIRCLE_HPP),
     }

@@ -4,10 +4,17 @@ deriving from another, a nested record, a constructor and XML docs) and an `Acme
 program using it."""
 
 import pytest
-from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+from language_fixtures import (
+    AST_FIXTURES,
+    analyse_tree,
+    fixture_version,
+    relation_triples,
+    store_tree,
+    symbols_by_name,
+)
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis, Symbol, module_name_for_path
+from locus.ast.domain import FileAnalysis, module_name_for_path
 
 pytestmark = pytest.mark.unit
 
@@ -23,18 +30,6 @@ def analyses() -> dict[str, FileAnalysis]:
     return analyse_tree(ROOT, "csharp")
 
 
-def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
-    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
-
-
-def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
-    return {
-        (r.source_qualified_name, r.target_name, r.target_qualified_name)
-        for r in analysis.relations
-        if r.kind == kind
-    }
-
-
 def test_module_names_are_paths() -> None:
     assert module_name_for_path(INVOICE, "csharp") == INVOICE
 
@@ -42,7 +37,7 @@ def test_module_names_are_paths() -> None:
 def test_block_namespaces_are_containers(analyses: dict[str, FileAnalysis]) -> None:
     analysis = analyses[INVOICE]
     assert analysis.parse_errors == 0
-    symbols = _symbols(analysis)
+    symbols = symbols_by_name(analysis)
     expected = {
         "Acme.Billing": ("namespace", 4, 55),
         "Acme.Billing.Invoice": ("class", 9, 44),
@@ -68,7 +63,7 @@ def test_block_namespaces_are_containers(analyses: dict[str, FileAnalysis]) -> N
 
 
 def test_file_scoped_namespace_prefixes_the_file(analyses: dict[str, FileAnalysis]) -> None:
-    symbols = _symbols(analyses[TAX])
+    symbols = symbols_by_name(analyses[TAX])
     rate = symbols["Acme.Billing.TaxTable.RateFor"]
     assert (rate.kind, rate.start_line, rate.end_line, rate.scope_name) == (
         "method",
@@ -80,7 +75,7 @@ def test_file_scoped_namespace_prefixes_the_file(analyses: dict[str, FileAnalysi
         rate.docstring
         == "The VAT rate of a System.String country code.\ncountry: ISO country code."
     )
-    priced = _symbols(analyses[IPRICED])
+    priced = symbols_by_name(analyses[IPRICED])
     # An interface method without a body is no definition; a default implementation is.
     assert set(priced) == {IPRICED, "Acme.Billing.IPriced", "Acme.Billing.IPriced.Describe"}
     assert priced["Acme.Billing.IPriced"].kind == "interface"
@@ -88,11 +83,11 @@ def test_file_scoped_namespace_prefixes_the_file(analyses: dict[str, FileAnalysi
 
 def test_relations(analyses: dict[str, FileAnalysis]) -> None:
     invoice = analyses[INVOICE]
-    assert _relations(invoice, "inherits") == {
+    assert relation_triples(invoice, "inherits") == {
         ("Acme.Billing.Invoice", "Entity", "Acme.Billing.Entity"),
         ("Acme.Billing.Invoice", "IPriced", "Acme.Billing.IPriced"),
     }
-    calls = _relations(invoice, "calls")
+    calls = relation_triples(invoice, "calls")
     assert ("Acme.Billing.Invoice.Total", "Net", "Acme.Billing.Invoice.Net") in calls
     assert (
         "Acme.Billing.Invoice.Total",
@@ -102,7 +97,7 @@ def test_relations(analyses: dict[str, FileAnalysis]) -> None:
     # A field's member: its type is unknown.
     assert ("Acme.Billing.Invoice.Add", "_lines.Add", None) in calls
     program = analyses[PROGRAM]
-    assert _relations(program, "imports") == {
+    assert relation_triples(program, "imports") == {
         (PROGRAM, "Acme.Billing.*", "Acme.Billing"),
         (PROGRAM, "Acme.App.Output.ConsolePrinter", "Acme.App.Output.ConsolePrinter"),
     }
@@ -110,7 +105,7 @@ def test_relations(analyses: dict[str, FileAnalysis]) -> None:
         "Acme.App.Program.Main",
         "Printer.Print",
         "Acme.App.Output.ConsolePrinter.Print",
-    ) in _relations(program, "calls")
+    ) in relation_triples(program, "calls")
 
 
 def test_chunks_are_symbol_aligned(analyses: dict[str, FileAnalysis]) -> None:

@@ -4,10 +4,17 @@ methods by receiver and a grouped type declaration; a package embedding another 
 interface; a command calling both)."""
 
 import pytest
-from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+from language_fixtures import (
+    AST_FIXTURES,
+    analyse_tree,
+    fixture_version,
+    relation_triples,
+    store_tree,
+    symbols_by_name,
+)
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis, Symbol, extract, module_name_for_path
+from locus.ast.domain import FileAnalysis, extract, module_name_for_path
 from locus.ast.domain.language_spec import SourceRoot
 
 pytestmark = pytest.mark.unit
@@ -28,18 +35,6 @@ def analyses() -> dict[str, FileAnalysis]:
     return analyse_tree(ROOT, "go", source_root=SOURCE_ROOT, suffixes=(".go",))
 
 
-def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
-    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
-
-
-def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
-    return {
-        (r.source_qualified_name, r.target_name, r.target_qualified_name)
-        for r in analysis.relations
-        if r.kind == kind
-    }
-
-
 def test_module_names_are_import_paths() -> None:
     assert module_name_for_path(INVOICE, "go", SOURCE_ROOT) == BILLING
     assert module_name_for_path("main.go", "go", SOURCE_ROOT) == "github.com/acme/shop"
@@ -56,7 +51,7 @@ def test_types_functions_and_methods_are_qualified_by_import_path(
     analysis = analyses[INVOICE]
     assert analysis.parse_errors == 0
     assert analysis.module_name == BILLING
-    symbols = _symbols(analysis)
+    symbols = symbols_by_name(analysis)
     expected = {
         BILLING: ("module", "", 1, 64),
         f"{BILLING}.Pricer": ("interface", "Pricer", 10, 12),
@@ -75,13 +70,13 @@ def test_types_functions_and_methods_are_qualified_by_import_path(
     # A method belongs to its receiver's type, which the same package defines.
     assert symbols[f"{BILLING}.Invoice.Total"].parent_qualified_name == f"{BILLING}.Invoice"
     # Another file of the package shares the module name and adds methods to its types.
-    tax = _symbols(analyses[TAX])
+    tax = symbols_by_name(analyses[TAX])
     assert analyses[TAX].module_name == BILLING
     assert tax[f"{BILLING}.Invoice.subtotal"].kind == "method"
 
 
 def test_signatures_and_godoc(analyses: dict[str, FileAnalysis]) -> None:
-    symbols = _symbols(analyses[INVOICE])
+    symbols = symbols_by_name(analyses[INVOICE])
     invoice = symbols[f"{BILLING}.Invoice"]
     assert invoice.signature == "type Invoice struct"
     assert invoice.docstring == (
@@ -96,26 +91,26 @@ def test_signatures_and_godoc(analyses: dict[str, FileAnalysis]) -> None:
     )
     # The package comment documents the module; a file without one has none.
     assert symbols[BILLING].docstring == "Package billing prices orders and issues invoices."
-    assert _symbols(analyses[TAX])[BILLING].docstring is None
-    assert _symbols(analyses[TAX])[f"{BILLING}.withVAT"].docstring is None
+    assert symbols_by_name(analyses[TAX])[BILLING].docstring is None
+    assert symbols_by_name(analyses[TAX])[f"{BILLING}.withVAT"].docstring is None
 
 
 def test_contains_imports_and_embedding(analyses: dict[str, FileAnalysis]) -> None:
-    contains = _relations(analyses[INVOICE], "contains")
+    contains = relation_triples(analyses[INVOICE], "contains")
     assert (BILLING, "Invoice", f"{BILLING}.Invoice") in contains
     assert (f"{BILLING}.Invoice", "Total", f"{BILLING}.Invoice.Total") in contains
-    assert (f"{BILLING}.Invoice", "subtotal", f"{BILLING}.Invoice.subtotal") in _relations(
+    assert (f"{BILLING}.Invoice", "subtotal", f"{BILLING}.Invoice.subtotal") in relation_triples(
         analyses[TAX], "contains"
     )
-    imports = _relations(analyses[MAIN_GO], "imports")
+    imports = relation_triples(analyses[MAIN_GO], "imports")
     assert (MAIN, BILLING, BILLING) in imports
     assert (MAIN, STORAGE, STORAGE) in imports
     assert (MAIN, "fmt", "fmt") in imports
     # Struct embedding and interface embedding (of another package's interface).
-    assert _relations(analyses[INVOICE], "inherits") == {
+    assert relation_triples(analyses[INVOICE], "inherits") == {
         (f"{BILLING}.Invoice", "Document", f"{BILLING}.Document")
     }
-    assert _relations(analyses[STORAGE_GO], "inherits") == {
+    assert relation_triples(analyses[STORAGE_GO], "inherits") == {
         (f"{STORAGE}.Repository", "billing.Pricer", f"{BILLING}.Pricer")
     }
 
@@ -123,18 +118,18 @@ def test_contains_imports_and_embedding(analyses: dict[str, FileAnalysis]) -> No
 def test_calls_resolve_through_imports_aliases_receivers_and_the_package(
     analyses: dict[str, FileAnalysis],
 ) -> None:
-    main = _relations(analyses[MAIN_GO], "calls")
+    main = relation_triples(analyses[MAIN_GO], "calls")
     assert (f"{MAIN}.main", "billing.NewInvoice", f"{BILLING}.NewInvoice") in main
     assert (f"{MAIN}.main", "report", f"{MAIN}.report") in main
     assert (f"{MAIN}.report", "fmt.Printf", "fmt.Printf") in main
-    invoice = _relations(analyses[INVOICE], "calls")
+    invoice = relation_triples(analyses[INVOICE], "calls")
     # `inv.subtotal()` inside a method of Invoice: a method another file of the package defines.
     assert (f"{BILLING}.Invoice.Total", "inv.subtotal", f"{BILLING}.Invoice.subtotal") in invoice
     assert (f"{BILLING}.Invoice.Price", "inv.Total", f"{BILLING}.Invoice.Total") in invoice
     # A bare name is looked up in the package (tax.go defines withVAT); builtins name nothing.
     assert (f"{BILLING}.Invoice.Total", "withVAT", f"{BILLING}.withVAT") in invoice
     assert (f"{BILLING}.Invoice.Total", "len", None) in invoice
-    assert (f"{BILLING}.withVAT", "roundCents", f"{BILLING}.roundCents") in _relations(
+    assert (f"{BILLING}.withVAT", "roundCents", f"{BILLING}.roundCents") in relation_triples(
         analyses[TAX], "calls"
     )
 
@@ -158,12 +153,12 @@ func run() {
 }
 """
     analysis = extract("app/app.go", source, "go", root=SOURCE_ROOT)
-    calls = _relations(analysis, "calls")
+    calls = relation_triples(analysis, "calls")
     app = "github.com/acme/shop/app"
     assert (f"{app}.run", "st.Open", f"{STORAGE}.Open") in calls
     assert (f"{app}.run", "money.Round", "github.com/acme/shop/v2/money.Round") in calls
     assert (f"{app}.run", "yaml.Marshal", "gopkg.in/yaml.v3.Marshal") in calls
-    imports = _relations(analysis, "imports")
+    imports = relation_triples(analysis, "imports")
     assert (app, "strings.*", "strings") in imports
     assert (app, "embed", "embed") in imports
     assert [d.target_module for d in analysis.dependencies] == [

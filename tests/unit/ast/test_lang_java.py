@@ -3,10 +3,17 @@ interface, an abstract base, implementations, a nested class and enum, static an
 imports, a caller in another package)."""
 
 import pytest
-from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+from language_fixtures import (
+    AST_FIXTURES,
+    analyse_tree,
+    fixture_version,
+    relation_triples,
+    store_tree,
+    symbols_by_name,
+)
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis, Symbol, extract, module_name_for_path
+from locus.ast.domain import FileAnalysis, extract, module_name_for_path
 from locus.ast.domain.language_spec import SourceRoot
 
 pytestmark = pytest.mark.unit
@@ -26,18 +33,6 @@ def analyses() -> dict[str, FileAnalysis]:
     return analyse_tree(ROOT, "java", source_root=SOURCE_ROOT)
 
 
-def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
-    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
-
-
-def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
-    return {
-        (r.source_qualified_name, r.target_name, r.target_qualified_name)
-        for r in analysis.relations
-        if r.kind == kind
-    }
-
-
 def test_module_names_are_paths_below_the_source_root() -> None:
     assert module_name_for_path(INVOICE, "java", SOURCE_ROOT) == "com/acme/billing/Invoice.java"
     # Without a detected root the Maven layout is recognised; anything else stays as it is.
@@ -51,7 +46,7 @@ def test_types_methods_and_constructors_are_qualified_by_package(
     analysis = analyses[INVOICE]
     assert analysis.parse_errors == 0
     assert analysis.module_name == "com/acme/billing/Invoice.java"
-    symbols = _symbols(analysis)
+    symbols = symbols_by_name(analysis)
     expected = {
         "com/acme/billing/Invoice.java": ("module", "", 1, 82),
         "com.acme.billing.Invoice": ("class", "Invoice", 13, 82),
@@ -85,15 +80,15 @@ def test_types_methods_and_constructors_are_qualified_by_package(
 
 
 def test_declarations_without_a_body_are_no_symbols(analyses: dict[str, FileAnalysis]) -> None:
-    interface = _symbols(analyses[f"{BASE}/billing/PaymentMethod.java"])
+    interface = symbols_by_name(analyses[f"{BASE}/billing/PaymentMethod.java"])
     assert interface["com.acme.billing.PaymentMethod"].kind == "interface"
     assert "com.acme.billing.PaymentMethod.label" in interface  # a default method has a body
     assert "com.acme.billing.PaymentMethod.charge" not in interface
-    assert "com.acme.billing.Document.total" not in _symbols(analyses[DOCUMENT])  # abstract
+    assert "com.acme.billing.Document.total" not in symbols_by_name(analyses[DOCUMENT])  # abstract
 
 
 def test_javadoc_and_signatures(analyses: dict[str, FileAnalysis]) -> None:
-    symbols = _symbols(analyses[INVOICE])
+    symbols = symbols_by_name(analyses[INVOICE])
     invoice = symbols["com.acme.billing.Invoice"]
     assert invoice.docstring == (
         "A customer invoice: numbered line items and their total.\n\n@see PaymentMethod"
@@ -113,27 +108,29 @@ def test_javadoc_and_signatures(analyses: dict[str, FileAnalysis]) -> None:
 
 def test_contains_imports_and_inherits(analyses: dict[str, FileAnalysis]) -> None:
     invoice = analyses[INVOICE]
-    contains = _relations(invoice, "contains")
+    contains = relation_triples(invoice, "contains")
     assert ("com/acme/billing/Invoice.java", "Invoice", "com.acme.billing.Invoice") in contains
     assert (
         "com.acme.billing.Invoice.LineItem",
         "cents",
         "com.acme.billing.Invoice.LineItem.cents",
     ) in contains
-    assert _relations(invoice, "imports") == {
+    assert relation_triples(invoice, "imports") == {
         ("com/acme/billing/Invoice.java", "java.util.ArrayList", "java.util.ArrayList"),
         ("com/acme/billing/Invoice.java", "java.util.List", "java.util.List"),
         ("com/acme/billing/Invoice.java", "com.acme.util.Money", "com.acme.util.Money"),
     }
     # The base class lives in another file of the same package, without an import.
-    assert ("com.acme.billing.Invoice", "Document", "com.acme.billing.Document") in _relations(
-        invoice, "inherits"
-    )
-    assert _relations(analyses[CARD], "inherits") == {
+    assert (
+        "com.acme.billing.Invoice",
+        "Document",
+        "com.acme.billing.Document",
+    ) in relation_triples(invoice, "inherits")
+    assert relation_triples(analyses[CARD], "inherits") == {
         ("com.acme.billing.CardPayment", "PaymentMethod", "com.acme.billing.PaymentMethod")
     }
     checkout = analyses[CHECKOUT]
-    assert _relations(checkout, "imports") == {
+    assert relation_triples(checkout, "imports") == {
         (
             "com/acme/app/CheckoutService.java",
             "com.acme.util.Money.round",
@@ -156,7 +153,7 @@ def test_contains_imports_and_inherits(analyses: dict[str, FileAnalysis]) -> Non
 def test_calls_resolve_members_imports_and_static_imports(
     analyses: dict[str, FileAnalysis],
 ) -> None:
-    calls = _relations(analyses[INVOICE], "calls")
+    calls = relation_triples(analyses[INVOICE], "calls")
     # A bare call reaches the class's own method; `this.` too; `new` names the class.
     assert ("com.acme.billing.Invoice.settle", "total", "com.acme.billing.Invoice.total") in calls
     assert (
@@ -175,7 +172,7 @@ def test_calls_resolve_members_imports_and_static_imports(
         "Money.format",
         "com.acme.util.Money.format",
     ) in calls
-    checkout = _relations(analyses[CHECKOUT], "calls")
+    checkout = relation_triples(analyses[CHECKOUT], "calls")
     caller = "com.acme.app.CheckoutService.checkout"
     assert (caller, "Invoice.empty", "com.acme.billing.Invoice.empty") in checkout
     assert (caller, "CardPayment", "com.acme.billing.CardPayment") in checkout

@@ -3,10 +3,17 @@ interface and its implementation, a data class with a nested class and a compani
 top-level function, an object, a caller in another package)."""
 
 import pytest
-from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+from language_fixtures import (
+    AST_FIXTURES,
+    analyse_tree,
+    fixture_version,
+    relation_triples,
+    store_tree,
+    symbols_by_name,
+)
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis, Symbol
+from locus.ast.domain import FileAnalysis
 from locus.ast.domain.language_spec import SourceRoot
 
 pytestmark = pytest.mark.unit
@@ -23,22 +30,10 @@ def analyses() -> dict[str, FileAnalysis]:
     return analyse_tree(ROOT, "kotlin", source_root=SourceRoot("src/main/kotlin", ""))
 
 
-def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
-    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
-
-
-def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
-    return {
-        (r.source_qualified_name, r.target_name, r.target_qualified_name)
-        for r in analysis.relations
-        if r.kind == kind
-    }
-
-
 def test_symbols_are_qualified_by_package(analyses: dict[str, FileAnalysis]) -> None:
     analysis = analyses[CART]
     assert (analysis.module_name, analysis.parse_errors) == ("com/acme/shop/Cart.kt", 0)
-    symbols = _symbols(analysis)
+    symbols = symbols_by_name(analysis)
     expected = {
         "com.acme.shop.Cart": ("class", "Cart", 11, 25),
         "com.acme.shop.Cart.Line": ("class", "Cart.Line", 13, 13),
@@ -57,14 +52,14 @@ def test_symbols_are_qualified_by_package(analyses: dict[str, FileAnalysis]) -> 
             start,
             end,
         ), qualified_name
-    pricing = _symbols(analyses[PRICING])
+    pricing = symbols_by_name(analyses[PRICING])
     assert pricing["com.acme.shop.Pricing"].kind == "interface"
     assert "com.acme.shop.Pricing.describe" in pricing
     assert "com.acme.shop.Pricing.priceOf" not in pricing  # abstract: no body
 
 
 def test_kdoc_and_signatures(analyses: dict[str, FileAnalysis]) -> None:
-    symbols = _symbols(analyses[CART])
+    symbols = symbols_by_name(analyses[CART])
     cart = symbols["com.acme.shop.Cart"]
     # The KDoc follows the imports (tree-sitter-kotlin keeps it inside the import list).
     assert cart.docstring == "A shopping cart.\n\nLines are kept in insertion order."
@@ -72,17 +67,17 @@ def test_kdoc_and_signatures(analyses: dict[str, FileAnalysis]) -> None:
     line = symbols["com.acme.shop.Cart.Line"]
     assert (line.signature, line.docstring) == ("data class Line", "One cart line.")
     assert symbols["com.acme.shop.Cart.total"].signature == "fun total(): Long"
-    assert _symbols(analyses[PRICING])["com.acme.shop.Pricing"].docstring == (
+    assert symbols_by_name(analyses[PRICING])["com.acme.shop.Pricing"].docstring == (
         "Prices a basket in cents."
     )
 
 
 def test_relations(analyses: dict[str, FileAnalysis]) -> None:
     cart = analyses[CART]
-    assert ("com.acme.shop.Cart", "total", "com.acme.shop.Cart.total") in _relations(
+    assert ("com.acme.shop.Cart", "total", "com.acme.shop.Cart.total") in relation_triples(
         cart, "contains"
     )
-    assert _relations(cart, "imports") == {
+    assert relation_triples(cart, "imports") == {
         (
             "com/acme/shop/Cart.kt",
             "com.acme.shop.discount.Percent",
@@ -94,7 +89,7 @@ def test_relations(analyses: dict[str, FileAnalysis]) -> None:
             "java.util.concurrent.atomic.AtomicLong",
         ),
     }
-    calls = _relations(cart, "calls")
+    calls = relation_triples(cart, "calls")
     assert ("com.acme.shop.Cart.total", "subtotal", "com.acme.shop.Cart.subtotal") in calls
     assert ("com.acme.shop.Cart.total", "applyDiscount", "com.acme.shop.applyDiscount") in calls
     assert ("com.acme.shop.Cart.empty", "Cart", "com.acme.shop.Cart") in calls
@@ -104,10 +99,10 @@ def test_relations(analyses: dict[str, FileAnalysis]) -> None:
         "Counter",
         "java.util.concurrent.atomic.AtomicLong",
     ) in calls
-    assert _relations(analyses[PRICING], "inherits") == {
+    assert relation_triples(analyses[PRICING], "inherits") == {
         ("com.acme.shop.Catalog", "Pricing", "com.acme.shop.Pricing")
     }
-    checkout = _relations(analyses[CHECKOUT], "calls")
+    checkout = relation_triples(analyses[CHECKOUT], "calls")
     assert ("com.acme.app.Checkout.run", "Cart.empty", "com.acme.shop.Cart.empty") in checkout
     assert (
         "com.acme.app.Checkout.run",

@@ -4,10 +4,17 @@ impls, a tuple struct, an inline test module, `mod` declarations, grouped and `s
 a caller in another module)."""
 
 import pytest
-from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+from language_fixtures import (
+    AST_FIXTURES,
+    analyse_tree,
+    fixture_version,
+    relation_triples,
+    store_tree,
+    symbols_by_name,
+)
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis, Symbol, extract, module_name_for_path
+from locus.ast.domain import FileAnalysis, extract, module_name_for_path
 from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.domain.specs.rust import resolve_rust_import
 
@@ -28,18 +35,6 @@ STORAGE_RS = "src/storage.rs"
 @pytest.fixture(scope="module")
 def analyses() -> dict[str, FileAnalysis]:
     return analyse_tree(ROOT, "rust", source_root=SOURCE_ROOT, suffixes=(".rs",))
-
-
-def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
-    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
-
-
-def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
-    return {
-        (r.source_qualified_name, r.target_name, r.target_qualified_name)
-        for r in analysis.relations
-        if r.kind == kind
-    }
 
 
 @pytest.mark.parametrize(
@@ -84,7 +79,7 @@ def test_types_impls_and_methods_are_qualified_by_module_path(
     analysis = analyses[BILLING_RS]
     assert analysis.parse_errors == 0
     assert analysis.module_name == BILLING
-    symbols = _symbols(analysis)
+    symbols = symbols_by_name(analysis)
     expected = {
         BILLING: ("module", "", 1, 73),
         f"{BILLING}::Named": ("trait", "Named", 10, 12),
@@ -105,7 +100,7 @@ def test_types_impls_and_methods_are_qualified_by_module_path(
         name: (s.kind, s.scope_name, s.start_line, s.end_line) for name, s in symbols.items()
     } == expected
     assert symbols[f"{BILLING}::Invoice::new"].parent_qualified_name == f"{BILLING}::Invoice"
-    tax = _symbols(analyses[TAX_RS])
+    tax = symbols_by_name(analyses[TAX_RS])
     assert tax[f"{TAX}::Rate"].kind == "struct"  # a tuple struct
     assert tax[f"{TAX}::Rate::standard"].scope_name == "Rate::standard"
     assert tax[f"{TAX}::with_vat"].kind == "function"
@@ -115,14 +110,14 @@ def test_types_impls_and_methods_are_qualified_by_module_path(
 
 def test_an_impl_before_its_struct_leaves_the_struct_a_symbol() -> None:
     source = b"impl Unit {\n    fn make() -> Self { Unit }\n}\n\npub struct Unit;\n"
-    symbols = _symbols(extract("src/unit.rs", source, "rust", root=SOURCE_ROOT))
+    symbols = symbols_by_name(extract("src/unit.rs", source, "rust", root=SOURCE_ROOT))
     assert symbols["shop_core::unit::Unit"].kind == "struct"
     assert symbols["shop_core::unit::Unit"].start_line == 5
     assert symbols["shop_core::unit::Unit::make"].kind == "method"
 
 
 def test_signatures_and_rustdoc(analyses: dict[str, FileAnalysis]) -> None:
-    symbols = _symbols(analyses[BILLING_RS])
+    symbols = symbols_by_name(analyses[BILLING_RS])
     invoice = symbols[f"{BILLING}::Invoice"]
     # The doc comment sits above the `#[derive]` attribute.
     assert invoice.docstring == "A bill for one customer's order."
@@ -134,7 +129,7 @@ def test_signatures_and_rustdoc(analyses: dict[str, FileAnalysis]) -> None:
     assert symbols[f"{BILLING}::Invoice::add"].docstring is None
     # `//!` inner docs document the module.
     assert symbols[BILLING].docstring == "Invoices and what can be priced."
-    lib = _symbols(analyses[LIB_RS])
+    lib = symbols_by_name(analyses[LIB_RS])
     assert lib[CRATE].docstring == (
         "Core of the shop: billing and storage.\n\nEverything is priced in cents."
     )
@@ -142,42 +137,42 @@ def test_signatures_and_rustdoc(analyses: dict[str, FileAnalysis]) -> None:
 
 def test_contains_imports_and_trait_inheritance(analyses: dict[str, FileAnalysis]) -> None:
     billing = analyses[BILLING_RS]
-    contains = _relations(billing, "contains")
+    contains = relation_triples(billing, "contains")
     assert (BILLING, "Invoice", f"{BILLING}::Invoice") in contains
     assert (f"{BILLING}::Invoice", "net", f"{BILLING}::Invoice::net") in contains
     assert (f"{BILLING}::Priced", "gross", f"{BILLING}::Priced::gross") in contains
-    assert _relations(billing, "inherits") == {
+    assert relation_triples(billing, "inherits") == {
         (f"{BILLING}::Priced", "Named", f"{BILLING}::Named"),
         (f"{BILLING}::Invoice", "Named", f"{BILLING}::Named"),
         (f"{BILLING}::Invoice", "Priced", f"{BILLING}::Priced"),
         (f"{BILLING}::Invoice", "fmt::Display", "std::fmt::Display"),
     }
-    imports = _relations(billing, "imports")
+    imports = relation_triples(billing, "imports")
     assert (BILLING, f"{TAX}", TAX) in imports  # `mod tax;`
     assert (BILLING, "self::tax::Rate", f"{TAX}::Rate") in imports
     assert (BILLING, "std::fmt", "std::fmt") in imports
-    storage = _relations(analyses[STORAGE_RS], "imports")
+    storage = relation_triples(analyses[STORAGE_RS], "imports")
     assert (STORAGE, "crate::billing::tax", TAX) in storage
     assert (STORAGE, "crate::billing::Invoice", f"{BILLING}::Invoice") in storage
     assert (STORAGE, "crate::billing::Priced", f"{BILLING}::Priced") in storage
-    lib = _relations(analyses[LIB_RS], "imports")
+    lib = relation_triples(analyses[LIB_RS], "imports")
     assert (CRATE, BILLING, BILLING) in lib
     assert (CRATE, STORAGE, STORAGE) in lib
 
 
 def test_calls_resolve_through_uses_self_and_modules(analyses: dict[str, FileAnalysis]) -> None:
-    storage = _relations(analyses[STORAGE_RS], "calls")
+    storage = relation_triples(analyses[STORAGE_RS], "calls")
     reopen = f"{STORAGE}::Store::reopen"
     assert (reopen, "Invoice::new", f"{BILLING}::Invoice::new") in storage
     assert (reopen, "tax::with_vat", f"{TAX}::with_vat") in storage
     assert (reopen, "tax::Rate::standard", f"{TAX}::Rate::standard") in storage
     # A method call on a local value names no definition.
     assert (f"{STORAGE}::Store::save", "invoice.gross", None) in storage
-    billing = _relations(analyses[BILLING_RS], "calls")
+    billing = relation_triples(analyses[BILLING_RS], "calls")
     assert (f"{BILLING}::Invoice::net", "self.subtotal", f"{BILLING}::Invoice::subtotal") in billing
     assert (f"{BILLING}::Priced::gross", "Rate::standard", f"{TAX}::Rate::standard") in billing
     assert (f"{BILLING}::Priced::gross", "tax::with_vat", f"{TAX}::with_vat") in billing
-    tax = _relations(analyses[TAX_RS], "calls")
+    tax = relation_triples(analyses[TAX_RS], "calls")
     assert (f"{TAX}::with_vat", "round_cents", f"{TAX}::round_cents") in tax
     assert (f"{TAX}::Rate::standard", "Rate", f"{TAX}::Rate") in tax
 

@@ -3,10 +3,17 @@ trait, case classes, a companion object, selector imports with a rename, a calle
 package)."""
 
 import pytest
-from language_fixtures import AST_FIXTURES, analyse_tree, fixture_version, store_tree
+from language_fixtures import (
+    AST_FIXTURES,
+    analyse_tree,
+    fixture_version,
+    relation_triples,
+    store_tree,
+    symbols_by_name,
+)
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis, Symbol
+from locus.ast.domain import FileAnalysis
 from locus.ast.domain.language_spec import SourceRoot
 
 pytestmark = pytest.mark.unit
@@ -23,22 +30,10 @@ def analyses() -> dict[str, FileAnalysis]:
     return analyse_tree(ROOT, "scala", source_root=SourceRoot("src/main/scala", ""))
 
 
-def _symbols(analysis: FileAnalysis) -> dict[str, Symbol]:
-    return {symbol.qualified_name: symbol for symbol in analysis.symbols}
-
-
-def _relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | None]]:
-    return {
-        (r.source_qualified_name, r.target_name, r.target_qualified_name)
-        for r in analysis.relations
-        if r.kind == kind
-    }
-
-
 def test_symbols_are_qualified_by_package(analyses: dict[str, FileAnalysis]) -> None:
     analysis = analyses[SHAPE]
     assert (analysis.module_name, analysis.parse_errors) == ("com/acme/geo/Shape.scala", 0)
-    symbols = _symbols(analysis)
+    symbols = symbols_by_name(analysis)
     expected = {
         "com.acme.geo.Shape": ("trait", "Shape", 4, 8),
         "com.acme.geo.Shape.describe": ("method", "Shape.describe", 7, 7),
@@ -62,7 +57,7 @@ def test_symbols_are_qualified_by_package(analyses: dict[str, FileAnalysis]) -> 
 
 
 def test_scaladoc_and_signatures(analyses: dict[str, FileAnalysis]) -> None:
-    symbols = _symbols(analyses[SHAPE])
+    symbols = symbols_by_name(analyses[SHAPE])
     circle = symbols["com.acme.geo.Circle"]
     assert circle.docstring == "A circle around the origin."
     assert (
@@ -74,21 +69,21 @@ def test_scaladoc_and_signatures(analyses: dict[str, FileAnalysis]) -> None:
 
 def test_relations(analyses: dict[str, FileAnalysis]) -> None:
     shape = analyses[SHAPE]
-    assert _relations(shape, "inherits") == {
+    assert relation_triples(shape, "inherits") == {
         ("com.acme.geo.Circle", "Shape", "com.acme.geo.Shape"),
         ("com.acme.geo.Circle", "Ordered", "com.acme.geo.Ordered"),
         ("com.acme.geo.Square", "Shape", "com.acme.geo.Shape"),
     }
-    calls = _relations(shape, "calls")
+    calls = relation_triples(shape, "calls")
     assert ("com.acme.geo.Circle.grow", "Circle.of", "com.acme.geo.Circle.of") in calls
     assert ("com.acme.geo.Circle.unit", "of", "com.acme.geo.Circle.of") in calls
     render = analyses[RENDER]
-    assert _relations(render, "imports") == {
+    assert relation_triples(render, "imports") == {
         ("com/acme/app/Render.scala", "com.acme.geo.Canvas", "com.acme.geo.Canvas"),
         ("com/acme/app/Render.scala", "com.acme.geo.Circle", "com.acme.geo.Circle"),
         ("com/acme/app/Render.scala", "com.acme.geo.Square", "com.acme.geo.Square"),
     }
-    render_calls = _relations(render, "calls")
+    render_calls = relation_triples(render, "calls")
     main = "com.acme.app.Render.main"
     assert (main, "Canvas", "com.acme.geo.Canvas") in render_calls  # new Canvas()
     assert (main, "Disc.of", "com.acme.geo.Circle.of") in render_calls  # Circle => Disc
