@@ -4,8 +4,11 @@ with the `com.acme.billing.Invoice` class it declares; definitions are qualified
 declared `package`, and imports are always absolute."""
 
 import re
+from typing import Any
 
-from locus.ast.domain.language_spec import SourceRoot
+from tree_sitter_language_pack import SupportedLanguage
+
+from locus.ast.domain.language_spec import LanguageSpec, SourceRoot
 
 # Maven/Gradle layouts (`src/main/java/`, `app/src/test/kotlin/`) when no root was detected.
 _CONVENTIONAL_ROOT = re.compile(r"(?:^|/)src/[^/]+/(?:java|kotlin|scala)/")
@@ -35,3 +38,22 @@ def jvm_namespace(module_name: str, declared_package: str | None) -> str:
     """Definitions live in the declared package; a file without one is in the unnamed
     (root) package, so its classes have bare names."""
     return declared_package or ""
+
+
+def jvm_spec(name: str, grammar: SupportedLanguage, **grammar_facts: Any) -> LanguageSpec:
+    """A JVM language's spec: the naming and resolution rules above, shared by all three, plus
+    what differs with the grammar (comment and literal node types, header terminators)."""
+    return LanguageSpec(
+        name=name,
+        grammar=grammar,
+        module_name_for_path=jvm_module_name,
+        is_package_path=jvm_is_package_path,
+        resolve_import=jvm_resolve_import,
+        separator=".",
+        definition_namespace=jvm_namespace,
+        instance_receivers=frozenset({"this"}),
+        same_namespace_lookup=True,
+        class_members_in_scope=True,
+        doc_comment_prefixes=("/**",),
+        **grammar_facts,
+    )
