@@ -582,13 +582,10 @@ async def _module_files(
     session: AsyncSession, project_id: str, dependencies: Sequence[Mapping[str, object]]
 ) -> dict[str, list[str]]:
     """Module name → files of the project defining it, for every candidate module."""
-    modules = sorted(
-        {
-            module
-            for d in dependencies
-            for module in _candidate_modules(str(d["target_module"]), str(d["imported_names"]))
-        }
-    )
+    candidates_per_import = [
+        _candidate_modules(str(d["target_module"]), str(d["imported_names"])) for d in dependencies
+    ]
+    modules = sorted({module for candidates in candidates_per_import for module in candidates})
     files_by_module: dict[str, list[str]] = {}
     for batch in _batches(modules, _IN_LIST_SIZE):
         found = await session.execute(
@@ -605,10 +602,7 @@ async def _module_files(
     missing = sorted(
         {
             module
-            for d in dependencies
-            for candidates in [
-                _candidate_modules(str(d["target_module"]), str(d["imported_names"]))
-            ]
+            for candidates in candidates_per_import
             if not any(candidate in files_by_module for candidate in candidates)
             for module in candidates
         }
