@@ -111,11 +111,15 @@ def _matched_definitions(
         if node.id in found:  # the first pattern that matches a node decides its kind
             continue
         receiver = captures.get("receiver")
+        receiver_name = captures.get("receiver.name")
         found[node.id] = _Found(
-            node, captures["name"][0], captures["body"][0], kind, receiver[0] if receiver else None
+            node,
+            captures["name"][0],
+            captures["body"][0],
+            kind,
+            receiver[0] if receiver else None,
+            receiver_name[0] if receiver_name else None,
         )
-        if "receiver.name" in captures:
-            found[node.id].receiver_name = captures["receiver.name"][0]
     # A wrapper of a wrapper (export of a decorated class) extends to the outermost start.
     for wrapped_id, wrapper in list(wrappers.items()):
         seen = {wrapped_id}
@@ -130,7 +134,7 @@ def _split_written_name(name: str, separators: tuple[str, ...]) -> tuple[list[st
     """`A::B::f` -> (["A", "B"], "f") for the language's in-name separators."""
     for separator in separators:
         if separator in name:
-            *scope, last = [part for part in name.split(separator)]
+            *scope, last = name.split(separator)
             return [part for part in scope if part], last
     return [], name
 
