@@ -9,7 +9,7 @@ Imports anywhere in the file bind for the whole file.
 import re
 from dataclasses import dataclass, field
 
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Node, QueryCursor
 
 from locus.ast.domain.definitions import Definition, innermost_definition
 from locus.ast.domain.languages import CompiledLanguage
@@ -45,7 +45,7 @@ class _NameResolver:
             if (
                 definition.parent is None
                 and definition.is_primary
-                and not (definition.parent_qualified_name)
+                and not definition.parent_qualified_name
             ):
                 self._module_members.setdefault(definition.name, definition)
 
@@ -265,10 +265,6 @@ def _inherits(
     return relations
 
 
-def _capture_names(query: Query) -> set[str]:
-    return {query.capture_name(index) for index in range(query.capture_count)}
-
-
 def _calls(
     root: Node,
     compiled: CompiledLanguage,
@@ -279,19 +275,18 @@ def _calls(
 ) -> list[Relation]:
     if compiled.calls is None:
         return []
-    targets = QueryCursor(compiled.calls).captures(root).get("call.target", [])
     # `@call.last` (optional): the callee ends with that node (PHP `$this->save`, Ruby
     # `Invoice.new`), where no single node spans receiver and name without the arguments.
+    targets: dict[int, Node] = {}
     ends: dict[int, int] = {}
-    if "call.last" in _capture_names(compiled.calls):
-        for _, captures in QueryCursor(compiled.calls).matches(root):
-            for node in captures.get("call.target", []):
-                ends[node.id] = (
-                    captures["call.last"][0].end_byte if "call.last" in captures else node.end_byte
-                )
+    for _, captures in QueryCursor(compiled.calls).matches(root):
+        last = captures.get("call.last")
+        for node in captures.get("call.target", []):
+            targets.setdefault(node.id, node)
+            ends[node.id] = last[0].end_byte if last else node.end_byte
     relations: list[Relation] = []
     seen: set[tuple[str, str]] = set()
-    for target in sorted(targets, key=lambda node: node.start_byte):
+    for target in sorted(targets.values(), key=lambda node: node.start_byte):
         lexical = innermost_definition(target, by_node_id)
         caller = lexical
         while caller is not None and caller.is_class:
