@@ -167,6 +167,16 @@ def searchable_table(results: RepositoryResults) -> str:
         f"chunking {baseline.chunking_seconds:.2f} s, BM25 {baseline.bm25_seconds:.2f} s "
         "(one process; symbols, relations and graph edges are extracted but not stored)."
     ]
+    if results.first_scan_cpu_seconds:
+        cpu = results.first_scan_cpu_seconds
+        spent = ", ".join(
+            f"{name} {seconds:.1f}" for name, seconds in sorted(cpu.items(), key=lambda i: -i[1])
+        )
+        notes.append(
+            f"CPU seconds from StartScan to searchable: {spent} "
+            f"(total {sum(cpu.values()):.1f}; the baseline used one core for "
+            f"{baseline.seconds:.1f} s)."
+        )
     if results.first_scan is not None and results.first_scan.state != "SCAN_STATE_COMPLETED":
         notes.append(
             f"the scan ended {results.first_scan.state}: {results.first_scan.error or '-'}"

@@ -24,6 +24,8 @@ class RepositoryResults:
     project: str
     baseline: IndexingBaseline
     first_scan: ScanTiming | None = None
+    # CPU seconds each process (the services and nats-server) used from StartScan to searchable
+    first_scan_cpu_seconds: dict[str, float] = field(default_factory=dict)
     vectors_lane: VectorsLaneActivity | None = None
     embedder: EmbedderRate | None = None
     no_change_rescans: list[ScanTiming] = field(default_factory=list)

@@ -89,11 +89,17 @@ async def time_scan(
     *,
     until_embedded: bool,
     timeout_seconds: float,
+    on_searchable: Callable[[], None] | None = None,
 ) -> ScanTiming:
     started = time.perf_counter()
     job_id = await start_scan(stub, project)
     return await time_started_scan(
-        stub, job_id, started, until_embedded=until_embedded, timeout_seconds=timeout_seconds
+        stub,
+        job_id,
+        started,
+        until_embedded=until_embedded,
+        timeout_seconds=timeout_seconds,
+        on_searchable=on_searchable,
     )
 
 
@@ -104,11 +110,16 @@ async def time_started_scan(
     *,
     until_embedded: bool,
     timeout_seconds: float,
+    on_searchable: Callable[[], None] | None = None,
 ) -> ScanTiming:
+    """Seconds from ``started`` to searchable (and to embedded); ``on_searchable`` runs the
+    moment the job is searchable, before waiting for vectors."""
     job = await poll_job(
         stub, job_id, is_searchable, started=started, timeout_seconds=timeout_seconds
     )
     searchable = time.perf_counter() - started
+    if on_searchable is not None:
+        on_searchable()
     embedded: float | None = None
     if until_embedded:
         job = await poll_job(

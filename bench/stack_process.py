@@ -1,7 +1,7 @@
 """A `locus up` run by the system benchmark: started on a private data dir and LOCUS_HOME,
 ready once it has written ``<data dir>/stack.json``, stopped (and started again on the same data
-dir, for the restart measurement) like Ctrl-C would, and its processes' peak memory read from
-``/proc/<pid>/status``.
+dir, for the restart measurement) like Ctrl-C would, and its processes' peak memory and CPU time
+read from ``/proc/<pid>/status`` and ``/proc/<pid>/stat``.
 
 Every LOCUS_* variable of the caller's environment is dropped so the figures come from the
 default settings; the embedding model directory is set to an absolute path, the one the
@@ -41,6 +41,17 @@ def process_memory(pid: int) -> ProcessMemory | None:
     if "VmHWM" not in kib:
         return None
     return ProcessMemory(kib["VmHWM"] / 1024, kib.get("VmRSS", 0) / 1024)
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds a live process has used so far (Linux), None where
+    unreadable."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # the command name may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class BenchStack:

@@ -66,7 +66,7 @@ from scan_timing import (
     time_scan,
     time_started_scan,
 )
-from stack_process import BenchStack, process_memory
+from stack_process import BenchStack, process_cpu_seconds, process_memory
 
 from locus.cli.stack_state import StackState
 from locus.rpc import make_channel
@@ -175,11 +175,22 @@ class RepositoryBench:
         retrieval_log = Path(self._stack.services["retrieval"].log_file)
         log_offset = log_size(retrieval_log)
         print(f"… {self._label}: first scan", flush=True)
+        cpu_before = self._cpu_seconds()
+
+        def record_cpu() -> None:
+            cpu_after = self._cpu_seconds()
+            results.first_scan_cpu_seconds = {
+                name: cpu_after[name] - cpu_before[name]
+                for name in cpu_after
+                if name in cpu_before
+            }
+
         results.first_scan = await time_scan(
             stub,
             results.project,
             until_embedded=not args.skip_embedded,
             timeout_seconds=args.scan_timeout,
+            on_searchable=record_cpu,
         )
         if not args.skip_embedded:
             results.vectors_lane = read_vectors_activity(retrieval_log, log_offset)
@@ -188,6 +199,12 @@ class RepositoryBench:
             results.no_change_rescans.append(
                 await time_scan(stub, results.project, until_embedded=False, timeout_seconds=60)
             )
+
+    def _cpu_seconds(self) -> dict[str, float]:
+        pids = {name: process.pid for name, process in self._stack.services.items()}
+        pids["nats-server"] = self._stack.nats.pid
+        readings = {name: process_cpu_seconds(pid) for name, pid in pids.items()}
+        return {name: seconds for name, seconds in readings.items() if seconds is not None}
 
     async def _locate(self, stub: gateway_pb2_grpc.GatewayStub, results: RepositoryResults) -> None:
         args = self._args

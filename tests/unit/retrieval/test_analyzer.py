@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from locus.retrieval.domain.analyzer import analyze, code_tokens, light_stem, query_terms
+from collections import Counter
+
+from locus.retrieval.domain.analyzer import (
+    analyze,
+    code_tokens,
+    indexed_terms,
+    light_stem,
+    query_terms,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -76,3 +84,19 @@ def test_light_stem(word: str, stem: str) -> None:
 def test_query_terms_are_distinct_and_bounded() -> None:
     assert query_terms("Upload upload UPLOAD") == ["upload"]
     assert len(query_terms(" ".join(f"w{i}x" for i in range(1000)), limit=10)) == 10
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "class HTTPClient:\n    def get_retry_limit(self, uploads): return self._max_uploads",
+        "résuméParser_v2 = ΔValue + parse(parsed, parses)  # running stopped",
+        "x" * 60 + " short_name " + "aB" * 30,
+        "",
+        "    \n\t",
+    ],
+)
+def test_indexed_terms_are_the_tokens_an_index_counts(text: str) -> None:
+    # The BM25 index gets this string and splits it on whitespace: the same terms as the
+    # analyzer's tokens, each as often, or searches would rank differently.
+    assert Counter(indexed_terms(text).split()) == Counter(analyze(text))

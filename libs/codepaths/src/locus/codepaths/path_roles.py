@@ -5,6 +5,7 @@ is not source unless the question asks for it."""
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import StrEnum
 
@@ -112,6 +113,7 @@ _BUILD_FILE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=1 << 16)  # ranking asks for the same candidate paths many times
 def classify_path(relative_path: str) -> PathRole:
     path = relative_path.replace("\\", "/").strip("/")
     if not path:

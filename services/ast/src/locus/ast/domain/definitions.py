@@ -46,15 +46,33 @@ class Definition:
         return self.is_primary and self.kind != "impl"
 
 
-def innermost_definition(node: Node, by_node_id: dict[int, Definition]) -> Definition | None:
-    """The nearest definition strictly enclosing `node`, or None at module level."""
+def innermost_definition(
+    node: Node,
+    by_node_id: dict[int, Definition],
+    enclosing: dict[int, Definition | None] | None = None,
+) -> Definition | None:
+    """The nearest definition strictly enclosing `node`, or None at module level.
+
+    `enclosing` (optional, one per tree) remembers the answer for every ancestor walked, so
+    the many references inside one body stop at the first ancestor already seen instead of
+    climbing to the root each time (`Node.parent` is not free in tree-sitter)."""
+    walked: list[int] = []
+    found: Definition | None = None
     ancestor = node.parent
     while ancestor is not None:
-        found = by_node_id.get(ancestor.id)
+        ancestor_id = ancestor.id
+        found = by_node_id.get(ancestor_id)
         if found is not None:
-            return found
+            break
+        if enclosing is not None and ancestor_id in enclosing:
+            found = enclosing[ancestor_id]
+            break
+        walked.append(ancestor_id)
         ancestor = ancestor.parent
-    return None
+    if enclosing is not None:
+        for ancestor_id in walked:
+            enclosing[ancestor_id] = found
+    return found
 
 
 def _header(

@@ -6,6 +6,7 @@ to their own statements), `self`/`cls` members of the enclosing class, and impor
 Imports anywhere in the file bind for the whole file.
 """
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -144,9 +145,17 @@ def _reference_text(
     node: Node, source: SourceText, separator: str, end_byte: int | None = None
 ) -> str:
     end = node.end_byte if end_byte is None else end_byte
-    text = _WHITESPACE.sub(" ", source.decode(node.start_byte, end)).strip()
-    text = re.sub(rf"\s*{re.escape(separator)}\s*", separator, text)
+    text = source.decode(node.start_byte, end)
+    if _WHITESPACE.search(text) is None:  # most references: nothing to normalise
+        return text[:_MAX_TARGET_NAME_CHARS]
+    text = _WHITESPACE.sub(" ", text).strip()
+    text = _around_separator(separator).sub(separator.replace("\\", "\\\\"), text)
     return text[:_MAX_TARGET_NAME_CHARS]
+
+
+@functools.lru_cache(maxsize=16)
+def _around_separator(separator: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*{re.escape(separator)}\s*")
 
 
 def _joined(module: str, name: str, separator: str) -> str:
@@ -286,8 +295,9 @@ def _calls(
             ends[node.id] = last[0].end_byte if last else node.end_byte
     relations: list[Relation] = []
     seen: set[tuple[str, str]] = set()
+    enclosing: dict[int, Definition | None] = {}
     for target in sorted(targets.values(), key=lambda node: node.start_byte):
-        lexical = innermost_definition(target, by_node_id)
+        lexical = innermost_definition(target, by_node_id, enclosing)
         caller = lexical
         while caller is not None and caller.is_class:
             caller = caller.parent

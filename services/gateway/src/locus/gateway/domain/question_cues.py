@@ -4,6 +4,7 @@ name; the service looks the names up in the symbol index."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
@@ -190,11 +191,17 @@ _IMPORT = re.compile(
 def split_identifier(token: str) -> list[str]:
     """`HTTPClient_retry` → httpclient_retry, http, client, retry (lower-cased; the whole
     token first, then its snake_case and camelCase parts)."""
+    return list(_split_identifier(token))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _split_identifier(token: str) -> tuple[str, ...]:
+    # Cached: ranking splits the same few thousand names for every candidate symbol.
     parts = [
         p.lower() for piece in token.split("_") if piece for p in _IDENTIFIER_PART.findall(piece)
     ]
     whole = token.lower().strip("_")
-    return _unique([whole, *parts]) if whole else parts
+    return tuple(_unique([whole, *parts]) if whole else parts)
 
 
 def _imported_modules(text: str) -> list[str]:

@@ -4,6 +4,7 @@ there. ``Ranker`` is the seam for better rankings; ``RankingV1`` is the first, h
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -408,6 +409,9 @@ class RankingV1:
                 best_symbol[candidate.ref.file_id] = scored
         ranked_symbols.sort(key=_symbol_order)
 
+        symbols_of_file: dict[str, list[RankedSymbol]] = {}
+        for ranked_symbol in ranked_symbols:
+            symbols_of_file.setdefault(ranked_symbol.symbol.file_id, []).append(ranked_symbol)
         ranked_files: list[RankedFile] = []
         for file in files.values():
             ranked_files.append(
@@ -415,7 +419,7 @@ class RankingV1:
                     file,
                     file_cues[file.file_id],
                     best_symbol.get(file.file_id),
-                    [s for s in ranked_symbols if s.symbol.file_id == file.file_id],
+                    symbols_of_file.get(file.file_id, []),
                     lift_tests,
                 )
             )
@@ -783,10 +787,12 @@ def _retrieval_evidence(normalized: float, chunk: ChunkMatch) -> list[Evidence]:
     return evidence
 
 
-def _identifier_part_of(identifiers: Sequence[str], name: str) -> tuple[str, float] | None:
+@functools.lru_cache(maxsize=1 << 14)
+def _identifier_part_of(identifiers: tuple[str, ...], name: str) -> tuple[str, float] | None:
     """The identifier whose words run inside the words of the longer ``name`` (`world_to_pixel`
     in `world_to_pixel_values`, `subs` in `_eval_subs`), with the share of the name's words it
-    covers (the largest share wins). Identifiers shorter than four characters are left out."""
+    covers (the largest share wins). Identifiers shorter than four characters are left out.
+    Cached: names repeat across a question's candidates."""
     name_parts = split_identifier(name)[1:]
     best: tuple[str, float] | None = None
     for identifier in identifiers:
@@ -801,8 +807,10 @@ def _identifier_part_of(identifiers: Sequence[str], name: str) -> tuple[str, flo
     return best
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _uses_word(words: frozenset[str], part: str) -> bool:
-    """The question uses ``part`` as a word or as the stem of one (cancel → cancelling)."""
+    """The question uses ``part`` as a word or as the stem of one (cancel → cancelling).
+    Cached: one question's words meet the same name parts for hundreds of candidates."""
     return part in words or (len(part) >= 4 and any(w.startswith(part) for w in words))
 
 

@@ -1,6 +1,8 @@
 """BM25Index on tantivy (embedded, on disk). Text is analysed in Python by the code-aware
-analyzer and indexed as pre-tokenized strings, so no custom tokenizer has to be registered
-again after ``Index.open`` and queries use exactly the same tokens (as term queries)."""
+analyzer and indexed as its terms joined by spaces, which tantivy's built-in ``whitespace``
+tokenizer cuts again, so no custom tokenizer has to be registered after ``Index.open`` and
+queries use exactly the same tokens (as term queries). The analysed fields keep term
+frequencies only (BM25 needs no positions), so the terms' order and offsets do not matter."""
 
 from __future__ import annotations
 
@@ -12,11 +14,11 @@ from pathlib import Path
 
 import tantivy
 
-from locus.retrieval.domain.analyzer import code_token_tuples, query_terms
+from locus.retrieval.domain.analyzer import indexed_terms, query_terms
 from locus.retrieval.domain.errors import IndexIncompatible
 from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, ScoredChunk
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: analysed fields cut by the whitespace tokenizer (were pre-tokenized)
 # Analysed fields and their weight in a query: the name a chunk defines says most, then its
 # qualified name and path, then one occurrence somewhere in a body.
 ANALYSED_FIELDS = {"text": 1.0, "symbol": 1.5, "name": 3.0, "path_tokens": 1.5}
@@ -30,14 +32,9 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field("snapshot_id", tokenizer_name="raw", index_option="basic")
     builder.add_integer_field("snapshot_seq", indexed=True, fast=True)
     for name in ANALYSED_FIELDS:
-        builder.add_text_field(name, index_option="freq")
+        builder.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
     builder.add_bytes_field("payload", stored=True)
     return builder.build()
-
-
-def _pre_tokenized(text: str) -> tantivy.PreTokenizedString:
-    token = tantivy.Token
-    return tantivy.PreTokenizedString(text, [token(*t) for t in code_token_tuples(text)])
 
 
 def _regex_literal(text: str) -> str:
@@ -113,10 +110,10 @@ class TantivyBM25Index:
             document.add_text(name, getattr(chunk, name))
         document.add_text("snapshot_id", chunk.snapshot_id)
         document.add_integer("snapshot_seq", chunk.snapshot_seq)
-        document.add_pre_tokenized_text("text", _pre_tokenized(chunk.text))
-        document.add_pre_tokenized_text("symbol", _pre_tokenized(chunk.symbol_qualified_name))
-        document.add_pre_tokenized_text("name", _pre_tokenized(chunk.symbol_name))
-        document.add_pre_tokenized_text("path_tokens", _pre_tokenized(chunk.path))
+        document.add_text("text", indexed_terms(chunk.text))
+        document.add_text("symbol", indexed_terms(chunk.symbol_qualified_name))
+        document.add_text("name", indexed_terms(chunk.symbol_name))
+        document.add_text("path_tokens", indexed_terms(chunk.path))
         document.add_bytes("payload", json.dumps(chunk.to_payload()).encode())
         return document
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
@@ -58,8 +58,9 @@ class IndexedChunk:
         return match.group() if match else ""
 
     def to_payload(self) -> dict[str, Any]:
-        """Flat JSON-ready fields, the form every store keeps beside the index."""
-        return asdict(self)
+        """Flat JSON-ready fields, the form every store keeps beside the index (every field is
+        a str or an int, so no deep copy: ``dataclasses.asdict`` was a fifth of BM25 indexing)."""
+        return {name: getattr(self, name) for name in _CHUNK_FIELDS}
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, Any]) -> IndexedChunk:
@@ -82,6 +83,9 @@ class IndexedChunk:
             content_sha256=str(payload.get("content_sha256", "")),
             ordinal=int(payload.get("ordinal", 0)),
         )
+
+
+_CHUNK_FIELDS = tuple(field.name for field in fields(IndexedChunk))
 
 
 @dataclass(frozen=True, slots=True)
