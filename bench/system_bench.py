@@ -180,9 +180,7 @@ class RepositoryBench:
         def record_cpu() -> None:
             cpu_after = self._cpu_seconds()
             results.first_scan_cpu_seconds = {
-                name: cpu_after[name] - cpu_before[name]
-                for name in cpu_after
-                if name in cpu_before
+                name: cpu_after[name] - cpu_before[name] for name in cpu_after if name in cpu_before
             }
 
         results.first_scan = await time_scan(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from collections import Counter
+
+import pytest
 
 from locus.retrieval.domain.analyzer import (
     analyze,
