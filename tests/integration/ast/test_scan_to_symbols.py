@@ -271,6 +271,14 @@ async def check_cross_file_call_resolves_even_when_the_callee_came_later(
         "uploads.client.traced",
         "uploads.client.traced.wrapper",
     ]
+    # What a ranker asks for: the same symbols, no dependencies.
+    symbols_only = await stack.ast_stub.GetFileOutline(
+        ast_pb2.GetFileOutlineRequest(
+            project_id=project_id, relative_path=CLIENT, symbols_only=True
+        )
+    )
+    assert list(symbols_only.symbols) == list(outline.symbols)
+    assert not symbols_only.dependencies
 
 
 async def check_find_symbols_ranks_exact_then_prefix_then_substring_and_pages(

@@ -25,6 +25,17 @@ def normalize_url(url: str) -> str:
     return url
 
 
+# SQLite plans a query from the statistics ANALYZE leaves in sqlite_stat1. Without them an
+# equality on a low-selectivity index (`project_id = ?`, one value for the whole table) looks
+# as selective as a primary key, and `project_id = ? AND chunk_id IN (...)` scans every chunk
+# of the project: 35 ms instead of 3 for 150 chunks of sympy. The statistics are refreshed at
+# start-up and then each time the number of committed transactions doubles (from 64), each
+# refresh bounded by `analysis_limit` (about 10 ms on a 250k-row store). PostgreSQL's
+# autovacuum keeps its own statistics.
+_ANALYSIS_LIMIT = 1000
+_FIRST_ANALYZE_AFTER = 64
+
+
 class Database:
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = normalize_url(url)
@@ -36,15 +47,30 @@ class Database:
         if self.is_sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._commits = 0
+        self._next_analyze = _FIRST_ANALYZE_AFTER
 
     async def create_schema(self, base: type[DeclarativeBase]) -> None:
         async with self.engine.begin() as connection:
             await connection.run_sync(base.metadata.create_all)
+        await self.refresh_statistics()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
         async with self.sessions() as session, session.begin():
             yield session
+        self._commits += 1
+        if self._commits >= self._next_analyze:
+            self._next_analyze *= 2
+            await self.refresh_statistics()
+
+    async def refresh_statistics(self) -> None:
+        """Bring the query planner's statistics up to date (SQLite; a no-op elsewhere)."""
+        if not self.is_sqlite:
+            return
+        async with self.engine.begin() as connection:
+            await connection.exec_driver_sql(f"PRAGMA analysis_limit={_ANALYSIS_LIMIT}")
+            await connection.exec_driver_sql("ANALYZE")
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -338,7 +338,7 @@ class Locator:
                     *(
                         self._symbols.get_file_outline(
                             ast_pb2.GetFileOutlineRequest(
-                                project_id=project_id, file_id=file.file_id
+                                project_id=project_id, file_id=file.file_id, symbols_only=True
                             )
                         )
                         for file in files

@@ -214,7 +214,9 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
                 f"give file_id instead (one of {', '.join(f.file_id for f in files)})"
             )
         file: FileRow = files[0]
-        symbols, dependencies = await self._store.file_outline(file)
+        symbols, dependencies = await self._store.file_outline(
+            file, with_dependencies=not request.symbols_only
+        )
         return ast_pb2.GetFileOutlineResponse(
             symbols=[symbol_message(symbol, file) for symbol in symbols],
             dependencies=[dependency_message(d) for d in dependencies],

@@ -207,7 +207,10 @@ class AstStore:
                 statement = statement.where(FileRow.relative_path == relative_path)
             return list(await session.scalars(statement.order_by(FileRow.file_id)))
 
-    async def file_outline(self, file: FileRow) -> tuple[list[SymbolRow], list[ResolvedDependency]]:
+    async def file_outline(
+        self, file: FileRow, *, with_dependencies: bool = True
+    ) -> tuple[list[SymbolRow], list[ResolvedDependency]]:
+        """The file's symbols in source order and (unless left out) its resolved imports."""
         async with self._db.sessions() as session:
             symbols = list(
                 await session.scalars(
@@ -216,6 +219,8 @@ class AstStore:
                     .order_by(SymbolRow.start_line, SymbolRow.ordinal)
                 )
             )
+            if not with_dependencies:
+                return symbols, []
             return symbols, await _file_dependencies(session, file)
 
     async def symbol(self, node_id: str) -> tuple[SymbolRow, FileRow] | None:
