@@ -815,7 +815,12 @@ def _uses_word(words: frozenset[str], part: str) -> bool:
 
 
 def _dotted_matches(dotted_name: str, ref: SymbolRef) -> bool:
-    for name in (ref.qualified_name, ref.scope_name):
+    return _names_dotted(dotted_name, ref.qualified_name, ref.scope_name)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _names_dotted(dotted_name: str, qualified_name: str, scope_name: str) -> bool:
+    for name in (qualified_name, scope_name):
         name = dotted_scope(name)
         if name and (name == dotted_name or name.endswith("." + dotted_name)):
             return True
