@@ -43,15 +43,28 @@ def process_memory(pid: int) -> ProcessMemory | None:
     return ProcessMemory(kib["VmHWM"] / 1024, kib.get("VmRSS", 0) / 1024)
 
 
-def process_cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds a live process has used so far (Linux), None where
-    unreadable."""
+def _stat_fields(pid: int) -> list[str] | None:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = stat.rpartition(")")[2].split()  # the command name may hold spaces
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return stat.rpartition(")")[2].split()  # the command name may hold spaces
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds a live process and its children (a service's parser pool,
+    its embedding process) have used so far (Linux), None where unreadable. Children that
+    exited count once their parent has reaped them."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return None
+    ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            child = _stat_fields(int(entry.name))
+            if child is not None and child[1] == str(pid):
+                ticks += int(child[11]) + int(child[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class BenchStack:
