@@ -93,7 +93,7 @@ async def test_undeliverable_batches_are_dead_lettered_and_the_consumer_goes_on(
     )
     *_, parked = await letters.wait_for_count(3, within=30)
     assert parked.deliveries == 2
-    assert parked.error.startswith("ContentUnavailable: ingestion GetFileContent(")
+    assert parked.error.startswith("ContentUnavailable: ingestion GetFileContents(")
     assert "DEADLINE_EXCEEDED" in parked.error or "UNAVAILABLE" in parked.error
     assert events_pb2.FilesChanged.FromString(parked.payload) == unreachable
     assert stack.ast_rows("SELECT * FROM ast_files WHERE file_id = 'f_unfetchable'") == []

@@ -156,6 +156,86 @@ async def test_scan_records_files_skips_with_reasons_and_serves_content(
     assert code == grpc.StatusCode.INVALID_ARGUMENT
 
 
+async def test_many_contents_come_in_one_call_in_the_order_asked(
+    stub: tuple[Stub, Path],
+) -> None:
+    api, allowed = stub
+    repo = allowed / "repo"
+    repo.mkdir()
+    texts = {name: f"# {name}\n" + "x = 1\n" * size for name, size in (("a.py", 3), ("b.py", 5))}
+    for name, text in texts.items():
+        (repo / name).write_text(text)
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(repo)))
+    job = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))
+    await wait_done(api, job.job_id)
+    sha = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in texts.items()}
+    unknown = "0" * 64
+    reply = await api.GetFileContents(
+        ingestion_pb2.GetFileContentsRequest(
+            sha256=[sha["b.py"], unknown, sha["a.py"], sha["b.py"].upper()]
+        )
+    )
+    assert [(c.sha256, c.text, c.total_lines) for c in reply.contents] == [
+        (sha["b.py"], texts["b.py"], 6),
+        (sha["a.py"], texts["a.py"], 4),
+    ]
+    assert list(reply.missing_sha256) == [unknown]
+    assert not reply.deferred_sha256
+    for request, detail in (
+        (["nothex"], "64 hexadecimal"),
+        ([unknown] * 257, "at most 256"),
+    ):
+        code, message = await code_of(
+            api.GetFileContents(ingestion_pb2.GetFileContentsRequest(sha256=request))
+        )
+        assert code == grpc.StatusCode.INVALID_ARGUMENT
+        assert detail in message
+
+
+async def test_contents_over_the_reply_limit_are_deferred_to_the_next_call(
+    nats_server: EmbeddedNatsServer, tmp_path: Path
+) -> None:
+    allowed = tmp_path / "repos"
+    repo = allowed / "repo"
+    repo.mkdir(parents=True)
+    texts = [f"# file {n}\n" + "y = 2\n" * 40 for n in range(3)]  # about 250 bytes each
+    for n, text in enumerate(texts):
+        (repo / f"m{n}.py").write_text(text)
+    settings = IngestionSettings(
+        nats_url=nats_server.url,
+        grpc_port=0,
+        data_dir=tmp_path / "data",
+        allowed_bases=[allowed],
+        required_stages=[],
+        contents_reply_bytes=400,
+    )
+    runtime = build(settings)
+    await runtime.start()
+    try:
+        async with make_channel(runtime.address, None) as channel:
+            api = Stub(channel)
+            await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
+            await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(repo)))
+            job = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))
+            await wait_done(api, job.job_id)
+            wanted = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
+            received: list[str] = []
+            calls = 0
+            while wanted:
+                reply = await api.GetFileContents(
+                    ingestion_pb2.GetFileContentsRequest(sha256=wanted)
+                )
+                calls += 1
+                assert reply.contents  # at least one file comes each time
+                received += [content.text for content in reply.contents]
+                wanted = list(reply.deferred_sha256)
+    finally:
+        await runtime.stop()
+    assert received == texts
+    assert calls == 3  # one file per reply: two would pass the 400 bytes
+
+
 async def test_rescan_is_incremental(stub: tuple[Stub, Path]) -> None:
     api, allowed = stub
     repo = allowed / "repo"

@@ -30,7 +30,7 @@ from locus.ast.adapters.store import AstStore, FileVersion
 from locus.ast.domain import FileAnalysis, UndecodableSource, supported_languages
 from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.plain_text import plain_text_analysis
-from locus.ast.ports import ContentRejected, FileContentSource
+from locus.ast.ports import FetchedContents, FileContentSource
 from locus.ast.settings import AstSettings
 from locus.messaging import EventBus
 from locus.v1 import common_pb2, events_pb2
@@ -120,11 +120,22 @@ class AstIndexer:
         final_attempt: bool,
     ) -> list[events_pb2.IndexedFile]:
         files = [(changed, _version(event, changed)) for changed in event.files]
+        stored = await self._store.stored_snapshot_seqs([v.file_id for _, v in files])
+        wanted = [
+            version.sha256
+            for changed, version in files
+            if _needs_content(changed, version, stored.get(version.file_id))
+        ]
+        # Every content of the batch in one call (or a few), not one call per file.
+        with self._tracer.start_as_current_span(
+            "ast.fetch_contents", attributes={"locus.files": len(wanted)}
+        ):
+            contents = await self._content.texts(wanted, final_attempt=final_attempt)
         workers = asyncio.Semaphore(self._settings.parse_workers)
 
         async def prepare(changed: events_pb2.ChangedFile, version: FileVersion) -> _Prepared:
             async with workers:
-                return await self._prepare(changed, version, final_attempt)
+                return await self._prepare(changed, version, stored.get(version.file_id), contents)
 
         tasks = [asyncio.create_task(prepare(changed, version)) for changed, version in files]
         reports: list[events_pb2.IndexedFile] = []
@@ -149,19 +160,23 @@ class AstIndexer:
         return reports
 
     async def _prepare(
-        self, changed: events_pb2.ChangedFile, version: FileVersion, final_attempt: bool
+        self,
+        changed: events_pb2.ChangedFile,
+        version: FileVersion,
+        stored_seq: int | None,
+        contents: FetchedContents,
     ) -> _Prepared:
         if changed.change_type == common_pb2.CHANGE_TYPE_DELETED:
             return _Prepared(retract=True)
-        stored_seq = await self._store.stored_snapshot_seq(version.file_id)
         if stored_seq is not None and stored_seq > version.snapshot_seq:
             return _Prepared(skipped=True)
         if not version.sha256:
             return _Prepared(error="files.changed gave no sha256 for a file that was not deleted")
-        try:
-            text = await self._content.text(version.sha256, final_attempt=final_attempt)
-        except ContentRejected as rejected:
-            return _Prepared(error=str(rejected))
+        if version.sha256 in contents.rejected:
+            return _Prepared(error=contents.rejected[version.sha256])
+        text = contents.texts.get(version.sha256)
+        if text is None:
+            return _Prepared(error=f"ingestion returned no content for sha256 {version.sha256}")
         with self._tracer.start_as_current_span(
             "ast.parse_file",
             attributes={"locus.file_id": version.file_id, "locus.language": version.language},
@@ -248,6 +263,16 @@ class AstIndexer:
                     f"{part.part_index}"
                 ),
             )
+
+
+def _needs_content(
+    changed: events_pb2.ChangedFile, version: FileVersion, stored_seq: int | None
+) -> bool:
+    """Whether the file will be parsed: not deleted, not older than what is stored, and with
+    a content hash to fetch."""
+    if changed.change_type == common_pb2.CHANGE_TYPE_DELETED or not version.sha256:
+        return False
+    return stored_seq is None or stored_seq <= version.snapshot_seq
 
 
 def _version(event: events_pb2.FilesChanged, changed: events_pb2.ChangedFile) -> FileVersion:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 
@@ -14,9 +16,16 @@ class ContentRejected(Exception):
     request): retrying the same request cannot help."""
 
 
+@dataclass(frozen=True)
+class FetchedContents:
+    texts: dict[str, str]  # sha256 → full text
+    rejected: dict[str, str]  # sha256 → why it cannot be served (retrying cannot help)
+
+
 class FileContentSource(Protocol):
-    async def text(self, sha256: str, *, final_attempt: bool) -> str:
-        """The full text of the snapshot with this sha256. Raises ContentUnavailable for
-        transient failures, ContentRejected for permanent ones; an unexpected server error
-        counts as transient unless ``final_attempt``."""
+    async def texts(self, sha256s: Sequence[str], *, final_attempt: bool) -> FetchedContents:
+        """The full texts of the snapshots with these sha256 (a batch's files, fetched
+        together). Raises ContentUnavailable for transient failures; a content the service
+        refuses is in ``rejected``; an unexpected server error counts as transient unless
+        ``final_attempt``, when every file still unfetched is rejected with it."""
         ...

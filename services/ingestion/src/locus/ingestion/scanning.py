@@ -65,6 +65,7 @@ from locus.v1 import common_pb2, events_pb2
 log = logging.getLogger(__name__)
 
 MAX_PATH_LENGTH = 4096
+MAX_CONTENTS_PER_CALL = 256  # GetFileContents
 _CHANGE_TYPES = {
     ChangeType.ADDED: common_pb2.CHANGE_TYPE_ADDED,
     ChangeType.MODIFIED: common_pb2.CHANGE_TYPE_MODIFIED,
@@ -88,6 +89,13 @@ class FileContent:
     start_line: int
     end_line: int
     total_lines: int
+
+
+@dataclass(frozen=True)
+class FileContents:
+    contents: list[FileContent]
+    missing: list[str]  # sha256 with no stored content
+    deferred: list[str]  # not included (the reply's size limit): to ask again
 
 
 @dataclass(frozen=True)
@@ -530,6 +538,36 @@ class Ingestion:
         return await self._store.list_files(project_id, path_prefix, offset, limit)
 
     # content
+
+    async def file_contents(self, sha256s: Sequence[str]) -> FileContents:
+        """Whole contents of many files, in the order asked (repeats once): what is stored,
+        which sha256 have no content, and which were deferred so the texts stay under the
+        ``contents_reply_bytes`` setting (the first file always comes, whatever its size)."""
+        max_bytes = self._settings.contents_reply_bytes
+        if len(sha256s) > MAX_CONTENTS_PER_CALL:
+            raise InvalidRequest(
+                f"{len(sha256s)} sha256 values; ask for at most {MAX_CONTENTS_PER_CALL} at once"
+            )
+        wanted = list(dict.fromkeys(value.strip().lower() for value in sha256s))
+        for value in wanted:
+            if not is_sha256(value):
+                raise InvalidRequest(f"sha256 must be 64 hexadecimal characters, not {value!r}")
+        contents: list[FileContent] = []
+        missing: list[str] = []
+        size = 0
+        for position, value in enumerate(wanted):
+            try:
+                data = await asyncio.to_thread(self._blobs.get, value)
+            except BlobNotFound:
+                missing.append(value)
+                continue
+            if contents and size + len(data) > max_bytes:
+                return FileContents(contents, missing, wanted[position:])
+            size += len(data)
+            text = data.decode("utf-8-sig")
+            total = len(text.splitlines())
+            contents.append(FileContent(value, text, 1, total, total))
+        return FileContents(contents, missing, [])
 
     async def file_content(self, sha256: str, start_line: int, end_line: int) -> FileContent:
         sha256 = sha256.strip().lower()

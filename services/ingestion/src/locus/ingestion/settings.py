@@ -21,6 +21,9 @@ class IngestionSettings(ServiceSettings):
     allowed_bases: Annotated[list[Path], NoDecode] = Field(default_factory=lambda: [Path.cwd()])
     max_file_bytes: int = Field(default=1_048_576, gt=0)
     batch_size: int = Field(default=64, ge=1, le=10_000)
+    # GetFileContents: the texts of one reply stay under this many bytes (the rest is deferred
+    # to the next call); gRPC messages here may be 64 MiB.
+    contents_reply_bytes: int = Field(default=16 * 1024 * 1024, ge=1, le=60 * 1024 * 1024)
     # Downstream stages whose index.updated reports make a scan job's files searchable (the
     # job is then COMPLETED), and the stages that then make them embedded (vectors).
     required_stages: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["ast"])

@@ -105,11 +105,19 @@ class AstStore:
     # writes
 
     async def stored_snapshot_seq(self, file_id: str) -> int | None:
+        return (await self.stored_snapshot_seqs([file_id])).get(file_id)
+
+    async def stored_snapshot_seqs(self, file_ids: Sequence[str]) -> dict[str, int]:
+        """file_id → the snapshot_seq stored for it (tombstones included); files never seen
+        are absent."""
+        found: dict[str, int] = {}
         async with self._db.sessions() as session:
-            seq = await session.scalar(
-                select(FileRow.snapshot_seq).where(FileRow.file_id == file_id)
-            )
-            return None if seq is None else int(seq)
+            for batch in _batches(sorted(set(file_ids)), _IN_LIST_SIZE):
+                rows = await session.execute(
+                    select(FileRow.file_id, FileRow.snapshot_seq).where(FileRow.file_id.in_(batch))
+                )
+                found.update((file_id, int(seq)) for file_id, seq in rows)
+        return found
 
     async def replace_file(
         self, version: FileVersion, analysis: FileAnalysis, *, unsupported_language: bool

@@ -11,7 +11,7 @@ import grpc
 
 from locus.ingestion.adapters.tables import JobRow, ProjectRow, SourceRow
 from locus.ingestion.domain import errors
-from locus.ingestion.scanning import Ingestion, scan_level, scan_stats
+from locus.ingestion.scanning import FileContent, Ingestion, scan_level, scan_stats
 from locus.rpc import (
     AlreadyExists,
     FailedPrecondition,
@@ -236,10 +236,24 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
                 request.sha256, request.start_line, request.end_line
             )
         )
-        return ingestion_pb2.GetFileContentResponse(
-            sha256=content.sha256,
-            text=content.text,
-            start_line=content.start_line,
-            end_line=content.end_line,
-            total_lines=content.total_lines,
+        return _content_message(content)
+
+    async def GetFileContents(
+        self, request: ingestion_pb2.GetFileContentsRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.GetFileContentsResponse:
+        found = await self._call(lambda: self._ingestion.file_contents(list(request.sha256)))
+        return ingestion_pb2.GetFileContentsResponse(
+            contents=[_content_message(content) for content in found.contents],
+            missing_sha256=found.missing,
+            deferred_sha256=found.deferred,
         )
+
+
+def _content_message(content: FileContent) -> ingestion_pb2.GetFileContentResponse:
+    return ingestion_pb2.GetFileContentResponse(
+        sha256=content.sha256,
+        text=content.text,
+        start_line=content.start_line,
+        end_line=content.end_line,
+        total_lines=content.total_lines,
+    )
