@@ -42,6 +42,8 @@ def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -
         GraphProjection(store, bus, on_change=graphs.project_changed),
         durable=settings.consumer_name,
         fetch_batch=settings.fetch_batch,
+        linger_seconds=settings.batch_linger_seconds,
+        stream_linger_seconds=settings.stream_batch_linger_seconds,
     )
     server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
     server.add_service(

@@ -16,6 +16,10 @@ class ImpactSettings(ServiceSettings):
     # Durable consumer of files.parsed; one name per deployment, shared by its replicas.
     consumer_name: str = Field(default="impact", min_length=1, pattern=r"^[A-Za-z0-9_-]+$")
     fetch_batch: int = Field(default=64, ge=1, le=1000)
+    # files.parsed parts gathered into one graph write: a lone change waits batch_linger,
+    # a scan's stream stream_batch_linger (fewer, larger transactions).
+    batch_linger_seconds: float = Field(default=0.05, ge=0, le=10)
+    stream_batch_linger_seconds: float = Field(default=0.3, ge=0, le=10)
     # Projects whose graph stays in memory (least recently queried are dropped first).
     max_cached_projects: int = Field(default=16, ge=1, le=10_000)
     # A project's graph is rebuilt this long after files.parsed last changed the project, and

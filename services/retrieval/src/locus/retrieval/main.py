@@ -196,7 +196,10 @@ def build(
         embedded_classes=settings.vector_classes,
     )
     batcher = MessageBatcher(
-        indexer.index, max_items=settings.fetch_batch, linger_seconds=settings.batch_linger_seconds
+        indexer.index,
+        max_items=settings.fetch_batch,
+        linger_seconds=settings.batch_linger_seconds,
+        stream_linger_seconds=settings.stream_batch_linger_seconds,
     )
     register_event_handlers(bus, batcher, reporter, fetch_batch=settings.fetch_batch)
     lane = VectorsLane(

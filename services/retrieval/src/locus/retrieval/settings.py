@@ -59,6 +59,9 @@ class RetrievalSettings(ServiceSettings):
     # to the BM25 index together.
     fetch_batch: int = Field(default=64, ge=1, le=1000)
     batch_linger_seconds: float = Field(default=0.05, ge=0, le=10)
+    # While files keep coming (a scan) a batch lingers this long instead: fewer, larger
+    # batches, each one BM25 commit.
+    stream_batch_linger_seconds: float = Field(default=0.3, ge=0, le=10)
     # The vectors lane: file parts per batch (their distinct new chunks are embedded
     # together), chunks embedded between two writes of the embedding cache, and the value
     # classes of files whose chunks get vectors at all (source, test, docs, vendored).

@@ -17,9 +17,13 @@ def register_event_handlers(
     durable: str,
     fetch_batch: int = 16,
     linger_seconds: float = 0.05,
+    stream_linger_seconds: float | None = None,
 ) -> None:
     batcher = MessageBatcher(
-        projection.apply_batch, max_items=fetch_batch, linger_seconds=linger_seconds
+        projection.apply_batch,
+        max_items=fetch_batch,
+        linger_seconds=linger_seconds,
+        stream_linger_seconds=stream_linger_seconds,
     )
 
     async def on_files_parsed(event: events_pb2.FilesParsed, delivery: Delivery) -> None:
