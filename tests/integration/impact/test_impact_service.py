@@ -233,16 +233,18 @@ async def test_graphs_are_rebuilt_after_changes_and_survive_a_restart(
     settings = impact_settings.model_copy(update={"graph_rebuild_delay_seconds": 0.1})
     first = await start_impact(settings)
     try:
-        await first.publish_files("j1", 1, *ALL_FILES)
+        await first.publish_files("j1", 1, *ALL_FILES)  # returns once every file is reported
         project_id = first.project_id
-        # Generous: on a loaded 2-core machine the background rebuild waited past 15 s.
+        graphs = first.runtime.graphs
+        final = await graphs.stored_version(project_id)
+        # The files may come in several batches, each bumping the version: the graph rebuilt
+        # after the last one. Generous: on a loaded 2-core machine a rebuild waited past 15 s.
         await first.reports.wait_for(
-            lambda received: first.runtime.graphs.cached_version(project_id) is not None,
-            within_seconds=60,
+            lambda received: graphs.cached_version(project_id) == final, within_seconds=60
         )
         snapshot = settings.data_dir / "graphs" / f"{project_id}.graph.pickle"
         await first.reports.wait_for(lambda received: snapshot.exists(), within_seconds=60)
-        version = first.runtime.graphs.cached_version(project_id)
+        version = graphs.cached_version(project_id)
     finally:
         await first.close()
 

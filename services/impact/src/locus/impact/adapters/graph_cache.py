@@ -144,6 +144,11 @@ class ProjectGraphs:
         cached = self._graphs.get(project_id)
         return cached.version if cached is not None else None
 
+    async def stored_version(self, project_id: str) -> int | None:
+        """The project's version in the store: the one a rebuild now reaches (None: unknown
+        project)."""
+        return await self._store.project_version(project_id)
+
     def _fresh(self, project_id: str, version: int) -> CodeGraph | None:
         cached = self._graphs.get(project_id)
         if cached is None or cached.version != version:
