@@ -197,3 +197,29 @@ async def test_a_dead_embedding_process_is_replaced_for_the_next_batch(
     broken = BackgroundEmbedder(OnnxEmbedder(onnx_model_dir / "missing"), nice=5)
     with pytest.raises(EmbedderUnavailable):
         await broken.open()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux-only")
+async def test_the_lane_embeds_in_the_idle_scheduling_class_with_every_thread(
+    onnx_model_dir: Path,
+) -> None:
+    """The vectors lane's process and the runtime threads it started run only on CPU time
+    that indexing and searches leave unused (a niced process still took a third of a scan's
+    CPU); its vectors are the same as in this process."""
+    import multiprocessing
+
+    child = BackgroundEmbedder(OnnxEmbedder(onnx_model_dir), nice=5, idle=True)
+    await child.open()
+    try:
+        vectors = await child.embed(TEXTS[:2])
+        (worker,) = multiprocessing.active_children()
+        assert worker.pid is not None
+        threads = os.listdir(f"/proc/{worker.pid}/task")
+        assert threads
+        policies = {os.sched_getscheduler(int(thread)) for thread in threads}
+        assert policies == {os.SCHED_IDLE}, policies
+    finally:
+        await child.close()
+    direct = OnnxEmbedder(onnx_model_dir)
+    await direct.open()
+    assert float(np.abs(vectors - await direct.embed(TEXTS[:2])).max()) < 1e-5

@@ -92,7 +92,11 @@ def make_lane_embedder(settings: RetrievalSettings, query_embedder: Embedder) ->
     ``embed_worker`` is "thread" (then the query embedder itself)."""
     if settings.embeddings_url or settings.embed_worker == "thread":
         return query_embedder
-    return BackgroundEmbedder(_local_embedder(settings), nice=settings.embed_worker_nice)
+    return BackgroundEmbedder(
+        _local_embedder(settings),
+        nice=settings.embed_worker_nice,
+        idle=settings.embed_worker_idle,
+    )
 
 
 def _local_embedder(settings: RetrievalSettings) -> Embedder:

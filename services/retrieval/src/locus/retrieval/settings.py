@@ -40,6 +40,9 @@ class RetrievalSettings(ServiceSettings):
     # provider, or torch.cuda), "cuda" requires one, "cpu" never uses one.
     embed_device: Literal["auto", "cpu", "cuda"] = "auto"
     embed_worker_nice: int = Field(default=10, ge=0, le=19)
+    # Linux: the embedding process in the idle scheduling class (SCHED_IDLE), so it runs only
+    # on CPU time that indexing and searches leave unused; false: nice only.
+    embed_worker_idle: bool = True
     embeddings_url: str = ""  # e.g. http://vllm:8000/v1 (POST {url}/embeddings)
     embeddings_model: str = "sentence-transformers/all-MiniLM-L6-v2"
     embeddings_api_key: str = ""

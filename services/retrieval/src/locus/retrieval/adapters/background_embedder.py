@@ -28,13 +28,28 @@ log = logging.getLogger(__name__)
 _worker_embedder: Embedder | None = None  # the child process's own embedder
 
 
-def _start_worker(inner: Embedder, nice: int, parent_pid: int) -> None:
+def _start_worker(inner: Embedder, nice: int, idle: bool, parent_pid: int) -> None:
     global _worker_embedder
     die_with_parent(parent_pid)
     if nice:
         os.nice(nice)
     asyncio.run(inner.open())
+    if idle:
+        _schedule_idle()
     _worker_embedder = inner
+
+
+def _schedule_idle() -> None:
+    """Linux: put every thread of this process (the model runtime's pool included; threads
+    started later inherit it) in the idle scheduling class, which runs only on CPU time no
+    other process wants: a niced embedder still took a third of the CPU during a scan."""
+    if not hasattr(os, "SCHED_IDLE"):
+        return
+    try:
+        for thread in os.listdir("/proc/self/task"):
+            os.sched_setscheduler(int(thread), os.SCHED_IDLE, os.sched_param(0))
+    except OSError as error:
+        log.warning("embedding process: idle scheduling refused (%s); nice only", error)
 
 
 def _embed_in_worker(texts: list[str]) -> NDArray[np.float32]:
@@ -47,9 +62,10 @@ class BackgroundEmbedder:
     """Delegates to ``inner`` (not yet opened; it is pickled to the child) in one child
     process started with ``spawn`` (forking a process with gRPC and NATS threads is unsafe)."""
 
-    def __init__(self, inner: Embedder, *, nice: int = 10) -> None:
+    def __init__(self, inner: Embedder, *, nice: int = 10, idle: bool = False) -> None:
         self._inner = inner
         self._nice = nice
+        self._idle = idle
         self._pool: ProcessPoolExecutor | None = None
 
     @property
@@ -68,14 +84,18 @@ class BackgroundEmbedder:
         except BrokenProcessPool as error:
             await self.close()
             raise EmbedderUnavailable(f"the embedding process did not start: {error}") from error
-        log.info("embedding in a child process (nice %d)", self._nice)
+        log.info(
+            "embedding in a child process (nice %d%s)",
+            self._nice,
+            ", idle scheduling" if self._idle else "",
+        )
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             max_workers=1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(self._inner, self._nice, os.getpid()),
+            initargs=(self._inner, self._nice, self._idle, os.getpid()),
         )
 
     async def close(self) -> None:
