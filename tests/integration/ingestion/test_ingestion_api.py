@@ -7,7 +7,9 @@ import asyncio
 import hashlib
 import os
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -23,22 +25,35 @@ pytestmark = pytest.mark.integration
 Stub = ingestion_pb2_grpc.IngestionServiceStub
 
 
+@asynccontextmanager
+async def serving(
+    nats_server: EmbeddedNatsServer, tmp_path: Path, **settings: Any
+) -> AsyncIterator[tuple[Stub, Path]]:
+    """The service with nothing downstream required, its sources allowed under tmp/repos."""
+    allowed = tmp_path / "repos"
+    allowed.mkdir(exist_ok=True)
+    runtime = build(
+        IngestionSettings(
+            nats_url=nats_server.url,
+            grpc_port=0,
+            data_dir=tmp_path / "data",
+            allowed_bases=[allowed],
+            required_stages=[],
+            **settings,
+        )
+    )
+    await runtime.start()
+    try:
+        async with make_channel(runtime.address, None) as channel:
+            yield Stub(channel), allowed
+    finally:
+        await runtime.stop()
+
+
 @pytest.fixture
 async def stub(nats_server: EmbeddedNatsServer, tmp_path: Path) -> AsyncIterator[tuple[Stub, Path]]:
-    allowed = tmp_path / "repos"
-    allowed.mkdir()
-    settings = IngestionSettings(
-        nats_url=nats_server.url,
-        grpc_port=0,
-        data_dir=tmp_path / "data",
-        allowed_bases=[allowed],
-        required_stages=[],
-    )
-    runtime = build(settings)
-    await runtime.start()
-    async with make_channel(runtime.address, None) as channel:
-        yield Stub(channel), allowed
-    await runtime.stop()
+    async with serving(nats_server, tmp_path) as served:
+        yield served
 
 
 async def code_of(call: object) -> tuple[grpc.StatusCode, str]:
@@ -196,42 +211,25 @@ async def test_many_contents_come_in_one_call_in_the_order_asked(
 async def test_contents_over_the_reply_limit_are_deferred_to_the_next_call(
     nats_server: EmbeddedNatsServer, tmp_path: Path
 ) -> None:
-    allowed = tmp_path / "repos"
-    repo = allowed / "repo"
-    repo.mkdir(parents=True)
-    texts = [f"# file {n}\n" + "y = 2\n" * 40 for n in range(3)]  # about 250 bytes each
-    for n, text in enumerate(texts):
-        (repo / f"m{n}.py").write_text(text)
-    settings = IngestionSettings(
-        nats_url=nats_server.url,
-        grpc_port=0,
-        data_dir=tmp_path / "data",
-        allowed_bases=[allowed],
-        required_stages=[],
-        contents_reply_bytes=400,
-    )
-    runtime = build(settings)
-    await runtime.start()
-    try:
-        async with make_channel(runtime.address, None) as channel:
-            api = Stub(channel)
-            await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
-            await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(repo)))
-            job = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))
-            await wait_done(api, job.job_id)
-            wanted = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
-            received: list[str] = []
-            calls = 0
-            while wanted:
-                reply = await api.GetFileContents(
-                    ingestion_pb2.GetFileContentsRequest(sha256=wanted)
-                )
-                calls += 1
-                assert reply.contents  # at least one file comes each time
-                received += [content.text for content in reply.contents]
-                wanted = list(reply.deferred_sha256)
-    finally:
-        await runtime.stop()
+    async with serving(nats_server, tmp_path, contents_reply_bytes=400) as (api, allowed):
+        repo = allowed / "repo"
+        repo.mkdir()
+        texts = [f"# file {n}\n" + "y = 2\n" * 40 for n in range(3)]  # about 250 bytes each
+        for n, text in enumerate(texts):
+            (repo / f"m{n}.py").write_text(text)
+        await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
+        await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(repo)))
+        job = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))
+        await wait_done(api, job.job_id)
+        wanted = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
+        received: list[str] = []
+        calls = 0
+        while wanted:
+            reply = await api.GetFileContents(ingestion_pb2.GetFileContentsRequest(sha256=wanted))
+            calls += 1
+            assert reply.contents  # at least one file comes each time
+            received += [content.text for content in reply.contents]
+            wanted = list(reply.deferred_sha256)
     assert received == texts
     assert calls == 3  # one file per reply: two would pass the 400 bytes
 
