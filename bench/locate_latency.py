@@ -16,8 +16,8 @@ from locus.cli.stack_state import StackState
 from locus.config import PeerAddresses
 from locus.gateway.adapters.identity_reranker import IdentityReranker
 from locus.gateway.adapters.peer_clients import Peer, PeerClients
-from locus.gateway.domain.ranking import RankingV1
 from locus.gateway.locating import LocateQuery, Locator
+from locus.gateway.main import configured_ranker, hand_ranking
 from locus.gateway.request_log import OpenRequest
 from locus.gateway.settings import GatewaySettings
 from locus.telemetry import Telemetry
@@ -81,15 +81,17 @@ async def in_process_latencies(
     )
     clients = PeerClients.connect(telemetry, default_timeout=60, **peers)
     await clients.start()
-    locator = Locator(
+    hand = hand_ranking(settings)
+    locator = Locator(  # ranked as the gateway ranks (the learned model by default)
         settings,
         clients.ingestion,
         clients.retrieval,
         clients.ast,
         clients.impact,
-        RankingV1(),
+        configured_ranker(settings, hand),
         IdentityReranker(),
         telemetry.tracer("bench"),
+        seed_ranker=hand,
     )
     milliseconds: list[float] = []
     try:

@@ -28,6 +28,19 @@ from locus.telemetry import configure_logging, setup_telemetry
 from locus.v1 import gateway_pb2, gateway_pb2_grpc
 
 
+def hand_ranking(settings: GatewaySettings) -> RankingV1:
+    """The hand ranking: it picks Locate's graph seeds, and ranks when ``ranker`` is "hand"."""
+    return RankingV1(RankingWeights.with_overrides(settings.ranking_weights))
+
+
+def configured_ranker(settings: GatewaySettings, hand: RankingV1) -> Ranker:
+    """The ranker that orders Locate's candidates (``settings.ranker``). A model that cannot
+    be read stops the gateway at start-up (RankerModelError says why)."""
+    if settings.ranker == "learned":
+        return LearnedRanking(RankerModel.load(settings.ranker_model_path), hand)
+    return hand
+
+
 def build(
     settings: GatewaySettings,
     *,
@@ -65,10 +78,9 @@ def build(
             tracer=telemetry.tracer("locus.gateway"),
         )
     journal = RequestJournal(metadata, audit_trail, drain_seconds=settings.shutdown_grace_seconds)
-    hand = RankingV1(RankingWeights.with_overrides(settings.ranking_weights))
-    if ranker is None and settings.ranker == "learned":
-        # A model that cannot be read stops the gateway at start-up (RankerModelError says why).
-        ranker = LearnedRanking(RankerModel.load(settings.ranker_model_path), hand)
+    hand = hand_ranking(settings)
+    if ranker is None:
+        ranker = configured_ranker(settings, hand)
     locator = Locator(
         settings,
         projects=clients.ingestion,
