@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import os
+import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +21,11 @@ from locus.retrieval.domain.analyzer import indexed_terms, query_terms
 from locus.retrieval.domain.errors import IndexIncompatible
 from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, ScoredChunk
 
+log = logging.getLogger(__name__)
+
 SCHEMA_VERSION = 2  # 2: analysed fields cut by the whitespace tokenizer (were pre-tokenized)
+_MIGRATABLE = frozenset({1})  # older schemas rewritten from their stored payloads at open
+_MARKER = "locus-schema.json"
 # Analysed fields and their weight in a query: the name a chunk defines says most, then its
 # qualified name and path, then one occurrence somewhere in a body.
 ANALYSED_FIELDS = {"text": 1.0, "symbol": 1.5, "name": 3.0, "path_tokens": 1.5}
@@ -35,6 +42,24 @@ def build_schema() -> tantivy.Schema:
         builder.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
     builder.add_bytes_field("payload", stored=True)
     return builder.build()
+
+
+def _staged(directory: Path) -> Path:
+    return directory.with_name(directory.name + ".migrating")
+
+
+def _finish_migration(directory: Path) -> None:
+    """Swap a completely written migrated index (its marker is written last) into place."""
+    staged = _staged(directory)
+    if not (staged / _MARKER).exists():
+        shutil.rmtree(staged, ignore_errors=True)  # an unfinished rewrite: start again
+        return
+    retired = directory.with_name(directory.name + ".retired")
+    shutil.rmtree(retired, ignore_errors=True)
+    if directory.exists():
+        os.replace(directory, retired)
+    os.replace(staged, directory)
+    shutil.rmtree(retired, ignore_errors=True)
 
 
 def _regex_literal(text: str) -> str:
@@ -56,13 +81,17 @@ class TantivyBM25Index:
 
     def _open(self) -> None:
         self._directory.mkdir(parents=True, exist_ok=True)
-        marker = self._directory / "locus-schema.json"
+        marker = self._directory / _MARKER
+        _finish_migration(self._directory)
         if tantivy.Index.exists(str(self._directory)):
             version = json.loads(marker.read_text()).get("version") if marker.exists() else None
-            if version != SCHEMA_VERSION:
+            if version in _MIGRATABLE:
+                self._migrate(version)
+            elif version != SCHEMA_VERSION:
                 raise IndexIncompatible(
                     f"the BM25 index in {self._directory} has schema version {version}, this "
-                    f"service writes {SCHEMA_VERSION}: delete the directory and rescan"
+                    f"service writes {SCHEMA_VERSION}: delete the service's data directory "
+                    "and scan every project again"
                 )
             index = tantivy.Index.open(str(self._directory))
         else:
@@ -71,6 +100,35 @@ class TantivyBM25Index:
         index.config_reader(reload_policy="manual")
         self._index = index
         self._writer = index.writer(heap_size=self._heap, num_threads=1)
+
+    def _migrate(self, version: int) -> None:
+        """Rewrite an index of an older schema into this one from the chunks its payloads
+        keep (a rescan would not help: the files did not change). Written beside it, then
+        swapped in; a crash in between is finished by the next open."""
+        old = tantivy.Index.open(str(self._directory))
+        searcher = old.searcher()
+        staged = _staged(self._directory)
+        shutil.rmtree(staged, ignore_errors=True)
+        staged.mkdir(parents=True)
+        index = tantivy.Index(self._schema, path=str(staged), reuse=False)
+        writer = index.writer(heap_size=self._heap, num_threads=1)
+        count = searcher.num_docs
+        hits = searcher.search(tantivy.Query.all_query(), count).hits if count else []
+        for _, address in hits:
+            payload = json.loads(bytes(searcher.doc(address)["payload"][0]))
+            writer.add_document(self._document(IndexedChunk.from_payload(payload)))
+        writer.commit()
+        writer.wait_merging_threads()
+        (staged / _MARKER).write_text(json.dumps({"version": SCHEMA_VERSION}))
+        del searcher, old, writer, index
+        log.info(
+            "BM25 index in %s rewritten from schema %s to %s (%d chunks)",
+            self._directory,
+            version,
+            SCHEMA_VERSION,
+            len(hits),
+        )
+        _finish_migration(self._directory)
 
     async def close(self) -> None:
         await asyncio.to_thread(self._close)
