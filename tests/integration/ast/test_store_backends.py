@@ -147,7 +147,9 @@ async def test_replacing_a_file_is_idempotent_and_older_snapshots_are_ignored(
     )
     assert older is None
     assert not await store.retract_file(version(path, 1))
-    assert await store.stored_snapshot_seq(first.file.file_id) == 3
+    assert await store.stored_snapshot_seqs([first.file.file_id, "never-seen"]) == {
+        first.file.file_id: 3
+    }
     found = await store.find_symbols(SymbolQuery("p_test", "handle", "", "", True), 0, 10)
     assert [s.qualified_name for s, _ in found] == ["app.service.handle"]
 

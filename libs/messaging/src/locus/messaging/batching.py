@@ -40,7 +40,7 @@ class MessageBatcher(Generic[ItemT]):
         self._max_items = max_items
         self._linger = linger_seconds
         self._stream_linger = (
-            linger_seconds if stream_linger_seconds is None else (stream_linger_seconds)
+            linger_seconds if stream_linger_seconds is None else stream_linger_seconds
         )
         self._stream_window = stream_window_seconds
         self._last_batch_end = float("-inf")

@@ -121,10 +121,12 @@ class AstIndexer:
     ) -> list[events_pb2.IndexedFile]:
         files = [(changed, _version(event, changed)) for changed in event.files]
         stored = await self._store.stored_snapshot_seqs([v.file_id for _, v in files])
-        wanted = [
-            version.sha256
+        decided = [
+            _decided_without_content(changed, version, stored.get(version.file_id))
             for changed, version in files
-            if _needs_content(changed, version, stored.get(version.file_id))
+        ]
+        wanted = [
+            version.sha256 for (_, version), early in zip(files, decided, strict=True) if not early
         ]
         # Every content of the batch in one call (or a few), not one call per file.
         with self._tracer.start_as_current_span(
@@ -133,11 +135,18 @@ class AstIndexer:
             contents = await self._content.texts(wanted, final_attempt=final_attempt)
         workers = asyncio.Semaphore(self._settings.parse_workers)
 
-        async def prepare(changed: events_pb2.ChangedFile, version: FileVersion) -> _Prepared:
+        async def prepare(
+            changed: events_pb2.ChangedFile, version: FileVersion, early: _Prepared | None
+        ) -> _Prepared:
+            if early is not None:
+                return early
             async with workers:
-                return await self._prepare(changed, version, stored.get(version.file_id), contents)
+                return await self._prepare(changed, version, contents)
 
-        tasks = [asyncio.create_task(prepare(changed, version)) for changed, version in files]
+        tasks = [
+            asyncio.create_task(prepare(changed, version, early))
+            for (changed, version), early in zip(files, decided, strict=True)
+        ]
         reports: list[events_pb2.IndexedFile] = []
         try:
             for (changed, version), task in zip(files, tasks, strict=True):
@@ -163,15 +172,9 @@ class AstIndexer:
         self,
         changed: events_pb2.ChangedFile,
         version: FileVersion,
-        stored_seq: int | None,
         contents: FetchedContents,
     ) -> _Prepared:
-        if changed.change_type == common_pb2.CHANGE_TYPE_DELETED:
-            return _Prepared(retract=True)
-        if stored_seq is not None and stored_seq > version.snapshot_seq:
-            return _Prepared(skipped=True)
-        if not version.sha256:
-            return _Prepared(error="files.changed gave no sha256 for a file that was not deleted")
+        """A file whose content was fetched: parsed (or why it cannot be)."""
         if version.sha256 in contents.rejected:
             return _Prepared(error=contents.rejected[version.sha256])
         text = contents.texts.get(version.sha256)
@@ -265,14 +268,18 @@ class AstIndexer:
             )
 
 
-def _needs_content(
+def _decided_without_content(
     changed: events_pb2.ChangedFile, version: FileVersion, stored_seq: int | None
-) -> bool:
-    """Whether the file will be parsed: not deleted, not older than what is stored, and with
-    a content hash to fetch."""
-    if changed.change_type == common_pb2.CHANGE_TYPE_DELETED or not version.sha256:
-        return False
-    return stored_seq is None or stored_seq <= version.snapshot_seq
+) -> _Prepared | None:
+    """What happens to a file that needs no content (deleted, older than what is stored, or
+    without a hash to fetch); None when its content is to be fetched and parsed."""
+    if changed.change_type == common_pb2.CHANGE_TYPE_DELETED:
+        return _Prepared(retract=True)
+    if stored_seq is not None and stored_seq > version.snapshot_seq:
+        return _Prepared(skipped=True)
+    if not version.sha256:
+        return _Prepared(error="files.changed gave no sha256 for a file that was not deleted")
+    return None
 
 
 def _version(event: events_pb2.FilesChanged, changed: events_pb2.ChangedFile) -> FileVersion:

@@ -548,10 +548,7 @@ class Ingestion:
             raise InvalidRequest(
                 f"{len(sha256s)} sha256 values; ask for at most {MAX_CONTENTS_PER_CALL} at once"
             )
-        wanted = list(dict.fromkeys(value.strip().lower() for value in sha256s))
-        for value in wanted:
-            if not is_sha256(value):
-                raise InvalidRequest(f"sha256 must be 64 hexadecimal characters, not {value!r}")
+        wanted = list(dict.fromkeys(_asked_sha256(value) for value in sha256s))
         contents: list[FileContent] = []
         missing: list[str] = []
         size = 0
@@ -564,15 +561,11 @@ class Ingestion:
             if contents and size + len(data) > max_bytes:
                 return FileContents(contents, missing, wanted[position:])
             size += len(data)
-            text = data.decode("utf-8-sig")
-            total = len(text.splitlines())
-            contents.append(FileContent(value, text, 1, total, total))
+            contents.append(_whole_file(value, data))
         return FileContents(contents, missing, [])
 
     async def file_content(self, sha256: str, start_line: int, end_line: int) -> FileContent:
-        sha256 = sha256.strip().lower()
-        if not is_sha256(sha256):
-            raise InvalidRequest("sha256 must be 64 hexadecimal characters")
+        sha256 = _asked_sha256(sha256)
         if start_line < 0 or end_line < 0:
             raise InvalidRequest("line numbers are 1-based; 0 means 'from the start / to the end'")
         if end_line and start_line and end_line < start_line:
@@ -581,17 +574,28 @@ class Ingestion:
             data = await asyncio.to_thread(self._blobs.get, sha256)
         except BlobNotFound:
             raise ContentNotFound(f"no stored content with sha256 {sha256}") from None
-        text = data.decode("utf-8-sig")
-        if not start_line and not end_line:  # the whole file (the ast service's every fetch)
-            total = len(text.splitlines())
-            return FileContent(sha256, text, 1, total, total)
-        lines = text.splitlines(keepends=True)
+        if not start_line and not end_line:
+            return _whole_file(sha256, data)
+        lines = data.decode("utf-8-sig").splitlines(keepends=True)
         total = len(lines)
         first = start_line or 1
         last = min(end_line or total, total)
         if total and first > total:
             raise InvalidRequest(f"start_line {first} is past the end of the file ({total} lines)")
         return FileContent(sha256, "".join(lines[first - 1 : last]), first, last, total)
+
+
+def _asked_sha256(value: str) -> str:
+    sha256 = value.strip().lower()
+    if not is_sha256(sha256):
+        raise InvalidRequest(f"sha256 must be 64 hexadecimal characters, not {value!r}")
+    return sha256
+
+
+def _whole_file(sha256: str, data: bytes) -> FileContent:
+    text = data.decode("utf-8-sig")
+    total = len(text.splitlines())
+    return FileContent(sha256, text, 1, total, total)
 
 
 def scan_stats(job: JobRow, progress: JobProgress) -> events_pb2.ScanStats:

@@ -104,9 +104,6 @@ class AstStore:
 
     # writes
 
-    async def stored_snapshot_seq(self, file_id: str) -> int | None:
-        return (await self.stored_snapshot_seqs([file_id])).get(file_id)
-
     async def stored_snapshot_seqs(self, file_ids: Sequence[str]) -> dict[str, int]:
         """file_id → the snapshot_seq stored for it (tombstones included); files never seen
         are absent."""
