@@ -11,11 +11,6 @@ class ContentUnavailable(Exception):
     """The content service could not answer now (down, overloaded, timed out): retry later."""
 
 
-class ContentRejected(Exception):
-    """The content service answered that this content cannot be served (unknown hash, invalid
-    request): retrying the same request cannot help."""
-
-
 @dataclass(frozen=True)
 class FetchedContents:
     texts: dict[str, str]  # sha256 → full text

@@ -27,6 +27,7 @@ Query files live in `queries/<language>/` and use these capture names:
 A missing query file means the language has no such facts (for example no inheritance).
 """
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,6 +96,44 @@ def _no_dialect(relative_path: str, source: bytes) -> str | None:
     return None
 
 
+def never_a_package(relative_path: str) -> bool:
+    """No file is a package's own module (languages without relative imports)."""
+    return False
+
+
+def import_as_written(written: str, importing_module: str, is_package: bool) -> str | None:
+    """Imports that name modules or types absolutely (JVM, C# `using`): as written."""
+    return written or None
+
+
+def declared_namespace(module_name: str, declared: str | None) -> str:
+    """Definitions live in the declared package or namespace; "" (global) without one."""
+    return declared or ""
+
+
+def global_namespace(module_name: str, declared: str | None) -> str:
+    """Definitions are global, whatever the file declares (C, C++, Ruby constants)."""
+    return ""
+
+
+def path_module_name(relative_path: str, root: SourceRoot) -> str:
+    """The repository-relative path itself (`lib/common/mem.h`, `src/Billing/Invoice.cs`):
+    for languages whose files are named by path (includes) or by nothing at all."""
+    return posixpath.normpath(relative_path.replace("\\", "/")).lstrip("/")
+
+
+_ANGLE_ARGUMENTS = re.compile(r"<[^<>]*>")
+
+
+def without_angle_arguments(text: str) -> str:
+    """Template or generic arguments removed, innermost first: `Map<K, List<V>>::get` ->
+    `Map::get`."""
+    previous = None
+    while previous != text:
+        previous, text = text, _ANGLE_ARGUMENTS.sub("", text)
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class LanguageSpec:
     """A language's grammar, naming rules and literal handling; adding a language adds one."""
@@ -103,10 +142,10 @@ class LanguageSpec:
     grammar: SupportedLanguage
     module_name_for_path: Callable[[str, SourceRoot], str]
     """(repository-relative path, its source root) -> the name of the file's module symbol."""
-    is_package_path: Callable[[str], bool]
-    """Whether the file is a package's own module (relative imports resolve from it)."""
     resolve_import: Callable[[str, str, bool], str | None]
     """(module as written, importing module's name, is_package) -> absolute name, or None."""
+    is_package_path: Callable[[str], bool] = never_a_package
+    """Whether the file is a package's own module (relative imports resolve from it)."""
     import_binding: Callable[[str], str] | None = None
     """(absolute module of an import without name or alias) -> the name it binds to that
     module (Go: `billing` for `github.com/acme/shop/billing`); None = Python's rule,

@@ -8,7 +8,12 @@ from typing import Any
 
 from tree_sitter_language_pack import SupportedLanguage
 
-from locus.ast.domain.language_spec import LanguageSpec, SourceRoot
+from locus.ast.domain.language_spec import (
+    LanguageSpec,
+    SourceRoot,
+    declared_namespace,
+    import_as_written,
+)
 
 # Maven/Gradle layouts (`src/main/java/`, `app/src/test/kotlin/`) when no root was detected.
 _CONVENTIONAL_ROOT = re.compile(r"(?:^|/)src/[^/]+/(?:java|kotlin|scala)/")
@@ -25,21 +30,6 @@ def jvm_module_name(relative_path: str, root: SourceRoot) -> str:
     return path[markers[-1].end() :] if markers else path
 
 
-def jvm_is_package_path(relative_path: str) -> bool:
-    return False
-
-
-def jvm_resolve_import(written: str, importing_module: str, is_package: bool) -> str | None:
-    """JVM imports name packages and types absolutely: `com.acme.util` stays as written."""
-    return written or None
-
-
-def jvm_namespace(module_name: str, declared_package: str | None) -> str:
-    """Definitions live in the declared package; a file without one is in the unnamed
-    (root) package, so its classes have bare names."""
-    return declared_package or ""
-
-
 def jvm_spec(name: str, grammar: SupportedLanguage, **grammar_facts: Any) -> LanguageSpec:
     """A JVM language's spec: the naming and resolution rules above, shared by all three, plus
     what differs with the grammar (comment and literal node types, header terminators)."""
@@ -47,10 +37,10 @@ def jvm_spec(name: str, grammar: SupportedLanguage, **grammar_facts: Any) -> Lan
         name=name,
         grammar=grammar,
         module_name_for_path=jvm_module_name,
-        is_package_path=jvm_is_package_path,
-        resolve_import=jvm_resolve_import,
+        resolve_import=import_as_written,  # packages and types, absolute: `com.acme.util`
         separator=".",
-        definition_namespace=jvm_namespace,
+        # The declared package; a file without one is in the unnamed package (bare names).
+        definition_namespace=declared_namespace,
         instance_receivers=frozenset({"this"}),
         same_namespace_lookup=True,
         class_members_in_scope=True,

@@ -11,7 +11,12 @@ A C `.h` header whose text is C++ (fmt, simdjson) is analysed as C++.
 import posixpath
 import re
 
-from locus.ast.domain.language_spec import LanguageSpec, SourceRoot
+from locus.ast.domain.language_spec import (
+    LanguageSpec,
+    global_namespace,
+    path_module_name,
+    without_angle_arguments,
+)
 
 _DOC_PREFIXES = ("/**", "/*!", "///", "//!")
 # `#ifdef` include guards, `#if` blocks and `extern "C" {}` hold most of a header's
@@ -40,18 +45,8 @@ _CPP_MARKERS = re.compile(
     rb"|(?:public|private|protected)[ \t]*:|using[ \t]+namespace\b)",
     re.MULTILINE,
 )
-_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*>")
 _OPERATOR = re.compile(r"\boperator\b")
 _SCOPE = re.compile(r"\s*::\s*")
-
-
-def file_module_name(relative_path: str, root: SourceRoot) -> str:
-    """The repository-relative path itself: `lib/common/mem.h` (includes name files)."""
-    return posixpath.normpath(relative_path.replace("\\", "/")).lstrip("/")
-
-
-def _never_package(relative_path: str) -> bool:
-    return False
 
 
 def resolve_include(written: str, module_name: str, is_package: bool) -> str | None:
@@ -65,24 +60,13 @@ def resolve_include(written: str, module_name: str, is_package: bool) -> str | N
     return path
 
 
-def _global_namespace(module_name: str, package: str | None) -> str:
-    return ""
-
-
-def _strip_template_arguments(text: str) -> str:
-    previous = None
-    while previous != text:
-        previous, text = text, _TEMPLATE_ARGUMENTS.sub("", text)
-    return text
-
-
 def cpp_definition_name(written: str) -> str:
     """`formatter<T>::format` -> `formatter::format`; `A::operator bool() const` ->
     `A::operator bool`; `operator()` and `operator<<` keep their symbols."""
     text = " ".join(written.split())
     operator = _OPERATOR.search(text)
     head, tail = (text[: operator.start()], text[operator.start() :]) if operator else (text, "")
-    head = _SCOPE.sub("::", _strip_template_arguments(head)).strip()
+    head = _SCOPE.sub("::", without_angle_arguments(head)).strip()
     # `MACRO type name(` parses as `type::name` with the `::` missing: the name is the last
     # word, the words before it are no scope.
     head = head.rsplit(" ", 1)[-1]
@@ -101,7 +85,7 @@ def cpp_definition_name(written: str) -> str:
 def cpp_reference(reference: str) -> str:
     """A callee or base as resolution reads it: template arguments dropped, `this->f` ->
     `this::f`, `::f` -> `f`; the standard library (`std::move`) names nothing of the project."""
-    text = _strip_template_arguments(reference).replace(" ", "")
+    text = without_angle_arguments(reference).replace(" ", "")
     if text.startswith("this->"):
         text = "this::" + text.removeprefix("this->")
     text = text.removeprefix("::")
@@ -124,11 +108,10 @@ def _header_dialect(relative_path: str, source: bytes) -> str | None:
 C = LanguageSpec(
     name="c",
     grammar="c",
-    module_name_for_path=file_module_name,
-    is_package_path=_never_package,
+    module_name_for_path=path_module_name,  # includes name files
     resolve_import=resolve_include,
     separator="::",
-    definition_namespace=_global_namespace,
+    definition_namespace=global_namespace,
     same_namespace_lookup=True,
     comment_node_types=frozenset({"comment"}),
     atomic_node_types=_ATOMIC,
@@ -140,11 +123,10 @@ C = LanguageSpec(
 CPP = LanguageSpec(
     name="cpp",
     grammar="cpp",
-    module_name_for_path=file_module_name,
-    is_package_path=_never_package,
+    module_name_for_path=path_module_name,  # includes name files
     resolve_import=resolve_include,
     separator="::",
-    definition_namespace=_global_namespace,
+    definition_namespace=global_namespace,
     qualified_name_separators=("::",),
     instance_receivers=frozenset({"this"}),
     same_namespace_lookup=True,

@@ -7,13 +7,18 @@ members, then to the enclosing namespace (another file may define the name there
 """
 
 import html
-import posixpath
 import re
 from collections.abc import Sequence
 
-from locus.ast.domain.language_spec import LanguageSpec, SourceRoot, clean_doc_comment
+from locus.ast.domain.language_spec import (
+    LanguageSpec,
+    clean_doc_comment,
+    declared_namespace,
+    import_as_written,
+    path_module_name,
+    without_angle_arguments,
+)
 
-_GENERIC_ARGUMENTS = re.compile(r"<[^<>]*>")
 _XML_REFERENCE = re.compile(
     r"""<(?:see|seealso|paramref|typeparamref)\s+(?:cref|name|langword|href)\s*=\s*"(?:\w:)?([^"]*)"\s*/>"""
 )
@@ -22,36 +27,10 @@ _XML_RETURNS = re.compile(r"<returns>")
 _XML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 
 
-def csharp_module_name(relative_path: str, root: SourceRoot) -> str:
-    """The repository-relative path: `src/Billing/Invoice.cs`."""
-    return posixpath.normpath(relative_path.replace("\\", "/")).lstrip("/")
-
-
-def _never_package(relative_path: str) -> bool:
-    return False
-
-
-def resolve_using(written: str, module_name: str, is_package: bool) -> str | None:
-    """`using` names are absolute (`System.Text`, `Acme.Billing`)."""
-    return written or None
-
-
-def csharp_namespace(module_name: str, package: str | None) -> str:
-    """The file-scoped namespace; "" when the file has none (block namespaces are containers)."""
-    return package or ""
-
-
-def _strip_generic_arguments(text: str) -> str:
-    previous = None
-    while previous != text:
-        previous, text = text, _GENERIC_ARGUMENTS.sub("", text)
-    return text
-
-
 def csharp_reference(reference: str) -> str:
     """`Parse<T>` -> `Parse`; a member of a variable or field (`_repository.Save`,
     `invoice.Total`: camelCase by convention) names nothing resolvable -> ""."""
-    text = _strip_generic_arguments(reference).replace(" ", "")
+    text = without_angle_arguments(reference).replace(" ", "")
     head, dot, _ = text.partition(".")
     if dot and head not in ("this", "base") and (head[:1].islower() or head[:1] == "_"):
         return ""
@@ -73,11 +52,11 @@ def csharp_doc_text(comments: Sequence[str]) -> str:
 CSHARP = LanguageSpec(
     name="csharp",
     grammar="csharp",
-    module_name_for_path=csharp_module_name,
-    is_package_path=_never_package,
-    resolve_import=resolve_using,
+    module_name_for_path=path_module_name,  # `src/Billing/Invoice.cs`
+    resolve_import=import_as_written,  # `using` names are absolute (`System.Text`)
     separator=".",
-    definition_namespace=csharp_namespace,
+    # The file-scoped namespace; block `namespace A.B { }` declarations are containers.
+    definition_namespace=declared_namespace,
     qualified_name_separators=(".",),
     instance_receivers=frozenset({"this", "base"}),
     same_namespace_lookup=True,

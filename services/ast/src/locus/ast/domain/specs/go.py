@@ -78,11 +78,6 @@ def go_module_name(relative_path: str, root: SourceRoot) -> str:
     return root.directory.strip("/") or _FALLBACK_PACKAGE
 
 
-def is_go_package_path(relative_path: str) -> bool:
-    """Go has no relative imports: no file is special."""
-    return False
-
-
 def resolve_go_import(written: str, module_name: str, is_package: bool) -> str | None:
     """An import path is absolute as written (the string literal's content)."""
     return written.strip().strip('"`') or None
@@ -107,7 +102,6 @@ GO = LanguageSpec(
     name="go",
     grammar="go",
     module_name_for_path=go_module_name,
-    is_package_path=is_go_package_path,
     resolve_import=resolve_go_import,
     import_binding=go_package_name,
     separator=".",

@@ -16,10 +16,6 @@ def php_module_name(relative_path: str, root: SourceRoot) -> str:
     return relative_path.replace("\\", "/").strip("/")
 
 
-def _is_php_package(relative_path: str) -> bool:
-    return False
-
-
 def resolve_php_import(written: str, module_name: str, is_package: bool) -> str | None:
     """`use App\\Models\\User` -> `App\\Models\\User` (a leading `\\` changes nothing);
     `require __DIR__ . '/helpers.php'` (captured as `/helpers.php`) -> the file's path next to
@@ -57,7 +53,6 @@ PHP = LanguageSpec(
     name="php",
     grammar="php",
     module_name_for_path=php_module_name,
-    is_package_path=_is_php_package,
     resolve_import=resolve_php_import,
     separator=_MEMBER_SEPARATOR,
     namespace_separator=_NAMESPACE_SEPARATOR,

@@ -5,7 +5,7 @@ nesting alone, joined by `::` (`Billing::Invoice::total`, which Ruby's docs writ
 
 import posixpath
 
-from locus.ast.domain.language_spec import LanguageSpec, SourceRoot
+from locus.ast.domain.language_spec import LanguageSpec, SourceRoot, global_namespace
 
 _SEPARATOR = "::"
 _SUFFIX = ".rb"
@@ -19,10 +19,6 @@ def ruby_module_name(relative_path: str, root: SourceRoot) -> str:
     """`lib/billing/invoice.rb` -> `lib/billing/invoice` (below the detected source root)."""
     path = root.relative(relative_path.replace("\\", "/")).strip("/")
     return path.removesuffix(_SUFFIX)
-
-
-def _is_ruby_package(relative_path: str) -> bool:
-    return False
 
 
 def _string_literal(written: str) -> str | None:
@@ -69,10 +65,9 @@ RUBY = LanguageSpec(
     name="ruby",
     grammar="ruby",
     module_name_for_path=ruby_module_name,
-    is_package_path=_is_ruby_package,
     resolve_import=resolve_ruby_import,
     separator=_SEPARATOR,
-    definition_namespace=lambda module_name, declared: "",
+    definition_namespace=global_namespace,
     qualified_name_separators=(_SEPARATOR,),
     instance_receivers=frozenset({"self"}),
     same_namespace_lookup=True,

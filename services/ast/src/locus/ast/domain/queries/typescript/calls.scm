@@ -1,5 +1,5 @@
 ; queries/javascript/calls.scm without its JSX patterns (the typescript grammar has no JSX;
-; queries/tsx/calls.scm is a copy of the JavaScript file). Calls keep the callee as written
+; the TSX spec reads the JavaScript file). Calls keep the callee as written
 ; (helper, this.retry, api.client.get); `new Foo()` calls the class Foo. `require(...)` is an
 ; import, not a call.
 (call_expression

@@ -1,7 +1,7 @@
 ; TypeScript definitions: queries/javascript/definitions.scm with TypeScript's node names
 ; (type_identifier class names, public_field_definition) and TypeScript's own declarations
-; (abstract classes, interfaces, enums, namespaces): keep the two in step. queries/tsx holds a
-; copy of this file (a test checks they are equal).
+; (abstract classes, interfaces, enums, namespaces): keep the two in step. The TSX spec reads
+; this file too (its query_sources).
 ; Signatures without a body (overloads, abstract methods, interface members, `declare
 ; function`, everything in a .d.ts) are no definitions.
 

@@ -1,5 +1,5 @@
 ; queries/javascript/imports.scm plus `import x = require('./x')`: keep the two in step.
-; queries/tsx holds a copy of this file (a test checks they are equal).
+; The TSX spec reads this file too (its query_sources).
 
 ; import './polyfills'
 (import_statement
