@@ -549,12 +549,16 @@ class Ingestion:
                 f"{len(sha256s)} sha256 values; ask for at most {MAX_CONTENTS_PER_CALL} at once"
             )
         wanted = list(dict.fromkeys(_asked_sha256(value) for value in sha256s))
+        return await asyncio.to_thread(self._read_contents, wanted, max_bytes)
+
+    def _read_contents(self, wanted: list[str], max_bytes: int) -> FileContents:
+        """``file_contents``' reads, in one worker thread rather than one hop per file."""
         contents: list[FileContent] = []
         missing: list[str] = []
         size = 0
         for position, value in enumerate(wanted):
             try:
-                data = await asyncio.to_thread(self._blobs.get, value)
+                data = self._blobs.get(value)
             except BlobNotFound:
                 missing.append(value)
                 continue

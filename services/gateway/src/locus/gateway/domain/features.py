@@ -45,6 +45,11 @@ ROLES = tuple(PathRole)
 KINDS = ("function", "method", "class", "module")  # the other kinds: symbol_kinds.feature_kind
 RELATIONS = ("contains", "calls", "called_by", "inherits", "contained_in")
 
+
+def _kind_one_hot(kind: str) -> tuple[float, ...]:
+    return tuple(1.0 if kind == column else 0.0 for column in KINDS)
+
+
 _QUESTION_FEATURES = (
     "q_log_chars",
     "q_identifiers",
@@ -180,7 +185,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             *(cues.get(signal, 0.0) for signal in CUE_SIGNALS),
             cues.get("path_role", 0.0),
             *_path_features(ref.relative_path, ref.language, words, language_share),
-            *(1.0 if feature_kind(ref.kind) == kind else 0.0 for kind in KINDS),
+            *_kind_one_hot(feature_kind(ref.kind)),
             math.log1p(max(ref.end_line - ref.start_line + 1, 0)),
             1.0 if ref.node_id in named else 0.0,
             *(1.0 if r in relations.get(ref.node_id, ()) else 0.0 for r in RELATIONS),

@@ -142,9 +142,7 @@ def find_frames(text: str) -> list[StackFrame]:
     # location without a function is dropped when another frame there has one.
     named = {(frame.path, frame.line) for _, frame in found if frame.function}
     frames = list(dict.fromkeys(f for _, f in found if f.function or (f.path, f.line) not in named))
-    return [f for f in frames if not is_library_frame(f)] + [
-        f for f in frames if is_library_frame(f)
-    ]
+    return sorted(frames, key=is_library_frame)  # stable: the project's frames first, in order
 
 
 def is_frame_line(line: str) -> bool:

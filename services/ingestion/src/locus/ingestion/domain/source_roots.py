@@ -170,14 +170,10 @@ def _python_roots(
         project = _parent(path)
         try:
             declared = _declared_package_directories(name, layout_files[path])
-        except _LAYOUT_ERRORS as error:
-            log.warning("ignoring %s for source roots: %s", path, error)
-            continue
-        if declared is None:
-            continue
-        try:
+            if declared is None:
+                continue
             found = [_join(project, directory) for directory in declared]
-        except ValueError as error:
+        except _LAYOUT_ERRORS as error:  # ValueError included: a directory leaving the project
             log.warning("ignoring %s for source roots: %s", path, error)
             continue
         if not found:
