@@ -13,9 +13,9 @@ from typing import TypeVar
 from locus.codepaths import PathRole, classify_path
 from locus.gateway.domain.stack_frames import (
     CODE_EXTENSIONS,
-    FILE_LINE,
     StackFrame,
     clean_path,
+    code_locations,
     find_frames,
     package_path,
 )
@@ -253,9 +253,9 @@ def _frames(text: str, code_links: Iterable[re.Match[str]]) -> list[StackFrame]:
         path = clean_path(match.group("path"))
         if match.group("line") and "." in path.rsplit("/", 1)[-1]:
             frames.append(StackFrame(path, int(match.group("line"))))
-    for match in FILE_LINE.finditer(text):
+    for match in code_locations(text):
         path, line = clean_path(match.group("path")), int(match.group("line"))
-        if match.group("ext").lower() in CODE_EXTENSIONS and (path, line) not in known:
+        if (path, line) not in known:
             frames.append(StackFrame(path, line))
     return frames
 

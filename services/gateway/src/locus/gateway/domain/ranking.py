@@ -20,6 +20,7 @@ from locus.gateway.domain.symbol_kinds import (
     MEMBER_KINDS,
     MODULE_KINDS,
     dotted_scope,
+    member_owner,
 )
 
 RRF_K = 60  # the retrieval service's default reciprocal-rank-fusion constant
@@ -300,9 +301,9 @@ class _Counts:
         return cls(
             names=Counter(ref.name for ref in request.named_symbols),
             members=Counter(
-                dotted_scope(ref.scope_name).rsplit(".", 1)[0]
+                owner
                 for ref in candidates
-                if ref.kind in MEMBER_KINDS and "." in dotted_scope(ref.scope_name)
+                if ref.kind in MEMBER_KINDS and (owner := member_owner(ref.scope_name))
             ),
             words=Counter(word for ref in candidates for word in set(name_words_of(ref.name))),
         )
@@ -629,8 +630,7 @@ class RankingV1:
                             round(w.identifier_part * share, 4),
                         )
                     )
-        scope = dotted_scope(ref.scope_name)
-        owner = scope.rsplit(".", 1)[0] if "." in scope else ""
+        owner = member_owner(ref.scope_name)
         if w.member_of_named and owner and ref.kind in MEMBER_KINDS:
             owner_name = owner.rsplit(".", 1)[-1]
             if owner_name in cues.identifiers or any(

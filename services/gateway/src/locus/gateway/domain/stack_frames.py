@@ -150,7 +150,12 @@ def is_frame_line(line: str) -> bool:
     Rust frame, a trace header) or names a code file and line."""
     if any(pattern.search(line) for pattern in _LINE_PATTERNS):
         return True
-    return any(m.group("ext").lower() in CODE_EXTENSIONS for m in FILE_LINE.finditer(line))
+    return next(code_locations(line), None) is not None
+
+
+def code_locations(text: str) -> Iterator[re.Match[str]]:
+    """`path:line` mentions (FILE_LINE matches) of files with a code extension."""
+    return (m for m in FILE_LINE.finditer(text) if m.group("ext").lower() in CODE_EXTENSIONS)
 
 
 def clean_path(path: str) -> str:

@@ -4,6 +4,8 @@ wherever their Python kin do, and scope names written with `::` or `\\` read as 
 
 from __future__ import annotations
 
+import functools
+
 CALLABLE_KINDS = frozenset({"function", "method", "constructor"})
 MEMBER_KINDS = frozenset({"method", "constructor"})  # callables that belong to a type
 CONTAINER_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
@@ -31,3 +33,11 @@ def dotted_scope(scope_name: str) -> str:
     """`Parser::parse` (Rust, C++, Ruby, PHP members), `App\\Repo` (PHP namespaces) →
     Parser.parse, App.Repo; dotted names as they are."""
     return scope_name.replace("::", ".").replace("\\", ".")
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def member_owner(scope_name: str) -> str:
+    """The dotted name of what a member belongs to: `Parser::parse` -> `Parser`,
+    `pkg.mod.Client.get` -> `pkg.mod.Client`; "" for a scope without one."""
+    scope = dotted_scope(scope_name)
+    return scope.rsplit(".", 1)[0] if "." in scope else ""
