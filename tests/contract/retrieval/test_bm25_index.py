@@ -13,7 +13,7 @@ import pytest
 
 from locus.retrieval.adapters.opensearch_bm25 import OpenSearchBM25Index
 from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
-from locus.retrieval.domain.model import ChunkFilter, IndexedChunk
+from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, rank_files
 from locus.retrieval.domain.ports import BM25Index
 
 pytestmark = pytest.mark.contract
@@ -216,14 +216,15 @@ async def test_persists_across_reopen(open_index: OpenIndex, corpus: list[Indexe
     assert hits[0].chunk == corpus[2]
 
 
-def _write_schema_1_index(directory: Path, chunks: list[IndexedChunk]) -> None:
-    """An index as schema 1 wrote it: analysed fields as pre-tokenized strings."""
+def _write_old_index(directory: Path, chunks: list[IndexedChunk], version: int) -> None:
+    """An index as an older schema wrote it: 1 = analysed fields as pre-tokenized strings,
+    2 = analysed fields as whitespace-joined terms; neither has the file_key column."""
     import json
 
     import tantivy
 
     from locus.retrieval.adapters.tantivy_bm25 import ANALYSED_FIELDS, KEYWORD_FIELDS
-    from locus.retrieval.domain.analyzer import code_token_tuples
+    from locus.retrieval.domain.analyzer import code_token_tuples, indexed_terms
 
     builder = tantivy.SchemaBuilder()
     for name in KEYWORD_FIELDS:
@@ -231,16 +232,21 @@ def _write_schema_1_index(directory: Path, chunks: list[IndexedChunk]) -> None:
     builder.add_text_field("snapshot_id", tokenizer_name="raw", index_option="basic")
     builder.add_integer_field("snapshot_seq", indexed=True, fast=True)
     for name in ANALYSED_FIELDS:
-        builder.add_text_field(name, index_option="freq")
+        if version == 1:
+            builder.add_text_field(name, index_option="freq")
+        else:
+            builder.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
     builder.add_bytes_field("payload", stored=True)
     directory.mkdir(parents=True)
     index = tantivy.Index(builder.build(), path=str(directory), reuse=False)
     writer = index.writer(heap_size=20_000_000, num_threads=1)
 
-    def tokens(text: str) -> Any:
-        return tantivy.PreTokenizedString(
-            text, [tantivy.Token(*token) for token in code_token_tuples(text)]
-        )
+    def add(document: Any, field: str, text: str) -> None:
+        if version == 1:
+            tokens = [tantivy.Token(*token) for token in code_token_tuples(text)]
+            document.add_pre_tokenized_text(field, tantivy.PreTokenizedString(text, tokens))
+        else:
+            document.add_text(field, indexed_terms(text))
 
     for chunk in chunks:
         document = tantivy.Document()
@@ -248,23 +254,26 @@ def _write_schema_1_index(directory: Path, chunks: list[IndexedChunk]) -> None:
             document.add_text(name, getattr(chunk, name))
         document.add_text("snapshot_id", chunk.snapshot_id)
         document.add_integer("snapshot_seq", chunk.snapshot_seq)
-        document.add_pre_tokenized_text("text", tokens(chunk.text))
-        document.add_pre_tokenized_text("symbol", tokens(chunk.symbol_qualified_name))
-        document.add_pre_tokenized_text("name", tokens(chunk.symbol_name))
-        document.add_pre_tokenized_text("path_tokens", tokens(chunk.path))
+        add(document, "text", chunk.text)
+        add(document, "symbol", chunk.symbol_qualified_name)
+        add(document, "name", chunk.symbol_name)
+        add(document, "path_tokens", chunk.path)
         document.add_bytes("payload", json.dumps(chunk.to_payload()).encode())
         writer.add_document(document)
     writer.commit()
     writer.wait_merging_threads()
-    (directory / "locus-schema.json").write_text(json.dumps({"version": 1}))
+    (directory / "locus-schema.json").write_text(json.dumps({"version": version}))
 
 
-async def test_an_index_of_schema_1_is_rewritten_at_open_and_searches_the_same(
-    tmp_path: Path, corpus: list[IndexedChunk]
+@pytest.mark.parametrize("version", [1, 2])
+async def test_an_index_of_an_older_schema_is_rewritten_at_open_and_searches_the_same(
+    tmp_path: Path, corpus: list[IndexedChunk], version: int
 ) -> None:
     """An upgrade keeps what was indexed (a rescan would not resend unchanged files): the old
     index is rewritten from its payloads, and searches answer as a fresh index would."""
     import json
+
+    from locus.retrieval.adapters.tantivy_bm25 import SCHEMA_VERSION
 
     queries = ["UploadClient", "retry limit", "http client", "uploads"]
     project = ChunkFilter(project_id="p1")
@@ -272,10 +281,11 @@ async def test_an_index_of_schema_1_is_rewritten_at_open_and_searches_the_same(
     await fresh.open()
     await fresh.write([], corpus)
     expected = [[(h.chunk, h.score) for h in await fresh.search(q, project, 10)] for q in queries]
+    expected_files = [await fresh.search_with_files(q, project, 2, 10, 10) for q in queries]
     await fresh.close()
 
     upgraded_dir = tmp_path / "upgraded"
-    _write_schema_1_index(upgraded_dir, corpus)
+    _write_old_index(upgraded_dir, corpus, version)
     unfinished = tmp_path / "upgraded.migrating"  # a rewrite a crash cut short: redone
     unfinished.mkdir()
     (unfinished / "partial-segment").write_bytes(b"\0" * 64)
@@ -286,9 +296,51 @@ async def test_an_index_of_schema_1_is_rewritten_at_open_and_searches_the_same(
             [(h.chunk, h.score) for h in await upgraded.search(q, project, 10)] for q in queries
         ]
         assert found == expected
+        assert [
+            await upgraded.search_with_files(q, project, 2, 10, 10) for q in queries
+        ] == expected_files
         assert await upgraded.count("p1") == 4
     finally:
         await upgraded.close()
     marker = json.loads((upgraded_dir / "locus-schema.json").read_text())
-    assert marker == {"version": 2}
+    assert marker == {"version": SCHEMA_VERSION}
     assert not (tmp_path / "upgraded.migrating").exists()
+
+
+async def test_the_file_list_sums_each_files_chunks_over_the_pool_ties_by_path(
+    open_index: OpenIndex, make_chunk: Any
+) -> None:
+    """Search's file list: every file of the pool by the sum of its chunks' scores, equal sums
+    in path order, exactly as ranking the whole pool's chunks would list them."""
+    chunks = []
+    for number in range(40):
+        # Files 0-9 share one text under different paths (equal sums: ties by path); the
+        # others match "retry" in 1 to 4 chunks.
+        copies = 2 if number < 10 else 1 + number % 4
+        for copy in range(copies):
+            text = f"def retry_{copy}(attempts):\n    return retry(attempts)  # {number % 3}"
+            if number < 10:
+                text = f"def retry_{copy}(attempts):\n    return retry(attempts)"
+            chunks.append(
+                make_chunk(f"c{number}-{copy}", text, path=f"src/m{(number * 7) % 40:02}.py")
+            )
+    index = await open_index()
+    await index.write([], chunks)
+    project = ChunkFilter(project_id="p1")
+    pool = await index.search("retry attempts", project, 1000)
+    assert len(pool) == len(chunks)
+    for top_files in (1, 5, 10, 12, 40, 100):
+        head, files = await index.search_with_files("retry attempts", project, 7, 1000, top_files)
+        assert [(h.chunk, h.score) for h in head] == [(h.chunk, h.score) for h in pool[:7]]
+        assert files == rank_files(pool, top_files)
+    head, files = await index.search_with_files("retry attempts", project, 7, 1000, 40)
+    sums = [f.score for f in files]
+    assert sums == sorted(sums, reverse=True)
+    assert {f.chunks for f in files} == {1, 2, 3, 4}
+    tied = [f.path for f in files if f.score == files[-1].score]
+    assert len(tied) > 1
+    assert tied == sorted(tied)
+    # A pool smaller than the head, and no file list asked for.
+    assert (await index.search_with_files("retry", project, 5, 0, 0))[1] == []
+    head, _ = await index.search_with_files("nothing matches this", project, 5, 1000, 10)
+    assert head == []

@@ -280,6 +280,41 @@ async def check_cross_file_call_resolves_even_when_the_callee_came_later(
     assert list(symbols_only.symbols) == list(outline.symbols)
     assert not symbols_only.dependencies
 
+    # Several files' callables in one call, in the order asked, each as the outline lists it
+    # but without its docstring; an unknown file is named, not an error.
+    listed = await stack.ast_stub.ListFileSymbols(
+        ast_pb2.ListFileSymbolsRequest(
+            project_id=project_id,
+            file_ids=[files[POLICY], "f_unknown", files[CLIENT]],
+            kinds=[common_pb2.SYMBOL_KIND_FUNCTION, common_pb2.SYMBOL_KIND_METHOD],
+            limit_per_file=3,
+        )
+    )
+    assert [f.file_id for f in listed.files] == [files[POLICY], files[CLIENT]]
+    assert list(listed.missing_file_ids) == ["f_unknown"]
+    callables = [
+        s
+        for s in outline.symbols
+        if s.kind in (common_pb2.SYMBOL_KIND_FUNCTION, common_pb2.SYMBOL_KIND_METHOD)
+    ][:3]
+    assert [s.qualified_name for s in listed.files[1].symbols] == [
+        s.qualified_name for s in callables
+    ]
+    for brief, full in zip(listed.files[1].symbols, callables, strict=True):
+        assert brief.docstring == ""
+        full.docstring = ""
+        assert brief == full
+    everything = await stack.ast_stub.ListFileSymbols(
+        ast_pb2.ListFileSymbolsRequest(project_id=project_id, file_ids=[files[CLIENT]])
+    )
+    assert [s.node_id for s in everything.files[0].symbols] == [s.node_id for s in outline.symbols]
+    # Another project's id lists nothing of this one.
+    elsewhere = await stack.ast_stub.ListFileSymbols(
+        ast_pb2.ListFileSymbolsRequest(project_id="p_other", file_ids=[files[CLIENT]])
+    )
+    assert not elsewhere.files
+    assert list(elsewhere.missing_file_ids) == [files[CLIENT]]
+
 
 async def check_find_symbols_ranks_exact_then_prefix_then_substring_and_pages(
     scanned: dict[str, Any],
@@ -386,6 +421,17 @@ async def check_enrich_returns_symbol_ancestors_and_relations_of_each_chunk(
     assert readme.chunk.chunk_id == readme_chunk.chunk_id
     assert not readme.HasField("symbol")
     assert list(readme.ancestors) == []
+    # What a ranking asks for: the same chunks and symbols, no ancestors, no relations.
+    brief = await stack.ast_stub.Enrich(
+        ast_pb2.EnrichRequest(
+            project_id=project_id, chunk_ids=[upload_chunk.chunk_id], symbols_only=True
+        )
+    )
+    (only,) = brief.chunks
+    assert (only.chunk, only.symbol) == (enriched.chunk, enriched.symbol)
+    assert not (only.ancestors)
+    assert not (only.outgoing)
+    assert not (only.incoming)
     # Another project's id finds nothing: chunk ids are scoped to their project.
     elsewhere = await stack.ast_stub.Enrich(
         ast_pb2.EnrichRequest(project_id="p_other", chunk_ids=[upload_chunk.chunk_id])
@@ -448,6 +494,36 @@ async def check_bad_requests_are_rejected_with_messages_a_person_can_act_on(
         ),
         missing,
         "no file at 'assets/logo.png'",
+    )
+    await expect_error(
+        stub.ListFileSymbols(ast_pb2.ListFileSymbolsRequest(project_id=project_id, file_ids=[" "])),
+        invalid,
+        "file_ids must not be empty",
+    )
+    await expect_error(
+        stub.ListFileSymbols(
+            ast_pb2.ListFileSymbolsRequest(
+                project_id=project_id, file_ids=[f"f_{i}" for i in range(101)]
+            )
+        ),
+        invalid,
+        "at most 100 at once",
+    )
+    await expect_error(
+        stub.ListFileSymbols(
+            ast_pb2.ListFileSymbolsRequest(project_id=project_id, file_ids=["f_1"], kinds=[99])
+        ),
+        invalid,
+        "unknown symbol kind 99",
+    )
+    await expect_error(
+        stub.ListFileSymbols(
+            ast_pb2.ListFileSymbolsRequest(
+                project_id=project_id, file_ids=["f_1"], limit_per_file=-1
+            )
+        ),
+        invalid,
+        "limit_per_file must not be negative",
     )
 
 

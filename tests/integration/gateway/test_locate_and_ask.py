@@ -248,7 +248,7 @@ async def test_every_hop_of_an_ask_is_one_trace_with_the_request_id(
         "/locus.v1.IngestionService/GetProject",
         "/locus.v1.RetrievalService/Search",
         "/locus.v1.AstService/Enrich",
-        "/locus.v1.AstService/GetFileOutline",  # the outline candidates (learned ranker)
+        "/locus.v1.AstService/ListFileSymbols",  # the outline candidates (learned ranker)
         "/locus.v1.ImpactService/Compute",
         "/locus.v1.AnswerService/Generate",
     ):

@@ -151,10 +151,22 @@ class FakeSymbols:
         matches = [s for s in SYMBOLS.values() if request.name in (s.name, s.qualified_name)]
         return ast_pb2.FindSymbolsResponse(symbols=matches)
 
-    async def get_file_outline(self, request: Any) -> Any:
+    async def list_file_symbols(self, request: Any) -> Any:
         self.outlines.append(request)
-        symbols = [s for s in SYMBOLS.values() if s.location.file_id == request.file_id]
-        return ast_pb2.GetFileOutlineResponse(symbols=symbols)
+        return ast_pb2.ListFileSymbolsResponse(
+            files=[
+                ast_pb2.FileSymbols(
+                    file_id=file_id,
+                    symbols=[
+                        s
+                        for s in SYMBOLS.values()
+                        if s.location.file_id == file_id
+                        and (not request.kinds or s.kind in request.kinds)
+                    ][: request.limit_per_file or None],
+                )
+                for file_id in request.file_ids
+            ]
+        )
 
 
 @dataclass

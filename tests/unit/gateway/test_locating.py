@@ -15,7 +15,7 @@ from locus.gateway.domain.requests import RequestKind
 from locus.gateway.locating import LocateQuery, Locator
 from locus.gateway.request_log import OpenRequest
 from locus.rpc import FailedPrecondition, NotFound, Unavailable
-from locus.v1 import retrieval_pb2
+from locus.v1 import common_pb2, retrieval_pb2
 
 pytestmark = pytest.mark.unit
 
@@ -237,4 +237,10 @@ async def test_functions_of_the_best_files_join_the_candidates(service: Any) -> 
     names = [s.symbol.name for s in located.response.symbols]
     assert names[0] == "place_order"
     assert "cancel_order" in names  # in the same file, matched by no chunk
-    assert [r.file_id for r in service.symbols.outlines] == [located.response.files[0].file_id]
+    (outline,) = service.symbols.outlines  # one call for the outlined files
+    assert list(outline.file_ids) == [located.response.files[0].file_id]
+    assert set(outline.kinds) == {
+        common_pb2.SYMBOL_KIND_FUNCTION,
+        common_pb2.SYMBOL_KIND_METHOD,
+        common_pb2.SYMBOL_KIND_CONSTRUCTOR,
+    }

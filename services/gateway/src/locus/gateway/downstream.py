@@ -28,8 +28,8 @@ class SymbolIndex(Protocol):
     async def find_symbols(self, request: Message) -> Message:
         """ast FindSymbols: FindSymbolsRequest → FindSymbolsResponse."""
 
-    async def get_file_outline(self, request: Message) -> Message:
-        """ast GetFileOutline: GetFileOutlineRequest → GetFileOutlineResponse."""
+    async def list_file_symbols(self, request: Message) -> Message:
+        """ast ListFileSymbols: ListFileSymbolsRequest → ListFileSymbolsResponse."""
 
 
 class ImpactAnalysis(Protocol):

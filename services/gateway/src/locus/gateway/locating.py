@@ -22,6 +22,7 @@ import grpc
 from opentelemetry import trace
 
 from locus.gateway.adapters.proto_mapping import (
+    CALLABLE_KIND_VALUES,
     chunk_match,
     file_match,
     graph_neighbors,
@@ -41,7 +42,7 @@ from locus.gateway.domain.ranking import (
     RankingInput,
     SymbolRef,
 )
-from locus.gateway.domain.symbol_kinds import CALLABLE_KINDS, MODULE_KINDS
+from locus.gateway.domain.symbol_kinds import MODULE_KINDS
 from locus.gateway.domain.validation import (
     bounded_count,
     normalize_path_prefix,
@@ -148,7 +149,7 @@ class Locator:
                     ast_pb2.EnrichRequest(
                         project_id=project.project_id,
                         chunk_ids=list(dict.fromkeys(h.chunk.chunk_id for h in hits)),
-                        max_relations=s.enrich_max_relations,
+                        symbols_only=True,
                     )
                 )
             enriched = {e.chunk.chunk_id: e for e in response.chunks}
@@ -326,22 +327,20 @@ class Locator:
     async def _outline_symbols(
         self, project_id: str, ranking: Ranking, entry: OpenRequest
     ) -> list[SymbolRef]:
-        """The functions and methods of the first ranking's best files (ast GetFileOutline),
-        so a function no chunk matched can still be ranked. Best effort, like the graph."""
+        """The functions and methods of the first ranking's best files (ast ListFileSymbols,
+        one call for all of them), so a function no chunk matched can still be ranked. Best
+        effort, like the graph."""
         files = ranking.files[: self._settings.outline_files]
         if not files:
             return []
-        limit = self._settings.outline_symbols_per_file
         try:
             with entry.timed("outline"):
-                responses = await asyncio.gather(
-                    *(
-                        self._symbols.get_file_outline(
-                            ast_pb2.GetFileOutlineRequest(
-                                project_id=project_id, file_id=file.file_id, symbols_only=True
-                            )
-                        )
-                        for file in files
+                response = await self._symbols.list_file_symbols(
+                    ast_pb2.ListFileSymbolsRequest(
+                        project_id=project_id,
+                        file_ids=[file.file_id for file in files],
+                        kinds=CALLABLE_KIND_VALUES,
+                        limit_per_file=self._settings.outline_symbols_per_file,
                     )
                 )
         except ServiceError as error:
@@ -349,11 +348,7 @@ class Locator:
             log.warning("%s", note)
             entry.notes.append(note)
             return []
-        found: list[SymbolRef] = []
-        for response in responses:
-            functions = [symbol_ref(s) for s in response.symbols]
-            found += [s for s in functions if s.kind in CALLABLE_KINDS][:limit]
-        return found
+        return [symbol_ref(s) for listed in response.files for s in listed.symbols]
 
     async def _rerank(
         self, question: str, ranking: Ranking, chunks: dict[str, Any], entry: OpenRequest

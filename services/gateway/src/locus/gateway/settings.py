@@ -60,9 +60,8 @@ class GatewaySettings(ServiceSettings):
     # leave out the methods of a class that many tests call.
     graph_seed_symbols: int = Field(default=8, ge=0, le=50)
     graph_neighbor_limit: int = Field(default=1000, ge=1, le=5000)
-    enrich_max_relations: int = Field(default=20, ge=0)
     # Candidate recall: the functions and methods of the first ranking's best files join the
-    # candidates (ast GetFileOutline; 0 files = off), at most this many per file.
+    # candidates (ast ListFileSymbols; 0 files = off), at most this many per file.
     outline_files: int = Field(default=10, ge=0, le=50)
     outline_symbols_per_file: int = Field(default=200, ge=1, le=5000)
     # Overrides of RankingWeights by field name, as JSON

@@ -21,7 +21,6 @@ from locus.retrieval.domain.model import (
     FusedHit,
     ScoredChunk,
     SearchMode,
-    rank_files,
 )
 from locus.retrieval.domain.ports import BM25Index, Embedder, VectorIndex
 from locus.retrieval.domain.search_request import SearchPlan
@@ -69,19 +68,20 @@ class Searcher:
             path_prefix=plan.path_prefix,
             max_snapshot_seq=max_seq,
         )
-        pool, vector = await asyncio.gather(
+        (lexical, files), vector = await asyncio.gather(
             self._lexical(plan, filters), self._vector(plan, filters)
         )
-        # One lexical search serves both lists: its head is fused, all of it ranks files.
-        lexical = pool[: plan.top_k_lexical]
-        files = rank_files(pool, plan.top_files) if plan.top_files else []
         return SearchResult(fuse(lexical, vector, k=plan.rrf_k, limit=plan.top_k), plan.mode, files)
 
-    async def _lexical(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
+    async def _lexical(
+        self, plan: SearchPlan, filters: ChunkFilter
+    ) -> tuple[list[ScoredChunk], list[FileHit]]:
+        """One lexical search serves both lists: its head is fused, its pool ranks files."""
         if not plan.mode.uses_lexical:
-            return []
-        limit = max(plan.top_k_lexical, plan.file_pool)
-        return await self._bm25.search(plan.query, filters, limit)
+            return [], []
+        return await self._bm25.search_with_files(
+            plan.query, filters, plan.top_k_lexical, plan.file_pool, plan.top_files
+        )
 
     async def _vector(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
         if not plan.mode.uses_vectors:

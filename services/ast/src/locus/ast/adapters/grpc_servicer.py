@@ -19,6 +19,7 @@ from locus.ast.adapters.messages import (
     SYMBOL_KIND_NAMES,
     chunk_message,
     dependency_message,
+    outline_messages,
     relation_message,
     symbol_message,
 )
@@ -36,6 +37,7 @@ MAX_ENRICH_CHUNKS = 500
 DEFAULT_RELATIONS = 20
 MAX_RELATIONS = 200
 MAX_NODE_RELATIONS = 1000
+MAX_LISTED_FILES = 100
 
 
 def _required_id(field: str, value: str, hint: str) -> str:
@@ -163,7 +165,8 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         chunk_ids = list(dict.fromkeys(c.strip() for c in request.chunk_ids if c.strip()))
         found = await self._store.chunks(project_id, chunk_ids)
         by_node = await self._store.symbols_and_ancestors(
-            chunk.symbol_node_id for chunk, _ in found.values()
+            (chunk.symbol_node_id for chunk, _ in found.values()),
+            with_ancestors=not request.symbols_only,
         )
         chunk_symbols = {
             chunk_id: symbol
@@ -171,7 +174,11 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
             if (symbol := by_node.get(chunk.symbol_node_id)) is not None
             and symbol.file_id == file.file_id
         }
-        relations = await self._store.relations_of(list(chunk_symbols.values()), limit)
+        relations = (
+            {}
+            if request.symbols_only
+            else await self._store.relations_of(list(chunk_symbols.values()), limit)
+        )
         response = ast_pb2.EnrichResponse()
         for chunk_id in chunk_ids:
             if chunk_id not in found:
@@ -183,6 +190,8 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
             if symbol is None:
                 continue  # a line window of a file without symbols
             enriched.symbol.CopyFrom(symbol_message(symbol, file))
+            if request.symbols_only:
+                continue
             enriched.ancestors.extend(
                 symbol_message(ancestor, file) for ancestor in _ancestors(symbol, by_node)
             )
@@ -221,6 +230,40 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
             symbols=[symbol_message(symbol, file) for symbol in symbols],
             dependencies=[dependency_message(d) for d in dependencies],
         )
+
+    async def ListFileSymbols(
+        self, request: ast_pb2.ListFileSymbolsRequest, context: grpc.aio.ServicerContext
+    ) -> ast_pb2.ListFileSymbolsResponse:
+        project_id = _project_id(request.project_id)
+        if len(request.file_ids) > MAX_LISTED_FILES:
+            raise InvalidArgument(
+                f"{len(request.file_ids)} file ids; ask for at most {MAX_LISTED_FILES} at once"
+            )
+        file_ids = list(
+            dict.fromkeys(
+                _required_id("file_ids", file_id, "take them from search hits or FindSymbols")
+                for file_id in request.file_ids
+            )
+        )
+        unknown = [kind for kind in request.kinds if kind not in SYMBOL_KIND_NAMES]
+        if unknown:
+            raise InvalidArgument(f"unknown symbol kind {unknown[0]}")
+        if request.limit_per_file < 0:
+            raise InvalidArgument("limit_per_file must not be negative (0 = every symbol)")
+        found = await self._store.outline_symbols(
+            project_id,
+            file_ids,
+            [SYMBOL_KIND_NAMES[kind] for kind in request.kinds],
+            request.limit_per_file,
+        )
+        response = ast_pb2.ListFileSymbolsResponse()
+        for file_id in file_ids:
+            if file_id not in found:
+                response.missing_file_ids.append(file_id)
+                continue
+            file, symbols = found[file_id]
+            response.files.add(file_id=file_id, symbols=outline_messages(symbols, file))
+        return response
 
 
 def _ancestors(symbol: SymbolRow, by_node: dict[str, SymbolRow]) -> list[SymbolRow]:

@@ -7,7 +7,12 @@ from collections.abc import Sequence
 
 from google.protobuf.message import Message
 
-from locus.ast.adapters.store import FileIndex, ResolvedDependency, ResolvedRelation
+from locus.ast.adapters.store import (
+    FileIndex,
+    OutlineSymbol,
+    ResolvedDependency,
+    ResolvedRelation,
+)
 from locus.ast.adapters.tables import ChunkRow, FileRow, SymbolRow
 from locus.ast.domain.language_spec import SourceRoot
 from locus.v1 import common_pb2, events_pb2
@@ -75,6 +80,37 @@ def symbol_message(symbol: SymbolRow, file: FileRow) -> common_pb2.Symbol:
         parent_node_id=symbol.parent_node_id,
         parent_qualified_name=symbol.parent_qualified_name,
     )
+
+
+def outline_messages(symbols: Sequence[OutlineSymbol], file: FileRow) -> list[common_pb2.Symbol]:
+    """Symbols as an outline lists them: everything but their docstrings (the file's part of
+    each location read once: an outline holds hundreds)."""
+    in_file = {
+        "project_id": file.project_id,
+        "snapshot_id": file.snapshot_id,
+        "file_id": file.file_id,
+        "relative_path": file.relative_path,
+        "language": file.language,
+    }
+    return [
+        common_pb2.Symbol(
+            node_id=symbol.node_id,
+            qualified_name=symbol.qualified_name,
+            scope_name=symbol.scope_name,
+            name=symbol.name,
+            kind=SYMBOL_KINDS.get(symbol.kind, common_pb2.SYMBOL_KIND_UNSPECIFIED),
+            location=common_pb2.CodeLocation(
+                start_line=symbol.start_line,
+                end_line=symbol.end_line,
+                node_id=symbol.node_id,
+                **in_file,
+            ),
+            signature=symbol.signature,
+            parent_node_id=symbol.parent_node_id,
+            parent_qualified_name=symbol.parent_qualified_name,
+        )
+        for symbol in symbols
+    ]
 
 
 def relation_message(resolved: ResolvedRelation) -> common_pb2.Relation:

@@ -108,8 +108,8 @@ class AstClient(PeerClient):
     async def enrich(self, request: Any) -> Any:
         return await self.call("Enrich", request)
 
-    async def get_file_outline(self, request: Any) -> Any:
-        return await self.call("GetFileOutline", request)
+    async def list_file_symbols(self, request: Any) -> Any:
+        return await self.call("ListFileSymbols", request)
 
     async def find_symbols(self, request: Any) -> Any:
         return await self.call("FindSymbols", request)

@@ -17,6 +17,7 @@ from locus.gateway.domain.ranking import (
     SymbolRef,
 )
 from locus.gateway.domain.requests import Artifact, ArtifactKind, StoredRequest
+from locus.gateway.domain.symbol_kinds import CALLABLE_KINDS
 from locus.v1 import answer_pb2, common_pb2, gateway_pb2, impact_pb2
 
 _KIND_NAMES: dict[common_pb2.SymbolKind, str] = {
@@ -25,6 +26,7 @@ _KIND_NAMES: dict[common_pb2.SymbolKind, str] = {
     if value != common_pb2.SYMBOL_KIND_UNSPECIFIED
 }
 _KIND_VALUES = {name: value for value, name in _KIND_NAMES.items()}
+CALLABLE_KIND_VALUES = sorted(_KIND_VALUES[name] for name in CALLABLE_KINDS)
 _RELATION_NAMES = {
     common_pb2.RELATION_KIND_CONTAINS: "contains",
     common_pb2.RELATION_KIND_CALLS: "calls",

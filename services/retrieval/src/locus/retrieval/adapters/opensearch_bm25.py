@@ -11,7 +11,13 @@ from opensearchpy import AsyncOpenSearch
 from opensearchpy.helpers import async_bulk
 
 from locus.retrieval.domain.analyzer import analyze, query_terms
-from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, ScoredChunk
+from locus.retrieval.domain.model import (
+    ChunkFilter,
+    FileHit,
+    IndexedChunk,
+    ScoredChunk,
+    rank_files,
+)
 
 ANALYSED_FIELDS = {"text_terms": 1.0, "symbol_terms": 1.5, "name_terms": 3.0, "path_terms": 1.5}
 KEYWORD_FIELDS = ("chunk_id", "file_id", "project_id", "subsystem", "language", "path")
@@ -97,6 +103,12 @@ class OpenSearchBM25Index:
             ScoredChunk(IndexedChunk.from_payload(hit["_source"]["payload"]), float(hit["_score"]))
             for hit in response["hits"]["hits"]
         ]
+
+    async def search_with_files(
+        self, query: str, filters: ChunkFilter, limit: int, pool: int, top_files: int
+    ) -> tuple[list[ScoredChunk], list[FileHit]]:
+        found = await self.search(query, filters, max(limit, pool))
+        return found[:limit], rank_files(found, top_files)
 
     async def count(self, project_id: str) -> int:
         response = await self._require().count(

@@ -2,11 +2,16 @@
 analyzer and indexed as its terms joined by spaces, which tantivy's built-in ``whitespace``
 tokenizer cuts again, so no custom tokenizer has to be registered after ``Index.open`` and
 queries use exactly the same tokens (as term queries). The analysed fields keep term
-frequencies only (BM25 needs no positions), so the terms' order and offsets do not matter."""
+frequencies only (BM25 needs no positions), so the terms' order and offsets do not matter.
+
+Search's file list sums the scores of a pool of 2,000 chunks per file: each chunk keeps a 64-bit
+key of its file as a fast field (a column read for the whole pool at once), and only the chunks
+of the files that can make the list are read from the store."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -14,17 +19,25 @@ import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import tantivy
 
 from locus.retrieval.domain.analyzer import indexed_terms, query_terms
 from locus.retrieval.domain.errors import IndexIncompatible
-from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, ScoredChunk
+from locus.retrieval.domain.model import (
+    ChunkFilter,
+    FileHit,
+    IndexedChunk,
+    ScoredChunk,
+    best_files,
+)
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: analysed fields cut by the whitespace tokenizer (were pre-tokenized)
-_MIGRATABLE = frozenset({1})  # older schemas rewritten from their stored payloads at open
+# 2: analysed fields cut by the whitespace tokenizer (were pre-tokenized); 3: file_key.
+SCHEMA_VERSION = 3
+_MIGRATABLE = frozenset({1, 2})  # older schemas rewritten from their stored payloads at open
 _MARKER = "locus-schema.json"
 # Analysed fields and their weight in a query: the name a chunk defines says most, then its
 # qualified name and path, then one occurrence somewhere in a body.
@@ -38,6 +51,7 @@ def build_schema() -> tantivy.Schema:
         builder.add_text_field(name, tokenizer_name="raw", index_option="basic")
     builder.add_text_field("snapshot_id", tokenizer_name="raw", index_option="basic")
     builder.add_integer_field("snapshot_seq", indexed=True, fast=True)
+    builder.add_unsigned_field("file_key", fast=True)
     for name in ANALYSED_FIELDS:
         builder.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
     builder.add_bytes_field("payload", stored=True)
@@ -60,6 +74,12 @@ def _finish_migration(directory: Path) -> None:
         os.replace(directory, retired)
     os.replace(staged, directory)
     shutil.rmtree(retired, ignore_errors=True)
+
+
+def file_key(file_id: str) -> int:
+    """A 64-bit key of the file (two of the files a pool holds share one with a chance of
+    about 2**-45: their chunks would be summed as one file's)."""
+    return int.from_bytes(hashlib.blake2b(file_id.encode(), digest_size=8).digest(), "big")
 
 
 def _regex_literal(text: str) -> str:
@@ -115,8 +135,7 @@ class TantivyBM25Index:
         count = searcher.num_docs
         hits = searcher.search(tantivy.Query.all_query(), count).hits if count else []
         for _, address in hits:
-            payload = json.loads(bytes(searcher.doc(address)["payload"][0]))
-            writer.add_document(self._document(IndexedChunk.from_payload(payload)))
+            writer.add_document(self._document(_chunk_at(searcher, address)))
         writer.commit()
         writer.wait_merging_threads()
         (staged / _MARKER).write_text(json.dumps({"version": SCHEMA_VERSION}))
@@ -168,6 +187,7 @@ class TantivyBM25Index:
             document.add_text(name, getattr(chunk, name))
         document.add_text("snapshot_id", chunk.snapshot_id)
         document.add_integer("snapshot_seq", chunk.snapshot_seq)
+        document.add_unsigned("file_key", file_key(chunk.file_id))
         document.add_text("text", indexed_terms(chunk.text))
         document.add_text("symbol", indexed_terms(chunk.symbol_qualified_name))
         document.add_text("name", indexed_terms(chunk.symbol_name))
@@ -180,6 +200,52 @@ class TantivyBM25Index:
 
     def _search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
         index, _ = self._ready()
+        searcher = index.searcher()
+        return [
+            ScoredChunk(_chunk_at(searcher, address), float(score))
+            for score, address in self._hits(searcher, query, filters, limit)
+        ]
+
+    async def search_with_files(
+        self, query: str, filters: ChunkFilter, limit: int, pool: int, top_files: int
+    ) -> tuple[list[ScoredChunk], list[FileHit]]:
+        return await asyncio.to_thread(
+            self._search_with_files, query, filters, limit, pool, top_files
+        )
+
+    def _search_with_files(
+        self, query: str, filters: ChunkFilter, limit: int, pool: int, top_files: int
+    ) -> tuple[list[ScoredChunk], list[FileHit]]:
+        index, _ = self._ready()
+        searcher = index.searcher()
+        hits = self._hits(searcher, query, filters, max(limit, pool))
+        head = [
+            ScoredChunk(_chunk_at(searcher, address), float(score))
+            for score, address in hits[:limit]
+        ]
+        if top_files <= 0 or not hits:
+            return head, []
+        # Every document of this schema has the column (older schemas are rewritten at open).
+        keys = cast(
+            list[int], searcher.fast_field_values("file_key", [address for _, address in hits])
+        )
+        first: dict[int, tantivy.DocAddress] = {}
+        for key, (_, address) in zip(keys, hits, strict=True):
+            first.setdefault(key, address)
+        known = {file_key(scored.chunk.file_id): scored.chunk for scored in head}
+
+        def describe(wanted: Sequence[int]) -> dict[int, IndexedChunk]:
+            return {
+                key: known[key] if key in known else _chunk_at(searcher, first[key])
+                for key in wanted
+            }
+
+        scores = [float(score) for score, _ in hits]
+        return head, best_files(zip(keys, scores, strict=True), top_files, describe)
+
+    def _hits(
+        self, searcher: tantivy.Searcher, query: str, filters: ChunkFilter, limit: int
+    ) -> list[tuple[float, tantivy.DocAddress]]:
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
@@ -196,15 +262,8 @@ class TantivyBM25Index:
             (tantivy.Occur.Must, tantivy.Query.const_score_query(condition, 0.0))
             for condition in self._filter_queries(filters)
         ]
-        searcher = index.searcher()
         result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
-        return [
-            ScoredChunk(
-                IndexedChunk.from_payload(json.loads(bytes(searcher.doc(address)["payload"][0]))),
-                float(score),
-            )
-            for score, address in result.hits
-        ]
+        return list(result.hits)
 
     def _filter_queries(self, filters: ChunkFilter) -> list[tantivy.Query]:
         schema = self._schema
@@ -240,3 +299,7 @@ class TantivyBM25Index:
         query = tantivy.Query.term_query(self._schema, "project_id", project_id)
         result = index.searcher().search(query, 1, count=True)
         return int(getattr(result, "count", 0) or 0)
+
+
+def _chunk_at(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> IndexedChunk:
+    return IndexedChunk.from_payload(json.loads(bytes(searcher.doc(address)["payload"][0])))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
+FileKey = TypeVar("FileKey", bound=Hashable)
 _LAST_NAME = re.compile(r"\w+$")
 
 
@@ -140,26 +141,49 @@ class FileHit:
     chunks: int
 
 
-def rank_files(pool: list[ScoredChunk], limit: int) -> list[FileHit]:
+def rank_files(pool: Sequence[ScoredChunk], limit: int) -> list[FileHit]:
     """The files of a lexical pool, best first by the sum of their chunks' scores (a file that
     matches the question in many places is more likely the one), ties by path."""
-    sums: dict[str, list[float]] = {}
     first: dict[str, IndexedChunk] = {}
     for scored in pool:
-        sums.setdefault(scored.chunk.file_id, []).append(scored.score)
         first.setdefault(scored.chunk.file_id, scored.chunk)
-    ordered = sorted(sums, key=lambda f: (-sum(sums[f]), first[f].path))[:limit]
+    return best_files(
+        [(scored.chunk.file_id, scored.score) for scored in pool], limit, lambda _: first
+    )
+
+
+def best_files(
+    pool: Iterable[tuple[FileKey, float]],
+    limit: int,
+    describe: Callable[[Sequence[FileKey]], Mapping[FileKey, IndexedChunk]],
+) -> list[FileHit]:
+    """``rank_files`` of a pool known by file keys and chunk scores only: ``describe`` gives a
+    chunk of each file it is asked for (its id, path and language), and it is asked only for
+    the files that can be listed, those scoring at least the ``limit``-th best (the ties are
+    broken by path). An index reads a few chunks instead of the whole pool."""
+    if limit <= 0:
+        return []
+    scores: dict[FileKey, list[float]] = {}
+    for key, score in pool:
+        scores.setdefault(key, []).append(score)
+    totals = {key: sum(values) for key, values in scores.items()}
+    ordered = sorted(totals, key=totals.__getitem__, reverse=True)
+    if len(ordered) > limit:
+        floor = totals[ordered[limit - 1]]
+        ordered = [key for key in ordered if totals[key] >= floor]
+    chunks = describe(ordered)
+    ordered.sort(key=lambda key: (-totals[key], chunks[key].path))
     return [
         FileHit(
-            file_id=file_id,
-            path=first[file_id].path,
-            language=first[file_id].language,
+            file_id=chunks[key].file_id,
+            path=chunks[key].path,
+            language=chunks[key].language,
             rank=rank,
-            score=sum(sums[file_id]),
-            best_score=max(sums[file_id]),
-            chunks=len(sums[file_id]),
+            score=totals[key],
+            best_score=max(scores[key]),
+            chunks=len(scores[key]),
         )
-        for rank, file_id in enumerate(ordered, start=1)
+        for rank, key in enumerate(ordered[:limit], start=1)
     ]
 
 

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from locus.retrieval.domain.model import (
     ChunkFilter,
     EmbeddedChunk,
+    FileHit,
     FileReport,
     IndexedChunk,
     ScoredChunk,
@@ -33,6 +34,13 @@ class BM25Index(Protocol):
 
     async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
         """Best first; an empty list when no term of the query occurs."""
+        ...
+
+    async def search_with_files(
+        self, query: str, filters: ChunkFilter, limit: int, pool: int, top_files: int
+    ) -> tuple[list[ScoredChunk], list[FileHit]]:
+        """``search(limit)`` and the ``top_files`` best files of the best ``max(limit, pool)``
+        chunks, exactly as ``rank_files`` lists them (Search's file list)."""
         ...
 
     async def count(self, project_id: str) -> int: ...
