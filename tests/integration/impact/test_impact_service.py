@@ -258,3 +258,58 @@ async def test_graphs_are_rebuilt_after_changes_and_survive_a_restart(
         assert UPLOAD in impacted(response)
     finally:
         await second.close()
+
+
+async def test_each_seed_answers_what_one_call_per_seed_would(impact: Any) -> None:
+    """each_seed: every seed walked alone in one call, as the gateway's graph hop asks; an
+    unknown seed is left out and named in the trailers, all unknown is NOT_FOUND."""
+    await impact.publish_files("j1", 1, *ALL_FILES)
+    client, errors = impact.files["client.py"], impact.files["errors.py"]
+    seeds = [impact.files["policy.py"].node_id(ENFORCE), client.node_id(UPLOAD)]
+    call = impact.stub.Compute(
+        impact_pb2.ComputeImpactRequest(
+            project_id=impact.project_id,
+            seed_node_ids=[*seeds, "n_missing"],
+            seed_file_ids=[errors.file_id],
+            depth=1,
+            limit=5,
+            each_seed=True,
+        )
+    )
+    response = await call
+    trailers = dict(await call.trailing_metadata())
+
+    assert not response.symbols
+    assert [(s.seed_node_id, s.seed_file_id) for s in response.each_seed] == [
+        (seeds[0], ""),
+        (seeds[1], ""),
+        ("", errors.file_id),
+    ]
+    for walked in response.each_seed:
+        alone = await impact.compute(
+            seed_node_ids=[walked.seed_node_id] if walked.seed_node_id else [],
+            seed_file_ids=[walked.seed_file_id] if walked.seed_file_id else [],
+            depth=1,
+            limit=5,
+        )
+        assert list(walked.symbols) == list(alone.symbols)
+        assert list(walked.files) == list(alone.files)
+    assert UPLOAD in impacted(response.each_seed[0])  # the caller of enforce_retry_limit
+    assert trailers["locus-unknown-seed-node-ids"] == "n_missing"
+
+    for request, code, words in [
+        (
+            {"seed_node_ids": ["n_missing"], "each_seed": True},
+            grpc.StatusCode.NOT_FOUND,
+            "n_missing",
+        ),
+        (
+            {"seed_node_ids": [f"n_{i}" for i in range(51)], "each_seed": True},
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "at most 50 seeds",
+        ),
+    ]:
+        with pytest.raises(grpc.aio.AioRpcError) as error:
+            await impact.compute(**request)
+        assert error.value.code() == code, request
+        assert words in (error.value.details() or "")

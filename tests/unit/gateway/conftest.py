@@ -178,9 +178,15 @@ class FakeImpact:
         self.requests.append(request)
         if self.error is not None:
             raise self.error
-        return impact_pb2.ComputeImpactResponse(
-            symbols=[impact_pb2.ImpactedSymbol(symbol=CHARGE, score=0.5, distance=1)]
-        )
+        impacted = [impact_pb2.ImpactedSymbol(symbol=CHARGE, score=0.5, distance=1)]
+        if request.each_seed:
+            return impact_pb2.ComputeImpactResponse(
+                each_seed=[
+                    impact_pb2.SeedImpact(seed_node_id=seed, symbols=impacted)
+                    for seed in request.seed_node_ids
+                ]
+            )
+        return impact_pb2.ComputeImpactResponse(symbols=impacted)
 
 
 class FakeAnswerStream:

@@ -111,10 +111,11 @@ async def test_locate_asks_each_hop_and_ranks(service: Any) -> None:
     ]
     assert [s.symbol.name for s in response.files[0].symbols] == ["place_order", "cancel_order"]
 
-    *graph, impact = service.impact.requests  # one hop per seed for the ranking, then impact
-    assert {r.depth for r in graph} == {1}
-    assert all(len(r.seed_node_ids) == 1 for r in graph)
-    assert ["n:shop.orders.OrderService.place_order"] in [list(r.seed_node_ids) for r in graph]
+    # One call walks one hop from each seed alone (for the ranking), then impact.
+    graph, impact = service.impact.requests
+    assert (graph.depth, graph.each_seed) == (1, True)
+    assert "n:shop.orders.OrderService.place_order" in graph.seed_node_ids
+    assert not impact.each_seed
     # the impact of the ranking's top impact_seed_symbols (2)
     assert list(impact.seed_node_ids) == [s.symbol.node_id for s in response.symbols[:2]]
     assert impact.depth == service.settings.default_impact_depth

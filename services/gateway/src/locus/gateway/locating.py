@@ -298,19 +298,18 @@ class Locator:
         ]
         if not seeds:
             return []
-        # One call per seed, each with its share of the neighbour budget: in one call, a big
-        # class's callers would crowd out the members of a small one.
+        # Each seed walked alone (one call, each_seed), each with its share of the neighbour
+        # budget: walked together, a big class's callers would crowd out a small one's members.
         share = max(self._settings.graph_neighbor_limit // len(seeds), 10)
         try:
             with entry.timed("graph"):
-                responses = await asyncio.gather(
-                    *(
-                        self._impact.compute(
-                            impact_pb2.ComputeImpactRequest(
-                                project_id=project_id, seed_node_ids=[seed], depth=1, limit=share
-                            )
-                        )
-                        for seed in seeds
+                response = await self._impact.compute(
+                    impact_pb2.ComputeImpactRequest(
+                        project_id=project_id,
+                        seed_node_ids=seeds,
+                        depth=1,
+                        limit=share,
+                        each_seed=True,
                     )
                 )
         except ServiceError as error:
@@ -320,8 +319,8 @@ class Locator:
             return []
         return [
             neighbor
-            for seed, response in zip(seeds, responses, strict=True)
-            for neighbor in graph_neighbors(seed, response)
+            for walked in response.each_seed
+            for neighbor in graph_neighbors(walked.seed_node_id, walked)
         ]
 
     async def _outline_symbols(

@@ -65,8 +65,8 @@ def symbol_ref(symbol: Any) -> SymbolRef:
     )
 
 
-def graph_neighbors(seed_node_id: str, response: Any) -> list[GraphNeighbor]:
-    """The symbols of an impact ComputeImpactResponse for one seed, as one-hop neighbours."""
+def graph_neighbors(seed_node_id: str, walked: Any) -> list[GraphNeighbor]:
+    """The symbols impact reached from one seed (a SeedImpact), as one-hop neighbours."""
     return [
         GraphNeighbor(
             symbol=symbol_ref(impacted.symbol),
@@ -74,7 +74,7 @@ def graph_neighbors(seed_node_id: str, response: Any) -> list[GraphNeighbor]:
             relation=_RELATION_NAMES.get(impacted.reason[0].relation, ""),
             reverse=impacted.reason[0].reverse,
         )
-        for impacted in response.symbols
+        for impacted in walked.symbols
         if impacted.reason and impacted.symbol.node_id
     ]
 

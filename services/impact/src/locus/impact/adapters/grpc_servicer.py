@@ -15,8 +15,10 @@ import grpc
 from locus.impact.adapters.graph_cache import ProjectGraphs
 from locus.impact.adapters.messages import impacted_file_message, impacted_symbol_message
 from locus.impact.domain import (
+    MAX_EACH_SEEDS,
     InvalidImpactQuery,
     SeedsNotFound,
+    compute_each_seed,
     compute_impact,
     validate_query,
 )
@@ -48,6 +50,12 @@ class ImpactServicer(impact_pb2_grpc.ImpactServiceServicer):
             )
         except InvalidImpactQuery as error:
             raise InvalidArgument(str(error)) from error
+        seeds = len(query.seed_node_ids) + len(query.seed_file_ids)
+        if request.each_seed and seeds > MAX_EACH_SEEDS:
+            raise InvalidArgument(
+                f"each_seed walks at most {MAX_EACH_SEEDS} seeds one by one, got {seeds}: "
+                "split the request"
+            )
         graph = await self._graphs.graph_for(query.project_id)
         if graph is None:
             raise NotFound(
@@ -55,22 +63,56 @@ class ImpactServicer(impact_pb2_grpc.ImpactServiceServicer):
                 "scan the project first (impact indexes what the ast service parses)"
             )
         try:
-            result = await asyncio.to_thread(compute_impact, graph, query)
+            if request.each_seed:
+                each = await asyncio.to_thread(compute_each_seed, graph, query)
+            else:
+                result = await asyncio.to_thread(compute_impact, graph, query)
         except SeedsNotFound as error:
             raise NotFound(str(error)) from error
-        trailers = []
-        if result.unknown_seed_node_ids:
-            trailers.append(
-                (UNKNOWN_NODES_METADATA, ",".join(result.unknown_seed_node_ids[:_MAX_LISTED]))
+        if not request.each_seed:
+            _report_unknown_seeds(
+                context,
+                query.project_id,
+                result.unknown_seed_node_ids,
+                result.unknown_seed_file_ids,
             )
-        if result.unknown_seed_file_ids:
-            trailers.append(
-                (UNKNOWN_FILES_METADATA, ",".join(result.unknown_seed_file_ids[:_MAX_LISTED]))
+            return impact_pb2.ComputeImpactResponse(
+                symbols=[impacted_symbol_message(query.project_id, s) for s in result.symbols],
+                files=[impacted_file_message(f) for f in result.files],
             )
-        if trailers:
-            log.info("ignored unknown seeds of project %s: %s", query.project_id, trailers)
-            context.set_trailing_metadata(tuple(trailers))
-        return impact_pb2.ComputeImpactResponse(
-            symbols=[impacted_symbol_message(query.project_id, s) for s in result.symbols],
-            files=[impacted_file_message(f) for f in result.files],
+        walked = {seed.seed_node_id or seed.seed_file_id for seed in each}
+        _report_unknown_seeds(
+            context,
+            query.project_id,
+            tuple(n for n in query.seed_node_ids if n not in walked),
+            tuple(f for f in query.seed_file_ids if f not in walked),
         )
+        return impact_pb2.ComputeImpactResponse(
+            each_seed=[
+                impact_pb2.SeedImpact(
+                    seed_node_id=seed.seed_node_id,
+                    seed_file_id=seed.seed_file_id,
+                    symbols=[
+                        impacted_symbol_message(query.project_id, s) for s in seed.result.symbols
+                    ],
+                    files=[impacted_file_message(f) for f in seed.result.files],
+                )
+                for seed in each
+            ]
+        )
+
+
+def _report_unknown_seeds(
+    context: grpc.aio.ServicerContext,
+    project_id: str,
+    node_ids: tuple[str, ...],
+    file_ids: tuple[str, ...],
+) -> None:
+    trailers = []
+    if node_ids:
+        trailers.append((UNKNOWN_NODES_METADATA, ",".join(node_ids[:_MAX_LISTED])))
+    if file_ids:
+        trailers.append((UNKNOWN_FILES_METADATA, ",".join(file_ids[:_MAX_LISTED])))
+    if trailers:
+        log.info("ignored unknown seeds of project %s: %s", project_id, trailers)
+        context.set_trailing_metadata(tuple(trailers))

@@ -22,7 +22,14 @@ from locus.impact.domain.model import (
     RelationKind,
     SymbolKind,
 )
-from locus.impact.domain.traversal import EDGE_WEIGHTS, compute_impact, validate_query
+from locus.impact.domain.traversal import (
+    EDGE_WEIGHTS,
+    MAX_EACH_SEEDS,
+    SeedResult,
+    compute_each_seed,
+    compute_impact,
+    validate_query,
+)
 from locus.impact.domain.versions import (
     HeldVersion,
     UpdateDecision,
@@ -33,6 +40,7 @@ from locus.impact.domain.versions import (
 
 __all__ = [
     "EDGE_WEIGHTS",
+    "MAX_EACH_SEEDS",
     "CodeGraph",
     "GraphDependency",
     "GraphFile",
@@ -49,11 +57,13 @@ __all__ = [
     "InvalidParsedFile",
     "ParsedFile",
     "RelationKind",
+    "SeedResult",
     "SeedsNotFound",
     "SymbolKind",
     "UpdateDecision",
     "build_graph",
     "check_parsed_file",
+    "compute_each_seed",
     "compute_impact",
     "decide_update",
     "is_complete",

@@ -10,7 +10,7 @@ path never visits a node twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from locus.impact.domain.errors import InvalidImpactQuery, SeedsNotFound
 from locus.impact.domain.graph import CodeGraph
@@ -27,6 +27,7 @@ DEFAULT_DEPTH = 2
 MAX_DEPTH = 5
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 1000
+MAX_EACH_SEEDS = 50  # seeds of one query walked one by one (each_seed)
 DISTANCE_DECAY = 0.7
 MIN_SCORE = 0.005
 
@@ -203,3 +204,27 @@ def _rank_files(
     ]
     files.sort(key=lambda f: (-f.score, f.distance, f.file.relative_path))
     return files
+
+
+@dataclass(frozen=True)
+class SeedResult:
+    seed_node_id: str  # one of the two
+    seed_file_id: str
+    result: ImpactResult
+
+
+def compute_each_seed(graph: CodeGraph, query: ImpactQuery) -> list[SeedResult]:
+    """``compute_impact`` from each seed alone, node seeds then file seeds: what one query per
+    seed answers. Seeds not in the graph are left out; SeedsNotFound when none is."""
+    results: list[SeedResult] = []
+    for node_id in query.seed_node_ids:
+        if node_id in graph.symbols:
+            alone = replace(query, seed_node_ids=(node_id,), seed_file_ids=())
+            results.append(SeedResult(node_id, "", compute_impact(graph, alone)))
+    for file_id in query.seed_file_ids:
+        if file_id in graph.files:
+            alone = replace(query, seed_node_ids=(), seed_file_ids=(file_id,))
+            results.append(SeedResult("", file_id, compute_impact(graph, alone)))
+    if not results:
+        raise SeedsNotFound(query.project_id, query.seed_node_ids, query.seed_file_ids)
+    return results
