@@ -167,8 +167,19 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
     file_rank = {f.file_id: i for i, f in enumerate(ranking.files, start=1)}
     file_score = {f.file_id: f.score for f in ranking.files}
     symbols_by_file: dict[str, list[RankedSymbol]] = defaultdict(list)
+    place_in_file: list[int] = []  # per ranking.symbols entry: 1 = its file's best
     for symbol in ranking.symbols:
-        symbols_by_file[symbol.symbol.file_id].append(symbol)
+        siblings = symbols_by_file[symbol.symbol.file_id]
+        siblings.append(symbol)
+        place_in_file.append(len(siblings))
+    # A file's path features, computed once for all its symbols.
+    path_features: dict[tuple[str, str], list[float]] = {}
+
+    def path_features_of(relative_path: str, language: str) -> list[float]:
+        key = (relative_path, language)
+        if key not in path_features:
+            path_features[key] = _path_features(relative_path, language, words, language_share)
+        return path_features[key]
 
     symbol_rows = []
     symbol_cues: dict[str, dict[str, float]] = {}
@@ -176,7 +187,6 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
         ref = ranked.symbol
         cues = _signal_sums(ranked.evidence)
         symbol_cues[ref.node_id] = cues
-        siblings = symbols_by_file[ref.file_id]
         row = [
             *question,
             *_retrieval_features(
@@ -184,14 +194,14 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             ),
             *(cues.get(signal, 0.0) for signal in CUE_SIGNALS),
             cues.get("path_role", 0.0),
-            *_path_features(ref.relative_path, ref.language, words, language_share),
+            *path_features_of(ref.relative_path, ref.language),
             *_kind_one_hot(feature_kind(ref.kind)),
             math.log1p(max(ref.end_line - ref.start_line + 1, 0)),
             1.0 if ref.node_id in named else 0.0,
             *(1.0 if r in relations.get(ref.node_id, ()) else 0.0 for r in RELATIONS),
             1.0 / file_rank[ref.file_id] if ref.file_id in file_rank else 0.0,
             _ratio(file_score.get(ref.file_id, 0.0), top_file),
-            1.0 / (1 + next(i for i, s in enumerate(siblings) if s is ranked)),
+            1.0 / place_in_file[rank - 1],
             _name_word_share(ref.name, words),
             # Only in its file's outline: no chunk, name lookup or graph hop brought it.
             0.0
@@ -224,7 +234,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             *(cues.get(signal, 0.0) for signal in CUE_SIGNALS),
             *(best_cues[signal] for signal in CUE_SIGNALS),
             cues.get("path_role", 0.0),
-            *_path_features(ranked_file.relative_path, ranked_file.language, words, language_share),
+            *path_features_of(ranked_file.relative_path, ranked_file.language),
             float(len(members)),
             float(sum(1 for s in members if s.symbol.node_id in named)),
             float(sum(1 for s in members if s.symbol.node_id in relations)),

@@ -274,6 +274,10 @@ class _SymbolCandidate:
     hits: list[tuple[float, ChunkMatch]] = field(default_factory=list)
 
 
+# A symbol's retrieval score and evidence, and its cue boost and evidence.
+_SymbolParts = tuple[tuple[float, list[Evidence]], tuple[float, tuple[Evidence, ...]]]
+
+
 @dataclass
 class _FileCandidate:
     file_id: str
@@ -361,13 +365,25 @@ class RankingV1:
             file_id: self._file_cues(path, request.cues) for file_id, path in file_paths.items()
         }
 
+        # What a symbol's chunks and the question's cues give it: scored twice with graph
+        # neighbours (before and after their boosts), worked out once.
+        parts: dict[str, _SymbolParts] = {}
+
+        def parts_of(candidate: _SymbolCandidate) -> _SymbolParts:
+            found = parts.get(candidate.ref.node_id)
+            if found is None:
+                found = parts[candidate.ref.node_id] = (
+                    self._retrieval(candidate.hits),
+                    self._symbol_cues(candidate.ref, request.cues, counts),
+                )
+            return found
+
         graph_boosts: dict[str, tuple[float, Evidence]] = {}
         if request.graph_neighbors and w.graph:
             first = {
                 node_id: self._score_symbol(
                     candidate,
-                    request.cues,
-                    counts,
+                    parts_of(candidate),
                     file_cues.get(candidate.ref.file_id, (0.0, ()))[0],
                     lift_tests,
                 ).score
@@ -391,8 +407,7 @@ class RankingV1:
             path_boost = file_cues.get(candidate.ref.file_id, (0.0, ()))[0]
             scored = self._score_symbol(
                 candidate,
-                request.cues,
-                counts,
+                parts_of(candidate),
                 path_boost,
                 lift_tests,
                 graph_boosts.get(candidate.ref.node_id),
@@ -501,16 +516,14 @@ class RankingV1:
     def _score_symbol(
         self,
         candidate: _SymbolCandidate,
-        cues: QuestionCues,
-        counts: _Counts,
+        parts: _SymbolParts,
         file_path_boost: float,
         lift_tests: bool,
         graph_boost: tuple[float, Evidence] | None = None,
     ) -> _Scored:
         w = self.weights
         ref = candidate.ref
-        retrieval, retrieval_evidence = self._retrieval(candidate.hits)
-        boost, cue_evidence = self._symbol_cues(ref, cues, counts)
+        (retrieval, retrieval_evidence), (boost, cue_evidence) = parts
         if graph_boost is not None:
             boost += graph_boost[0]
             cue_evidence += (graph_boost[1],)
