@@ -132,19 +132,34 @@ def compute_impact(graph: CodeGraph, query: ImpactQuery) -> ImpactResult:
             if held is None or reach.score > held[0]:
                 best[node_id] = (reach.score, distance)
 
-    impacted = [
-        ImpactedSymbol(
+    # Everything reached is ordered; only what the two lists show gets its reason chain.
+    ordered = [(round(score, 6), distance, node_id) for node_id, (score, distance) in best.items()]
+    ordered.sort(key=lambda r: (-r[0], r[1], graph.symbols[r[2]].qualified_name, r[2]))
+
+    def impacted(score: float, distance: int, node_id: str) -> ImpactedSymbol:
+        return ImpactedSymbol(
             symbol=graph.symbols[node_id],
-            score=round(score, 6),
+            score=score,
             distance=distance,
             reason=_chain(layers, node_id, distance),
         )
-        for node_id, (score, distance) in best.items()
-    ]
-    impacted.sort(key=lambda s: (-s.score, s.distance, s.symbol.qualified_name, s.symbol.node_id))
+
+    files = []
+    for file_id, best_symbol in _rank_files(graph, ordered, set(query.seed_file_ids))[
+        : query.limit
+    ]:
+        item = impacted(*best_symbol)
+        files.append(
+            ImpactedFile(
+                file=graph.files[file_id],
+                score=item.score,
+                distance=item.distance,
+                reason=item.reason,
+            )
+        )
     return ImpactResult(
-        symbols=tuple(impacted[: query.limit]),
-        files=tuple(_rank_files(graph, impacted, set(query.seed_file_ids))[: query.limit]),
+        symbols=tuple(impacted(*r) for r in ordered[: query.limit]),
+        files=tuple(files),
         unknown_seed_node_ids=unknown_nodes,
         unknown_seed_file_ids=unknown_files,
     )
@@ -190,19 +205,17 @@ def _chain(layers: list[dict[str, _Reach]], node_id: str, distance: int) -> tupl
 
 
 def _rank_files(
-    graph: CodeGraph, impacted: list[ImpactedSymbol], seed_file_ids: set[str]
-) -> list[ImpactedFile]:
-    """A file is as impacted as its most impacted symbol (which gives it its reason chain)."""
-    best: dict[str, ImpactedSymbol] = {}
-    for item in impacted:  # already ranked: the first symbol seen per file is its best
-        file_id = item.symbol.file_id
+    graph: CodeGraph, ordered: list[tuple[float, int, str]], seed_file_ids: set[str]
+) -> list[tuple[str, tuple[float, int, str]]]:
+    """A file is as impacted as its most impacted symbol (which gives it its reason chain):
+    each file with the (score, distance, node id) of that symbol, most impacted first."""
+    best: dict[str, tuple[float, int, str]] = {}
+    for item in ordered:  # already ranked: the first symbol seen per file is its best
+        file_id = graph.symbols[item[2]].file_id
         if file_id not in seed_file_ids and file_id in graph.files:
             best.setdefault(file_id, item)
-    files = [
-        ImpactedFile(file=graph.files[file_id], score=s.score, distance=s.distance, reason=s.reason)
-        for file_id, s in best.items()
-    ]
-    files.sort(key=lambda f: (-f.score, f.distance, f.file.relative_path))
+    files = list(best.items())
+    files.sort(key=lambda f: (-f[1][0], f[1][1], graph.files[f[0]].relative_path))
     return files
 
 
