@@ -49,6 +49,11 @@ def _required_id(field: str, value: str, hint: str) -> str:
     return value
 
 
+def _at_most(count: int, limit: int, what: str) -> None:
+    if count > limit:
+        raise InvalidArgument(f"{count} {what}; ask for at most {limit} at once")
+
+
 def _project_id(value: str) -> str:
     return _required_id(
         "project_id", value, "give the project's id (p_…), as ingestion's GetProject returns it"
@@ -155,10 +160,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         self, request: ast_pb2.EnrichRequest, context: grpc.aio.ServicerContext
     ) -> ast_pb2.EnrichResponse:
         project_id = _project_id(request.project_id)
-        if len(request.chunk_ids) > MAX_ENRICH_CHUNKS:
-            raise InvalidArgument(
-                f"{len(request.chunk_ids)} chunk ids; ask for at most {MAX_ENRICH_CHUNKS} at once"
-            )
+        _at_most(len(request.chunk_ids), MAX_ENRICH_CHUNKS, "chunk ids")
         if request.max_relations < 0:
             raise InvalidArgument("max_relations must not be negative (0 = server default)")
         limit = min(request.max_relations or DEFAULT_RELATIONS, MAX_RELATIONS)
@@ -235,10 +237,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         self, request: ast_pb2.ListFileSymbolsRequest, context: grpc.aio.ServicerContext
     ) -> ast_pb2.ListFileSymbolsResponse:
         project_id = _project_id(request.project_id)
-        if len(request.file_ids) > MAX_LISTED_FILES:
-            raise InvalidArgument(
-                f"{len(request.file_ids)} file ids; ask for at most {MAX_LISTED_FILES} at once"
-            )
+        _at_most(len(request.file_ids), MAX_LISTED_FILES, "file ids")
         file_ids = list(
             dict.fromkeys(
                 _required_id("file_ids", file_id, "take them from search hits or FindSymbols")

@@ -56,61 +56,61 @@ def location(
     file: FileRow, start_line: int, end_line: int, node_id: str = ""
 ) -> common_pb2.CodeLocation:
     return common_pb2.CodeLocation(
-        project_id=file.project_id,
-        snapshot_id=file.snapshot_id,
-        file_id=file.file_id,
-        relative_path=file.relative_path,
-        start_line=start_line,
-        end_line=end_line,
-        language=file.language,
-        node_id=node_id,
+        start_line=start_line, end_line=end_line, node_id=node_id, **_in_file(file)
     )
 
 
-def symbol_message(symbol: SymbolRow, file: FileRow) -> common_pb2.Symbol:
-    return common_pb2.Symbol(
-        node_id=symbol.node_id,
-        qualified_name=symbol.qualified_name,
-        scope_name=symbol.scope_name,
-        name=symbol.name,
-        kind=SYMBOL_KINDS.get(symbol.kind, common_pb2.SYMBOL_KIND_UNSPECIFIED),
-        location=location(file, symbol.start_line, symbol.end_line, symbol.node_id),
-        signature=symbol.signature,
-        docstring=symbol.docstring,
-        parent_node_id=symbol.parent_node_id,
-        parent_qualified_name=symbol.parent_qualified_name,
-    )
-
-
-def outline_messages(symbols: Sequence[OutlineSymbol], file: FileRow) -> list[common_pb2.Symbol]:
-    """Symbols as an outline lists them: everything but their docstrings (the file's part of
-    each location read once: an outline holds hundreds)."""
-    in_file = {
+def _in_file(file: FileRow) -> dict[str, str]:
+    """The file's part of a CodeLocation."""
+    return {
         "project_id": file.project_id,
         "snapshot_id": file.snapshot_id,
         "file_id": file.file_id,
         "relative_path": file.relative_path,
         "language": file.language,
     }
+
+
+def symbol_message(symbol: SymbolRow, file: FileRow) -> common_pb2.Symbol:
+    return _symbol(
+        symbol, location(file, symbol.start_line, symbol.end_line, symbol.node_id), symbol.docstring
+    )
+
+
+def outline_messages(symbols: Sequence[OutlineSymbol], file: FileRow) -> list[common_pb2.Symbol]:
+    """Symbols as an outline lists them: everything but their docstrings (the file's part of
+    each location read once: an outline holds hundreds)."""
+    in_file = _in_file(file)
     return [
-        common_pb2.Symbol(
-            node_id=symbol.node_id,
-            qualified_name=symbol.qualified_name,
-            scope_name=symbol.scope_name,
-            name=symbol.name,
-            kind=SYMBOL_KINDS.get(symbol.kind, common_pb2.SYMBOL_KIND_UNSPECIFIED),
-            location=common_pb2.CodeLocation(
+        _symbol(
+            symbol,
+            common_pb2.CodeLocation(
                 start_line=symbol.start_line,
                 end_line=symbol.end_line,
                 node_id=symbol.node_id,
                 **in_file,
             ),
-            signature=symbol.signature,
-            parent_node_id=symbol.parent_node_id,
-            parent_qualified_name=symbol.parent_qualified_name,
+            docstring="",
         )
         for symbol in symbols
     ]
+
+
+def _symbol(
+    symbol: SymbolRow | OutlineSymbol, where: common_pb2.CodeLocation, docstring: str
+) -> common_pb2.Symbol:
+    return common_pb2.Symbol(
+        node_id=symbol.node_id,
+        qualified_name=symbol.qualified_name,
+        scope_name=symbol.scope_name,
+        name=symbol.name,
+        kind=SYMBOL_KINDS.get(symbol.kind, common_pb2.SYMBOL_KIND_UNSPECIFIED),
+        location=where,
+        signature=symbol.signature,
+        docstring=docstring,
+        parent_node_id=symbol.parent_node_id,
+        parent_qualified_name=symbol.parent_qualified_name,
+    )
 
 
 def relation_message(resolved: ResolvedRelation) -> common_pb2.Relation:
