@@ -77,8 +77,8 @@ def _finish_migration(directory: Path) -> None:
 
 
 def file_key(file_id: str) -> int:
-    """A 64-bit key of the file (two of the files a pool holds share one with a chance of
-    about 2**-45: their chunks would be summed as one file's)."""
+    """A 64-bit key of the file. Two of the (at most 2,000) files of a pool share one with a
+    chance below 2**-42; their chunks would then be summed as one file's."""
     return int.from_bytes(hashlib.blake2b(file_id.encode(), digest_size=8).digest(), "big")
 
 
