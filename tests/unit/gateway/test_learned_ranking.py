@@ -239,6 +239,46 @@ def test_the_tree_evaluator_follows_splits_and_sums_trees() -> None:
     assert trees.predict(rows).tolist() == [-0.75, 1.25, 1.5, -0.75]
 
 
+def test_the_table_evaluation_equals_walking_the_trees_of_the_shipped_model() -> None:
+    """Small trees are evaluated through per-tree tables of leaves: the same leaves and sums
+    as walking them, NaN (which goes right) included."""
+    model = RankerModel.load()
+    rng = np.random.default_rng(7)
+    for target in (model.files, model.symbols):
+        trees = target.predictor
+        assert isinstance(trees, TreeEnsemble)
+        assert trees.codes is not None
+        rows = rng.normal(0.0, 2.0, (300, int(trees.feature.max()) + 1))
+        rows[rng.random(rows.shape) < 0.05] = np.nan
+        rows[:20] = 0.0
+        assert np.array_equal(trees.predict(rows), trees.predict_by_walking(rows))
+
+
+def test_trees_too_large_for_tables_are_walked() -> None:
+    # A chain of 12 splits on feature 0: leaf value = how many thresholds the row exceeds.
+    n = 12
+    feature = [0] * n + [-1] * (n + 1)
+    threshold = [float(i) for i in range(n)] + [0.0] * (n + 1)
+    leaves = [n + i for i in range(n + 1)]  # a leaf's children are itself
+    left = [n + i for i in range(n)] + leaves
+    right = [i + 1 for i in range(n - 1)] + [2 * n] + leaves
+    value = [0.0] * n + [float(i) for i in range(n)] + [float(n)]
+    trees = TreeEnsemble.from_json(
+        {
+            "feature": feature,
+            "threshold": threshold,
+            "left": left,
+            "right": right,
+            "value": value,
+            "roots": [0],
+            "depth": n,
+        }
+    )
+    assert trees.codes is None
+    rows = np.array([[-1.0], [0.5], [5.5], [100.0]])
+    assert trees.predict(rows).tolist() == [0.0, 1.0, 6.0, 12.0]
+
+
 def model_json(feature: str = "cue_identifier") -> dict:
     target = {"kind": "trees", "features": [feature], "trees": stump(0, 0.0, 0.0, 1.0)}
     return {"format": 1, "version": "test", "files": target, "symbols": target}
