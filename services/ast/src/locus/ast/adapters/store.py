@@ -312,8 +312,8 @@ class AstStore:
                     )
                 ):
                     found[file.file_id] = (file, [])
+            columns = _SYMBOLS.c
             for batch in _batches(sorted(found), _IN_LIST_SIZE):
-                columns = _SYMBOLS.c
                 statement = select(*_OUTLINE_COLUMNS).where(columns.file_id.in_(batch))
                 if kinds:
                     statement = statement.where(columns.kind.in_(sorted(set(kinds))))

@@ -199,12 +199,7 @@ class TantivyBM25Index:
         return await asyncio.to_thread(self._search, query, filters, limit)
 
     def _search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
-        index, _ = self._ready()
-        searcher = index.searcher()
-        return [
-            ScoredChunk(_chunk_at(searcher, address), float(score))
-            for score, address in self._hits(searcher, query, filters, limit)
-        ]
+        return self._search_with_files(query, filters, limit, 0, 0)[0]
 
     async def search_with_files(
         self, query: str, filters: ChunkFilter, limit: int, pool: int, top_files: int
@@ -232,7 +227,7 @@ class TantivyBM25Index:
         first: dict[int, tantivy.DocAddress] = {}
         for key, (_, address) in zip(keys, hits, strict=True):
             first.setdefault(key, address)
-        known = {file_key(scored.chunk.file_id): scored.chunk for scored in head}
+        known = dict(zip(keys, (scored.chunk for scored in head), strict=False))  # head's files
 
         def describe(wanted: Sequence[int]) -> dict[int, IndexedChunk]:
             return {
