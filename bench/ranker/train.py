@@ -67,6 +67,7 @@ ABLATIONS = {
     "without path roles": ("role_", "path_role_penalty"),
     "without vectors": ("vector", "q_vectors_present"),
     "without the hand score": ("v1_", "file_v1_"),
+    "without whole files": ("whole_file_",),
 }
 
 

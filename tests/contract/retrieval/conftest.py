@@ -132,6 +132,7 @@ def make_chunk() -> MakeChunk:
         symbol: str = "",
         snapshot_seq: int = 1,
         content_sha256: str = "",
+        ordinal: int = 0,
     ) -> IndexedChunk:
         return IndexedChunk(
             chunk_id=chunk_id,
@@ -150,7 +151,7 @@ def make_chunk() -> MakeChunk:
             symbol_qualified_name=symbol,
             text=text,
             content_sha256=content_sha256 or hashlib.sha256(text.encode()).hexdigest(),
-            ordinal=0,
+            ordinal=ordinal,
         )
 
     return make

@@ -13,7 +13,7 @@ import pytest
 
 from locus.retrieval.adapters.opensearch_bm25 import OpenSearchBM25Index
 from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
-from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, rank_files
+from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, rank_files, whole_files
 from locus.retrieval.domain.ports import BM25Index
 
 pytestmark = pytest.mark.contract
@@ -344,3 +344,136 @@ async def test_the_file_list_sums_each_files_chunks_over_the_pool_ties_by_path(
     assert (await index.search_with_files("retry", project, 5, 0, 0))[1] == []
     head, _ = await index.search_with_files("nothing matches this", project, 5, 1000, 10)
     assert head == []
+
+
+def _file_of(make_chunk: Any, file_id: str, path: str, texts: list[str], **extra: Any) -> list:
+    return [
+        make_chunk(f"{file_id}-{n}", text, path=path, file_id=file_id, ordinal=n, **extra)
+        for n, text in enumerate(texts)
+    ]
+
+
+async def test_whole_files_rank_a_file_whose_words_are_spread_over_its_chunks(
+    open_index: OpenIndex, make_chunk: Any
+) -> None:
+    """No chunk of the upload client holds "retry", "limit" and "upload" together; its whole
+    file does, and ranks above files where one chunk matches one word many times."""
+    spread = _file_of(
+        make_chunk,
+        "f-client",
+        "src/uploads/client.py",
+        [
+            "class UploadClient:\n    '''Sends files.'''",
+            "    def send(self, path):\n        return self._retry(path)",
+            "    def _limit(self):\n        return self.max_attempts",
+        ],
+    )
+    crowded = _file_of(
+        make_chunk, "f-retry", "src/net/retry.py", ["def retry(): retry(); retry(); retry()"]
+    )
+    unrelated = _file_of(make_chunk, "f-docs", "docs/intro.md", ["Welcome to the project"])
+    index = await open_index()
+    await index.write([], spread + crowded + unrelated, whole_files(spread + crowded + unrelated))
+    found = await index.search_whole_files("upload retry limit", ChunkFilter(project_id="p1"), 10)
+    assert [f.path for f in found] == ["src/uploads/client.py", "src/net/retry.py"]
+    assert [f.rank for f in found] == [1, 2]
+    assert found[0].file_id == "f-client"
+    assert found[0].chunks == 3
+    assert found[0].score > found[1].score > 0
+    assert found[0].best_score == found[0].score
+    assert await index.search_whole_files("", ChunkFilter(project_id="p1"), 10) == []
+    assert await index.search_whole_files("upload", ChunkFilter(project_id="p1"), 0) == []
+    # The path is part of the document: "uploads" occurs only in the client's path.
+    by_path = await index.search_whole_files("uploads", ChunkFilter(project_id="p1"), 10)
+    assert [f.path for f in by_path] == ["src/uploads/client.py"]
+
+
+async def test_whole_files_obey_the_filters_and_removals(
+    open_index: OpenIndex, make_chunk: Any
+) -> None:
+    python = _file_of(make_chunk, "f-py", "src/one.py", ["def retry(): pass"])
+    go = _file_of(
+        make_chunk, "f-go", "lib/two.go", ["func retry() {}"], language="go", subsystem="tools"
+    )
+    later = _file_of(make_chunk, "f-late", "src/later.py", ["def retry(): pass"], snapshot_seq=5)
+    elsewhere = _file_of(make_chunk, "f-p2", "src/one.py", ["def retry(): pass"], project_id="p2")
+    chunks = python + go + later + elsewhere
+    index = await open_index()
+    await index.write([], chunks, whole_files(chunks))
+
+    async def paths(**filters: Any) -> set[str]:
+        found = await index.search_whole_files("retry", ChunkFilter(**filters), 10)
+        return {f.path for f in found}
+
+    assert await paths(project_id="p1") == {"src/one.py", "lib/two.go", "src/later.py"}
+    assert await paths(project_id="p2") == {"src/one.py"}
+    assert await paths(project_id="p1", languages=("go",)) == {"lib/two.go"}
+    assert await paths(project_id="p1", subsystem="tools") == {"lib/two.go"}
+    assert await paths(project_id="p1", path_prefix="src/") == {"src/one.py", "src/later.py"}
+    assert await paths(project_id="p1", max_snapshot_seq=4) == {"src/one.py", "lib/two.go"}
+    # Removing a file removes its whole-file document with its chunks; rewriting replaces it.
+    await index.write(["f-go"], [])
+    assert await paths(project_id="p1") == {"src/one.py", "src/later.py"}
+    changed = _file_of(make_chunk, "f-py", "src/one.py", ["def backoff(): pass"])
+    await index.write(["f-py"], changed, whole_files(changed))
+    assert await paths(project_id="p1") == {"src/later.py"}
+    found = await index.search_whole_files("backoff", ChunkFilter(project_id="p1"), 10)
+    assert [(f.file_id, f.chunks) for f in found] == [("f-py", 1)]
+
+
+async def test_file_chunks_are_every_chunk_of_the_file(
+    open_index: OpenIndex, corpus: list[IndexedChunk], make_chunk: Any
+) -> None:
+    index = await open_index()
+    many = _file_of(make_chunk, "f-big", "src/big.py", [f"def f{n}(): pass" for n in range(30)])
+    await index.write([], corpus + many)
+    assert sorted(c.chunk_id for c in await index.file_chunks("f-big")) == sorted(
+        c.chunk_id for c in many
+    )
+    assert {c.text for c in await index.file_chunks("f-big")} == {c.text for c in many}
+    assert await index.file_chunks("no-such-file") == []
+
+
+async def test_whole_files_persist_across_reopen(open_index: OpenIndex, make_chunk: Any) -> None:
+    chunks = _file_of(make_chunk, "f-client", "src/client.py", ["def upload(): retry()"])
+    index = await open_index()
+    await index.write([], chunks, whole_files(chunks))
+    before = await index.search_whole_files("upload", ChunkFilter(project_id="p1"), 5)
+    await index.close()
+    reopened = await open_index()
+    assert await reopened.search_whole_files("upload", ChunkFilter(project_id="p1"), 5) == before
+    assert before
+
+
+async def test_an_index_from_before_whole_files_gets_them_at_open(
+    tmp_path: Path, corpus: list[IndexedChunk], make_chunk: Any
+) -> None:
+    """Unchanged files are not sent again by a rescan: an index written before the whole-file
+    index existed builds it from its chunks when opened, the same as writing them would."""
+    import shutil
+
+    spread = _file_of(make_chunk, "f-two", "src/two.py", ["def upload(): pass", "MAX = 3"])
+    chunks = corpus + spread
+    expected_dir = tmp_path / "expected" / "bm25"
+    expected = TantivyBM25Index(expected_dir)
+    await expected.open()
+    await expected.write([], chunks, whole_files(chunks))
+    queries = ["upload", "upload max", "http client", "retry limit"]
+    project = ChunkFilter(project_id="p1")
+    wanted = [await expected.search_whole_files(q, project, 10) for q in queries]
+    await expected.close()
+
+    old_dir = tmp_path / "old" / "bm25"
+    old = TantivyBM25Index(old_dir)
+    await old.open()
+    await old.write([], chunks)  # chunks only, as before
+    await old.close()
+    shutil.rmtree(old_dir.with_name("bm25-files"))
+    upgraded = TantivyBM25Index(old_dir)
+    await upgraded.open()
+    try:
+        assert [await upgraded.search_whole_files(q, project, 10) for q in queries] == wanted
+        assert wanted[1][0].path == "src/two.py"
+        assert wanted[1][0].chunks == 2
+    finally:
+        await upgraded.close()

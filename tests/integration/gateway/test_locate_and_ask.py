@@ -105,6 +105,10 @@ async def test_the_shipped_learned_ranker_serves_locate_and_its_candidates_rank_
     # The dump is the training material: ranked offline by the same code, it gives the order
     # the gateway served.
     _, ranking_input = candidates_from_json(json.loads(response.candidates_json))
+    # Retrieval's whole-file list came through: each file once, the orders module first.
+    whole = [m.relative_path for m in ranking_input.whole_file_hits]
+    assert whole[0] == "src/shop/orders.py"
+    assert len(whole) == len(set(whole))
     offline = LearnedRanking(model, RankingV1()).rank(ranking_input)
     assert [f.relative_path for f in offline.files] == [f.relative_path for f in response.files]
     assert [s.symbol.node_id for s in offline.symbols] == [

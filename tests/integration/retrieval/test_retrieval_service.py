@@ -94,6 +94,24 @@ async def test_scan_is_indexed_reported_and_searchable(
     assert all(f.best_score <= f.score and f.chunks >= 1 for f in listed.files)
     assert not (await harness.stub.Search(search("upload", top_k=1))).files
 
+    # Whole files: one document per file, so every file that has the words is listed once,
+    # ranked by its own BM25, the path included in what is matched.
+    whole = await harness.stub.Search(
+        search("upload retry attempts", retrieval_pb2.SEARCH_MODE_BM25, top_whole_files=10)
+    )
+    listed_whole = [f.relative_path for f in whole.whole_files]
+    assert len(listed_whole) == len(set(listed_whole)) >= 2
+    assert set(listed_whole) <= set(FILES)
+    assert [f.rank for f in whole.whole_files] == list(range(1, len(listed_whole) + 1))
+    assert [f.score for f in whole.whole_files] == sorted(
+        (f.score for f in whole.whole_files), reverse=True
+    )
+    assert all(f.chunks >= 1 and f.best_score == f.score for f in whole.whole_files)
+    assert {f.file_id for f in whole.whole_files} <= {file_id(path) for path in FILES}
+    by_path = await harness.stub.Search(search("storage", top_whole_files=5))
+    assert [f.relative_path for f in by_path.whole_files][:1] == ["storage/blob_store.go"]
+    assert not (await harness.stub.Search(search("upload", top_k=1))).whole_files
+
     # Plain language, by meaning only.
     vector = await harness.stub.Search(
         search("give up when every attempt failed", retrieval_pb2.SEARCH_MODE_VECTOR, top_k=3)
@@ -134,6 +152,16 @@ async def test_scan_is_indexed_reported_and_searchable(
         (search("upload", top_k=1000), grpc.StatusCode.INVALID_ARGUMENT, "top_k"),
         (search("upload", rrf_k=-1), grpc.StatusCode.INVALID_ARGUMENT, "rrf_k"),
         (search("upload", top_files=5000), grpc.StatusCode.INVALID_ARGUMENT, "top_files"),
+        (
+            search("upload", top_whole_files=-1),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "top_whole_files must not be negative",
+        ),
+        (
+            search("upload", top_whole_files=1001),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "top_whole_files 1001 is above the maximum 1000",
+        ),
         (
             search("upload", project_id="p_new"),
             grpc.StatusCode.FAILED_PRECONDITION,
@@ -224,6 +252,11 @@ async def test_a_multi_part_file_is_reported_once_all_parts_are_in(
     found = await harness.stub.Search(search("upload", retrieval_pb2.SEARCH_MODE_VECTOR, top_k=50))
     assert {h.chunk.chunk_id for h in found.hits} == {c.chunk_id for p in parts for c in p.chunks}
     assert harness.runtime.indexer.stats.files_reported == 1
+    # Its whole-file document was made from all three parts, though two came in earlier.
+    whole = await harness.stub.Search(search("upload", top_whole_files=5))
+    assert [(f.relative_path, f.chunks) for f in whole.whole_files] == [
+        ("uploads/client.py", sum(len(p.chunks) for p in parts))
+    ]
 
 
 async def test_malformed_files_parsed_goes_to_the_dead_letter_subject(

@@ -103,6 +103,11 @@ def request() -> RankingInput:
             FileMatch("f:src/client/config.py", "src/client/config.py", "python", 1, 30.0, 12.0, 3),
             FileMatch(RETRY.file_id, RETRY.relative_path, "python", 2, 15.0, 9.0, 2),
         ],
+        whole_file_hits=[
+            FileMatch(RETRY.file_id, RETRY.relative_path, "python", 1, 40.0, 40.0, 5),
+            FileMatch("f:src/client/retry.md", "src/client/retry.md", "markdown", 2, 20.0, 20.0, 1),
+            FileMatch(HELPER.file_id, HELPER.relative_path, "python", 3, 10.0, 10.0, 4),
+        ],
         max_files=10,
         max_symbols=10,
     )
@@ -144,6 +149,9 @@ def test_each_feature_of_a_symbol_has_the_value_its_case_implies() -> None:
     assert sibling["outline_only"] == 1.0  # no hit, lookup or graph hop brought it
     assert sibling["hits"] == 0.0
     assert sibling["file_v1_rank_recip"] == 1.0
+    assert sibling["whole_file_rank_recip"] == 1.0  # a symbol has its file's whole-file rank
+    assert rows[HELPER.node_id]["whole_file_score_ratio"] == 0.25
+    assert rows[CALLEE.node_id]["whole_file_rank_recip"] == 0.0
 
     callee = rows[CALLEE.node_id]
     assert callee["graph_calls"] == 1.0
@@ -183,6 +191,20 @@ def test_each_feature_of_a_file_has_the_value_its_case_implies() -> None:
     assert config["file_list_rank_recip"] == 1.0
     assert config["hits"] == 0.0
     assert config["symbols"] == 0.0
+    # Retrieval's whole-file list: rank, score over the list's best, score over the mean of
+    # its (here three) best.
+    assert uploads["whole_file_rank_recip"] == 1.0
+    assert uploads["whole_file_score_ratio"] == 1.0
+    assert uploads["whole_file_lift"] == pytest.approx(40.0 / (70.0 / 3))
+    transport = rows["src/client/transport.py"]
+    assert transport["whole_file_rank_recip"] == pytest.approx(1 / 3)
+    assert transport["whole_file_score_ratio"] == 0.25
+    # Only the whole-file list found the notes: a candidate of its own; unlisted files get 0.
+    notes = rows["src/client/retry.md"]
+    assert notes["whole_file_rank_recip"] == 0.5
+    assert notes["hits"] == 0.0
+    assert config["whole_file_rank_recip"] == 0.0
+    assert config["whole_file_lift"] == 0.0
     template = rows[".github/ISSUE_TEMPLATE/bug_report.yml"]
     assert template["role_template"] == 1.0
     assert template["best_lexical_rank_recip"] == 1.0
@@ -198,6 +220,7 @@ def test_a_dump_reads_back_to_the_same_features() -> None:
     assert question == QUESTION
     assert restored.chunks == list(original.chunks)
     assert restored.graph_neighbors == list(original.graph_neighbors)
+    assert restored.whole_file_hits == list(original.whole_file_hits)
     assert candidate_features(restored, RankingV1()) == candidate_features(original, RankingV1())
 
 

@@ -139,7 +139,7 @@ class Locator:
         cues = extract_cues(question)
 
         with entry.timed("search"):
-            hits, file_hits, named = await self._search_and_look_up(
+            hits, file_hits, whole_file_hits, named = await self._search_and_look_up(
                 question, project, path_prefix, cues
             )
         enriched: dict[str, Any] = {}
@@ -183,6 +183,7 @@ class Locator:
             ranking_input,
             graph_neighbors=neighbors,
             file_symbols=outlines,
+            whole_file_hits=whole_file_hits,
             max_symbols=max_symbols,
         )
         with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank") as span:
@@ -227,7 +228,7 @@ class Locator:
 
     async def _search_and_look_up(
         self, question: str, project: Any, path_prefix: str, cues: QuestionCues
-    ) -> tuple[list[Any], list[FileMatch], list[Any]]:
+    ) -> tuple[list[Any], list[FileMatch], list[FileMatch], list[Any]]:
         lookups = asyncio.ensure_future(self._look_up_names(project.project_id, path_prefix, cues))
         try:
             response = await self._search.search(
@@ -241,6 +242,7 @@ class Locator:
                     top_k_lexical=self._settings.search_candidates_per_list,
                     top_k_vector=self._settings.search_candidates_per_list,
                     top_files=self._settings.search_top_files,
+                    top_whole_files=self._settings.search_whole_files,
                 )
             )
         except ServiceError as error:
@@ -255,7 +257,8 @@ class Locator:
             lookups.cancel()
             raise
         files = [file_match(f) for f in response.files]
-        return list(response.hits), files, await lookups
+        whole_files = [file_match(f) for f in response.whole_files]
+        return list(response.hits), files, whole_files, await lookups
 
     async def _look_up_names(
         self, project_id: str, path_prefix: str, cues: QuestionCues

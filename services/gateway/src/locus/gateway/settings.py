@@ -44,6 +44,8 @@ class GatewaySettings(ServiceSettings):
     # Retrieval's file list: files ranked by their chunks' BM25 among a large lexical pool
     # join the candidates (0 = off).
     search_top_files: int = Field(default=100, ge=0, le=1000)
+    # Retrieval's whole-file list (one BM25 document per file): features of the learned ranker.
+    search_whole_files: int = Field(default=100, ge=0, le=1000)
     default_max_files: int = Field(default=10, ge=1)
     default_max_symbols: int = Field(default=20, ge=1)
     max_files_limit: int = Field(default=100, ge=1)

@@ -6,8 +6,10 @@ Parts that arrive together (one fetch of the subscription) are gathered by a
 Each batch:
 1. decides per part, from the stored file versions, whether it starts a new version of its
    file (clear the old chunks), adds to the current one, was applied already, or is stale;
-2. writes the BM25 index (remove the files' old chunks, then upsert by chunk id) and removes
-   the old vectors of files that changed, so no search ever sees a superseded chunk;
+2. writes the BM25 index (remove the files' old chunks, then upsert by chunk id, and the
+   whole-file document of every file whose version is now complete: from this batch's chunks,
+   or from the index when earlier parts came in an earlier batch) and removes the old vectors
+   of files that changed, so no search ever sees a superseded chunk;
 3. saves the file versions, then queues the new chunks for their vectors (``VectorWorkQueue``:
    the vectors lane embeds them in the background, most valuable first);
 4. reports every file whose parts are all applied as searchable, in one index.updated per job.
@@ -42,6 +44,8 @@ from locus.retrieval.domain.model import (
     ParsedPart,
     ReportStatus,
     VectorWork,
+    WholeFile,
+    whole_file,
 )
 from locus.retrieval.domain.ports import (
     BM25Index,
@@ -110,6 +114,7 @@ class Indexer:
         reports: list[FileReport] = []
         works: dict[tuple[str, int], VectorWork] = {}
         changed: dict[str, FileState] = {}
+        completed: dict[str, None] = {}  # files whose version is complete: whole-file documents
         subsystems = {
             project: await self._projects.subsystem_of(project)
             for project in dict.fromkeys(p.project_id for p in parts)
@@ -161,6 +166,8 @@ class Indexer:
             if new_state is not None:
                 changed[part.file_id] = new_state
                 if new_state.complete:
+                    if not part.deleted and new_state.chunk_count:
+                        completed[part.file_id] = None
                     reports.append(part.report(ReportStatus.INDEXED))
                     if part.deleted or new_state.chunk_count == 0:
                         reports.append(part.report(ReportStatus.INDEXED, "", STAGE_EMBEDDED))
@@ -174,7 +181,8 @@ class Indexer:
                         )
         remove_files = [file_id for file_id, plan in plans.items() if plan.clear]
         chunks = [chunk for plan in plans.values() for chunk in plan.chunks.values()]
-        await self._bm25.write(remove_files, chunks)
+        documents = await self._whole_files(completed, plans, states)
+        await self._bm25.write(remove_files, chunks, documents)
         snapshots = {p.snapshot_id: (p.project_id, p.snapshot_seq) for p in parts if p.snapshot_id}
         # One critical section with the lane: it must never see the old version still current
         # after its vectors were removed (it would write them back).
@@ -207,6 +215,30 @@ class Indexer:
             len(remove_files),
             len(works),
         )
+
+    async def _whole_files(
+        self,
+        completed: Collection[str],
+        plans: dict[str, _FilePlan],
+        states: dict[str, FileState | None],
+    ) -> list[WholeFile]:
+        """The whole-file document of each file completed by this batch."""
+        documents = []
+        for file_id in completed:
+            plan = plans.get(file_id, _FilePlan())
+            state = states.get(file_id)
+            if state is None or state.deleted or not state.complete or not state.chunk_count:
+                continue
+            found = list(plan.chunks.values())
+            if not plan.clear and len(found) < state.chunk_count:
+                # Earlier parts of this version were indexed by an earlier batch (or this one
+                # is a redelivery): the rest of the file is in the index already.
+                merged = {c.chunk_id: c for c in await self._bm25.file_chunks(file_id)}
+                merged.update(plan.chunks)
+                found = list(merged.values())
+            if found:
+                documents.append(whole_file(found))
+        return documents
 
 
 def _unique(reports: Sequence[FileReport]) -> list[FileReport]:

@@ -1,6 +1,7 @@
 """Service layer of search: a validated plan in, fused hits out.
 
-BM25 and vector candidates are fetched concurrently (each index in its own worker thread),
+BM25 and vector candidates (and, when asked, whole files by BM25) are fetched concurrently
+(each index in its own worker thread),
 then fused by reciprocal rank fusion; a single-list mode fuses one list, so the score of a
 hit always means the same thing. Vectors are an enhancement: a project whose vectors are not in
 yet is searched lexically, and a hybrid search goes on lexically while the embedder is away.
@@ -33,6 +34,7 @@ class SearchResult:
     hits: list[FusedHit]
     mode: SearchMode
     files: list[FileHit] = field(default_factory=list)
+    whole_files: list[FileHit] = field(default_factory=list)
 
 
 class Searcher:
@@ -68,10 +70,14 @@ class Searcher:
             path_prefix=plan.path_prefix,
             max_snapshot_seq=max_seq,
         )
-        (lexical, files), vector = await asyncio.gather(
-            self._lexical(plan, filters), self._vector(plan, filters)
+        (lexical, files), whole_files, vector = await asyncio.gather(
+            self._lexical(plan, filters),
+            self._whole_files(plan, filters),
+            self._vector(plan, filters),
         )
-        return SearchResult(fuse(lexical, vector, k=plan.rrf_k, limit=plan.top_k), plan.mode, files)
+        return SearchResult(
+            fuse(lexical, vector, k=plan.rrf_k, limit=plan.top_k), plan.mode, files, whole_files
+        )
 
     async def _lexical(
         self, plan: SearchPlan, filters: ChunkFilter
@@ -82,6 +88,11 @@ class Searcher:
         return await self._bm25.search_with_files(
             plan.query, filters, plan.top_k_lexical, plan.file_pool, plan.top_files
         )
+
+    async def _whole_files(self, plan: SearchPlan, filters: ChunkFilter) -> list[FileHit]:
+        if not plan.mode.uses_lexical or not plan.top_whole_files:
+            return []
+        return await self._bm25.search_whole_files(plan.query, filters, plan.top_whole_files)
 
     async def _vector(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
         if not plan.mode.uses_vectors:

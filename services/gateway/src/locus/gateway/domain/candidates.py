@@ -66,6 +66,7 @@ def candidates_to_json(question: str, request: RankingInput) -> dict[str, Any]:
         "file_symbols": file_symbols,
         "file_fields": _FILE_FIELDS,
         "file_hits": [list(astuple(match)) for match in request.file_hits],
+        "whole_file_hits": [list(astuple(match)) for match in request.whole_file_hits],
         "neighbors": neighbors,
     }
 
@@ -96,6 +97,10 @@ def candidates_from_json(data: Mapping[str, Any]) -> tuple[str, RankingInput]:
             file_hits=[
                 FileMatch(**dict(zip(data["file_fields"], row, strict=True)))
                 for row in data.get("file_hits", [])
+            ],
+            whole_file_hits=[
+                FileMatch(**dict(zip(data["file_fields"], row, strict=True)))
+                for row in data.get("whole_file_hits", [])
             ],
             graph_neighbors=[
                 GraphNeighbor(symbols[node_id], seed, relation, bool(reverse))

@@ -91,6 +91,9 @@ _PATH_FEATURES = (
     "path_word_share",
     "path_words_used",
 )
+# Retrieval's whole-file list (a symbol has its file's): rank, score over the list's best, and
+# the score over the mean of the list's ten best (how far above the crowd it stands).
+_WHOLE_FILE_FEATURES = ("whole_file_rank_recip", "whole_file_score_ratio", "whole_file_lift")
 FILE_FEATURES: tuple[str, ...] = (
     *_QUESTION_FEATURES,
     *_RETRIEVAL_FEATURES,
@@ -103,6 +106,7 @@ FILE_FEATURES: tuple[str, ...] = (
     "graph_symbols",
     "best_symbol_ratio",
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
+    *_WHOLE_FILE_FEATURES,
 )
 SYMBOL_FEATURES: tuple[str, ...] = (
     *_QUESTION_FEATURES,
@@ -120,6 +124,7 @@ SYMBOL_FEATURES: tuple[str, ...] = (
     "name_word_share",
     "outline_only",
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
+    *_WHOLE_FILE_FEATURES,
 )
 
 _PATH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -163,6 +168,8 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
         for m in request.file_hits
     }
     not_listed = [0.0, 0.0, 0.0, 0.0]
+    whole_file = _whole_file_features(request)
+    not_whole = [0.0, 0.0, 0.0]
 
     file_rank = {f.file_id: i for i, f in enumerate(ranking.files, start=1)}
     file_score = {f.file_id: f.score for f in ranking.files}
@@ -208,6 +215,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             if ref.node_id in matched or ref.node_id in named or ref.node_id in relations
             else 1.0,
             *file_list.get(ref.file_id, not_listed),
+            *whole_file.get(ref.file_id, not_whole),
         ]
         symbol_rows.append(row)
 
@@ -240,9 +248,25 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             float(sum(1 for s in members if s.symbol.node_id in relations)),
             _ratio(best_symbol, top_symbol),
             *file_list.get(ranked_file.file_id, not_listed),
+            *whole_file.get(ranked_file.file_id, not_whole),
         ]
         file_rows.append(row)
     return CandidateFeatures(ranking=ranking, file_rows=file_rows, symbol_rows=symbol_rows)
+
+
+def _whole_file_features(request: RankingInput) -> dict[str, list[float]]:
+    hits = request.whole_file_hits
+    top = max((m.score for m in hits), default=0.0)
+    best = sorted((m.score for m in hits), reverse=True)[:10]
+    crowd = sum(best) / len(best) if best else 0.0
+    return {
+        m.file_id: [
+            1.0 / m.rank if m.rank > 0 else 0.0,
+            _ratio(m.score, top),
+            _ratio(m.score, crowd),
+        ]
+        for m in hits
+    }
 
 
 def _question_features(request: RankingInput) -> list[float]:

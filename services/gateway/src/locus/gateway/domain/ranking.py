@@ -128,6 +128,10 @@ class RankingInput:
     # function that no chunk matched can still be ranked.
     file_symbols: Sequence[SymbolRef] = ()
     file_hits: Sequence[FileMatch] = ()  # retrieval's file list
+    # Retrieval's whole-file list (one BM25 document per file; score = the file's BM25). Only
+    # the final ranking gets it: the first one, which picks graph seeds and outlined files,
+    # does not.
+    whole_file_hits: Sequence[FileMatch] = ()
     include_tests: bool = False
     max_files: int = 10
     max_symbols: int = 20
@@ -351,8 +355,8 @@ class RankingV1:
                 ref.file_id, _FileCandidate(ref.file_id, ref.relative_path, ref.language)
             )
 
-        for match in request.file_hits:
-            # A file only the file list found competes on what the question says about it.
+        for match in (*request.file_hits, *request.whole_file_hits):
+            # A file only a file list found competes on what the question says about it.
             files.setdefault(
                 match.file_id,
                 _FileCandidate(match.file_id, match.relative_path, match.language),

@@ -11,6 +11,7 @@ from locus.retrieval.domain.errors import (
     InvalidSearch,
     NothingIndexed,
 )
+from locus.retrieval.domain.model import FileHit
 from locus.retrieval.domain.search_request import SearchLimits, plan_search
 from locus.retrieval.searching import Searcher
 from locus.rpc import FailedPrecondition, InvalidArgument, Unavailable
@@ -46,6 +47,7 @@ class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
                 top_k_vector=request.top_k_vector,
                 rrf_k=request.rrf_k,
                 top_files=request.top_files,
+                top_whole_files=request.top_whole_files,
                 limits=self._limits,
             )
             result = await self._searcher.search(plan)
@@ -58,16 +60,18 @@ class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
         return retrieval_pb2.SearchResponse(
             hits=[search_hit(hit) for hit in result.hits],
             mode=search_mode_value(result.mode),  # type: ignore[arg-type]
-            files=[
-                retrieval_pb2.FileHit(
-                    file_id=f.file_id,
-                    relative_path=f.path,
-                    language=f.language,
-                    rank=f.rank,
-                    score=f.score,
-                    best_score=f.best_score,
-                    chunks=f.chunks,
-                )
-                for f in result.files
-            ],
+            files=[_file_hit(f) for f in result.files],
+            whole_files=[_file_hit(f) for f in result.whole_files],
         )
+
+
+def _file_hit(f: FileHit) -> retrieval_pb2.FileHit:
+    return retrieval_pb2.FileHit(
+        file_id=f.file_id,
+        relative_path=f.path,
+        language=f.language,
+        rank=f.rank,
+        score=f.score,
+        best_score=f.best_score,
+        chunks=f.chunks,
+    )

@@ -6,7 +6,11 @@ frequencies only (BM25 needs no positions), so the terms' order and offsets do n
 
 Search's file list sums the scores of a pool of 2,000 chunks per file: each chunk keeps a 64-bit
 key of its file as a fast field (a column read for the whole pool at once), and only the chunks
-of the files that can make the list are read from the store."""
+of the files that can make the list are read from the store.
+
+Whole files live in a second tantivy index beside it (``<directory>-files``): one document per
+file, its path and the text of all its chunks cut by the same analyzer. An index created before
+it existed is filled from the chunks' payloads when it is opened."""
 
 from __future__ import annotations
 
@@ -30,7 +34,9 @@ from locus.retrieval.domain.model import (
     FileHit,
     IndexedChunk,
     ScoredChunk,
+    WholeFile,
     best_files,
+    whole_files,
 )
 
 log = logging.getLogger(__name__)
@@ -54,6 +60,20 @@ def build_schema() -> tantivy.Schema:
     builder.add_unsigned_field("file_key", fast=True)
     for name in ANALYSED_FIELDS:
         builder.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
+    builder.add_bytes_field("payload", stored=True)
+    return builder.build()
+
+
+FILES_SCHEMA_VERSION = 1
+FILE_KEYWORD_FIELDS = ("file_id", "project_id", "subsystem", "language", "path")
+
+
+def build_files_schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    for name in FILE_KEYWORD_FIELDS:
+        builder.add_text_field(name, tokenizer_name="raw", index_option="basic")
+    builder.add_integer_field("snapshot_seq", indexed=True, fast=True)
+    builder.add_text_field("text", tokenizer_name="whitespace", index_option="freq")
     builder.add_bytes_field("payload", stored=True)
     return builder.build()
 
@@ -94,6 +114,10 @@ class TantivyBM25Index:
         self._schema = build_schema()
         self._index: tantivy.Index | None = None
         self._writer: tantivy.IndexWriter | None = None
+        self._files_directory = directory.with_name(directory.name + "-files")
+        self._files_schema = build_files_schema()
+        self._files: tantivy.Index | None = None
+        self._files_writer: tantivy.IndexWriter | None = None
         self._lock = threading.Lock()  # one writer; commits and reloads one at a time
 
     async def open(self) -> None:
@@ -120,6 +144,41 @@ class TantivyBM25Index:
         index.config_reader(reload_policy="manual")
         self._index = index
         self._writer = index.writer(heap_size=self._heap, num_threads=1)
+        self._open_files(index)
+
+    def _open_files(self, chunks: tantivy.Index) -> None:
+        """The whole-file index; created (and filled from the chunks' payloads) when missing."""
+        directory = self._files_directory
+        marker = directory / _MARKER
+        if marker.exists():
+            version = json.loads(marker.read_text()).get("version")
+            if version != FILES_SCHEMA_VERSION:
+                raise IndexIncompatible(
+                    f"the whole-file index in {directory} has schema version {version}, this "
+                    f"service writes {FILES_SCHEMA_VERSION}: delete it and restart (it is "
+                    "rebuilt from the chunk index)"
+                )
+            files = tantivy.Index.open(str(directory))
+        else:
+            shutil.rmtree(directory, ignore_errors=True)  # an unfinished build: start again
+            directory.mkdir(parents=True)
+            files = tantivy.Index(self._files_schema, path=str(directory), reuse=False)
+            writer = files.writer(heap_size=self._heap, num_threads=1)
+            searcher = chunks.searcher()
+            count = searcher.num_docs
+            hits = searcher.search(tantivy.Query.all_query(), count).hits if count else []
+            documents = whole_files(_chunk_at(searcher, address) for _, address in hits)
+            for document in documents:
+                writer.add_document(self._file_document(document))
+            writer.commit()
+            writer.wait_merging_threads()
+            del writer
+            marker.write_text(json.dumps({"version": FILES_SCHEMA_VERSION}))
+            if documents:
+                log.info("whole-file index in %s built from %d files", directory, len(documents))
+        files.config_reader(reload_policy="manual")
+        self._files = files
+        self._files_writer = files.writer(heap_size=self._heap, num_threads=1)
 
     def _migrate(self, version: int) -> None:
         """Rewrite an index of an older schema into this one from the chunks its payloads
@@ -154,25 +213,41 @@ class TantivyBM25Index:
 
     def _close(self) -> None:
         with self._lock:
-            if self._writer is not None:
-                self._writer.commit()
-                self._writer.wait_merging_threads()
-            self._writer = None
-            self._index = None
+            for writer in (self._writer, self._files_writer):
+                if writer is not None:
+                    writer.commit()
+                    writer.wait_merging_threads()
+            self._writer = self._files_writer = None
+            self._index = self._files = None
 
     def _ready(self) -> tuple[tantivy.Index, tantivy.IndexWriter]:
         if self._index is None or self._writer is None:
             raise RuntimeError("TantivyBM25Index is not open")
         return self._index, self._writer
 
-    async def write(self, remove_files: Sequence[str], chunks: Sequence[IndexedChunk]) -> None:
-        if remove_files or chunks:
-            await asyncio.to_thread(self._write, list(remove_files), list(chunks))
+    def _files_ready(self) -> tuple[tantivy.Index, tantivy.IndexWriter]:
+        if self._files is None or self._files_writer is None:
+            raise RuntimeError("TantivyBM25Index is not open")
+        return self._files, self._files_writer
 
-    def _write(self, remove_files: list[str], chunks: list[IndexedChunk]) -> None:
-        documents = [self._document(chunk) for chunk in chunks]  # analysis outside the lock
+    async def write(
+        self,
+        remove_files: Sequence[str],
+        chunks: Sequence[IndexedChunk],
+        files: Sequence[WholeFile] = (),
+    ) -> None:
+        if remove_files or chunks or files:
+            await asyncio.to_thread(self._write, list(remove_files), list(chunks), list(files))
+
+    def _write(
+        self, remove_files: list[str], chunks: list[IndexedChunk], files: list[WholeFile]
+    ) -> None:
+        # Analysis outside the lock.
+        documents = [self._document(chunk) for chunk in chunks]
+        file_documents = [self._file_document(file) for file in files]
         with self._lock:
             index, writer = self._ready()
+            files_index, files_writer = self._files_ready()
             for file_id in dict.fromkeys(remove_files):
                 writer.delete_documents_by_term("file_id", file_id)
             for chunk, document in zip(chunks, documents, strict=True):
@@ -180,6 +255,23 @@ class TantivyBM25Index:
                 writer.add_document(document)
             writer.commit()
             index.reload()
+            if remove_files or files:
+                for file_id in dict.fromkeys([*remove_files, *(f.file_id for f in files)]):
+                    files_writer.delete_documents_by_term("file_id", file_id)
+                for file_document in file_documents:
+                    files_writer.add_document(file_document)
+                files_writer.commit()
+                files_index.reload()
+
+    def _file_document(self, file: WholeFile) -> tantivy.Document:
+        document = tantivy.Document()
+        for name in FILE_KEYWORD_FIELDS:
+            document.add_text(name, getattr(file, name))
+        document.add_integer("snapshot_seq", file.snapshot_seq)
+        document.add_text("text", indexed_terms(file.path) + " " + indexed_terms(file.text))
+        payload = {"file_id": file.file_id, "path": file.path, "language": file.language}
+        document.add_bytes("payload", json.dumps({**payload, "chunks": file.chunks}).encode())
+        return document
 
     def _document(self, chunk: IndexedChunk) -> tantivy.Document:
         document = tantivy.Document()
@@ -252,39 +344,53 @@ class TantivyBM25Index:
             for term in terms
             for field, w in ANALYSED_FIELDS.items()
         ]
-        clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
-        clauses += [
-            (tantivy.Occur.Must, tantivy.Query.const_score_query(condition, 0.0))
-            for condition in self._filter_queries(filters)
-        ]
-        result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
-        return list(result.hits)
+        return _filtered_hits(searcher, self._schema, should, filters, limit)
 
-    def _filter_queries(self, filters: ChunkFilter) -> list[tantivy.Query]:
-        schema = self._schema
-        conditions = [tantivy.Query.term_query(schema, "project_id", filters.project_id)]
-        if filters.subsystem:
-            conditions.append(tantivy.Query.term_query(schema, "subsystem", filters.subsystem))
-        if filters.languages:
-            conditions.append(
-                tantivy.Query.term_set_query(schema, "language", list(filters.languages))
+    async def search_whole_files(
+        self, query: str, filters: ChunkFilter, limit: int
+    ) -> list[FileHit]:
+        return await asyncio.to_thread(self._search_whole_files, query, filters, limit)
+
+    def _search_whole_files(self, query: str, filters: ChunkFilter, limit: int) -> list[FileHit]:
+        files, _ = self._files_ready()
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        schema = self._files_schema
+        should = [
+            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", term)) for term in terms
+        ]
+        searcher = files.searcher()
+        found = []
+        for score, address in _filtered_hits(searcher, schema, should, filters, limit):
+            payload = json.loads(bytes(searcher.doc(address)["payload"][0]))
+            found.append((float(score), payload))
+        found.sort(key=lambda item: (-item[0], item[1]["path"]))
+        return [
+            FileHit(
+                file_id=payload["file_id"],
+                path=payload["path"],
+                language=payload["language"],
+                rank=rank,
+                score=score,
+                best_score=score,
+                chunks=int(payload["chunks"]),
             )
-        if filters.path_prefix:
-            conditions.append(
-                tantivy.Query.regex_query(
-                    schema, "path", _regex_literal(filters.path_prefix) + "(?s:.*)"
-                )
-            )
-        if filters.max_snapshot_seq is not None:
-            conditions.append(
-                tantivy.Query.range_query(
-                    schema,
-                    "snapshot_seq",
-                    tantivy.FieldType.Integer,
-                    upper_bound=filters.max_snapshot_seq,
-                )
-            )
-        return conditions
+            for rank, (score, payload) in enumerate(found, start=1)
+        ]
+
+    async def file_chunks(self, file_id: str) -> list[IndexedChunk]:
+        return await asyncio.to_thread(self._file_chunks, file_id)
+
+    def _file_chunks(self, file_id: str) -> list[IndexedChunk]:
+        index, _ = self._ready()
+        searcher = index.searcher()
+        query = tantivy.Query.term_query(self._schema, "file_id", file_id)
+        count = int(getattr(searcher.search(query, 1, count=True), "count", 0) or 0)
+        if not count:
+            return []
+        hits = searcher.search(query, count, count=False).hits
+        return [_chunk_at(searcher, address) for _, address in hits]
 
     async def count(self, project_id: str) -> int:
         return await asyncio.to_thread(self._count, project_id)
@@ -294,6 +400,47 @@ class TantivyBM25Index:
         query = tantivy.Query.term_query(self._schema, "project_id", project_id)
         result = index.searcher().search(query, 1, count=True)
         return int(getattr(result, "count", 0) or 0)
+
+
+def _filtered_hits(
+    searcher: tantivy.Searcher,
+    schema: tantivy.Schema,
+    should: list[tuple[tantivy.Occur, tantivy.Query]],
+    filters: ChunkFilter,
+    limit: int,
+) -> list[tuple[float, tantivy.DocAddress]]:
+    clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
+    clauses += [
+        (tantivy.Occur.Must, tantivy.Query.const_score_query(condition, 0.0))
+        for condition in _filter_queries(schema, filters)
+    ]
+    result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
+    return list(result.hits)
+
+
+def _filter_queries(schema: tantivy.Schema, filters: ChunkFilter) -> list[tantivy.Query]:
+    """The same conditions on either index (both have these fields)."""
+    conditions = [tantivy.Query.term_query(schema, "project_id", filters.project_id)]
+    if filters.subsystem:
+        conditions.append(tantivy.Query.term_query(schema, "subsystem", filters.subsystem))
+    if filters.languages:
+        conditions.append(tantivy.Query.term_set_query(schema, "language", list(filters.languages)))
+    if filters.path_prefix:
+        conditions.append(
+            tantivy.Query.regex_query(
+                schema, "path", _regex_literal(filters.path_prefix) + "(?s:.*)"
+            )
+        )
+    if filters.max_snapshot_seq is not None:
+        conditions.append(
+            tantivy.Query.range_query(
+                schema,
+                "snapshot_seq",
+                tantivy.FieldType.Integer,
+                upper_bound=filters.max_snapshot_seq,
+            )
+        )
+    return conditions
 
 
 def _chunk_at(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> IndexedChunk:

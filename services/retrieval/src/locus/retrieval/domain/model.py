@@ -95,6 +95,60 @@ _CHUNK_FIELD_SET = frozenset(_CHUNK_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
+class WholeFile:
+    """One document per file for the whole-file lexical list: its path and the text of all its
+    chunks. A question whose words are spread over a file (one in a docstring, one in a helper,
+    one in the class) matches the file even when no chunk holds them together."""
+
+    file_id: str
+    project_id: str
+    snapshot_id: str
+    snapshot_seq: int
+    path: str
+    language: str
+    subsystem: str
+    text: str
+    chunks: int
+
+    def matches(self, filters: ChunkFilter) -> bool:
+        return (
+            self.project_id == filters.project_id
+            and (not filters.subsystem or self.subsystem == filters.subsystem)
+            and (not filters.languages or self.language in filters.languages)
+            and self.path.startswith(filters.path_prefix)
+            and (filters.max_snapshot_seq is None or self.snapshot_seq <= filters.max_snapshot_seq)
+        )
+
+
+def whole_file(chunks: Sequence[IndexedChunk]) -> WholeFile:
+    """The document of a file from every chunk of its current version (in any order; the
+    chunks of one version partition its lines, so their texts together are the file's)."""
+    if not chunks:
+        raise ValueError("a whole-file document needs at least one chunk")
+    ordered = sorted(chunks, key=lambda c: (c.ordinal, c.start_line))
+    first = ordered[0]
+    return WholeFile(
+        file_id=first.file_id,
+        project_id=first.project_id,
+        snapshot_id=first.snapshot_id,
+        snapshot_seq=max(c.snapshot_seq for c in ordered),
+        path=first.path,
+        language=first.language,
+        subsystem=first.subsystem,
+        text="\n".join(c.text for c in ordered),
+        chunks=len(ordered),
+    )
+
+
+def whole_files(chunks: Iterable[IndexedChunk]) -> list[WholeFile]:
+    """``whole_file`` of each file among ``chunks`` (every chunk of each file's version)."""
+    by_file: dict[str, list[IndexedChunk]] = {}
+    for chunk in chunks:
+        by_file.setdefault(chunk.file_id, []).append(chunk)
+    return [whole_file(found) for found in by_file.values()]
+
+
+@dataclass(frozen=True, slots=True)
 class EmbeddedChunk:
     chunk: IndexedChunk
     vector: Sequence[float]

@@ -17,19 +17,27 @@ from locus.retrieval.domain.model import (
     IndexedChunk,
     ScoredChunk,
     VectorWork,
+    WholeFile,
 )
 
 
 class BM25Index(Protocol):
-    """Lexical index of chunks, analysed with the code-aware analyzer."""
+    """Lexical index of chunks, and of whole files (one document per file: its path and the
+    text of all its chunks), analysed with the code-aware analyzer."""
 
     async def open(self) -> None: ...
 
     async def close(self) -> None: ...
 
-    async def write(self, remove_files: Sequence[str], chunks: Sequence[IndexedChunk]) -> None:
-        """Remove every chunk of ``remove_files``, then add ``chunks`` (replacing any chunk
-        with the same chunk_id). Durable and visible to searches once it returns."""
+    async def write(
+        self,
+        remove_files: Sequence[str],
+        chunks: Sequence[IndexedChunk],
+        files: Sequence[WholeFile] = (),
+    ) -> None:
+        """Remove every chunk and the whole-file document of ``remove_files``, then add
+        ``chunks`` (replacing any chunk with the same chunk_id) and ``files`` (replacing the
+        document of the same file). Durable and visible to searches once it returns."""
         ...
 
     async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
@@ -41,6 +49,18 @@ class BM25Index(Protocol):
     ) -> tuple[list[ScoredChunk], list[FileHit]]:
         """``search(limit)`` and the ``top_files`` best files of the best ``max(limit, pool)``
         chunks, exactly as ``rank_files`` lists them (Search's file list)."""
+        ...
+
+    async def search_whole_files(
+        self, query: str, filters: ChunkFilter, limit: int
+    ) -> list[FileHit]:
+        """The ``limit`` best whole-file documents by BM25, ranked 1..n (ties by path);
+        ``score`` and ``best_score`` are the document's score, ``chunks`` its chunk count."""
+        ...
+
+    async def file_chunks(self, file_id: str) -> list[IndexedChunk]:
+        """Every chunk of the file in the index (a file indexed in several batches is made
+        whole from them)."""
         ...
 
     async def count(self, project_id: str) -> int: ...

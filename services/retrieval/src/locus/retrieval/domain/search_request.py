@@ -39,6 +39,7 @@ class SearchPlan:
     rrf_k: int
     top_files: int = 0
     file_pool: int = 0
+    top_whole_files: int = 0
 
 
 def plan_search(
@@ -55,6 +56,7 @@ def plan_search(
     top_k_vector: int = 0,
     rrf_k: int = 0,
     top_files: int = 0,
+    top_whole_files: int = 0,
     limits: SearchLimits = SearchLimits(),
 ) -> SearchPlan:
     """Check every value and fill defaults (0 / empty = default). ``mode=None`` = hybrid."""
@@ -97,6 +99,7 @@ def plan_search(
         rrf_k=_bounded("rrf_k", rrf_k, limits.default_rrf_k, 100_000),
         top_files=_bounded("top_files", top_files, 0, limits.max_top_files),
         file_pool=limits.file_pool if top_files else 0,
+        top_whole_files=_bounded("top_whole_files", top_whole_files, 0, limits.max_top_files),
     )
 
 

@@ -1,0 +1,158 @@
+"""Add retrieval's whole-file list to candidate dumps collected before it existed.
+
+A dump (``collect.sh``) holds everything Locate ranked for one instance. Dumps made before the
+whole-file index lack its list (``whole_file_hits``); this script makes it the way the stack
+does, in one process: the tree at the instance's base commit (the harness's own work tree,
+``.locbench/repos``, checked out as the collection run had it), walked by the ingestion
+scanner, each file cut into chunks by the ast service's extraction, each file's chunks joined
+into its whole-file document (``locus.retrieval.domain.model.whole_file``), indexed by the
+retrieval service's own tantivy adapter and searched with the dumped question (the query
+Locate sends). File ids are the dump's own where the dump knows the path; a file it never saw
+gets an id of its own (it is a new candidate, as it would be in the stack).
+
+Chunks are cached per (path, sha256) across the instances of a repository, so a repository is
+parsed once and then only its changed files. Dumps that already have the list are skipped
+unless ``--force``.
+
+Usage: python bench/ranker/whole_files.py --candidates DIR --split FILE --mirror-root DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from locus.ast.settings import AstSettings
+from locus.gateway.domain.ranking import FileMatch
+from locus.ingestion.domain.model import ScannedFile
+from locus.ingestion.domain.scanner import walk_source
+from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
+from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, WholeFile, whole_file
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from baselines import MAX_FILE_BYTES, chunks_of, indexed_chunks  # noqa: E402
+
+WHOLE_FILES = 100  # the gateway's default search_whole_files
+
+
+def dump_file_ids(candidates: dict[str, Any]) -> dict[str, str]:
+    """path -> file id, as the stack named the files the dump mentions."""
+    ids: dict[str, str] = {}
+    fields = candidates["symbol_fields"]
+    for values in candidates["symbols"].values():
+        row = dict(zip(fields, values, strict=True))
+        ids[row["relative_path"]] = row["file_id"]
+    chunk_fields = candidates["chunk_fields"]
+    for values in candidates["chunks"]:
+        row = dict(zip(chunk_fields, values[:-1], strict=True))
+        ids[row["relative_path"]] = row["file_id"]
+    file_fields = candidates["file_fields"]
+    for values in candidates.get("file_hits", []):
+        row = dict(zip(file_fields, values, strict=True))
+        ids[row["relative_path"]] = row["file_id"]
+    return ids
+
+
+def documents(
+    tree: Path, cache: dict[tuple[str, str], list[IndexedChunk]], settings: AstSettings
+) -> list[WholeFile]:
+    found = []
+    for item in walk_source(tree, max_file_bytes=MAX_FILE_BYTES):
+        if not isinstance(item, ScannedFile):
+            continue
+        key = (item.relative_path, item.sha256)
+        if key not in cache:
+            cache[key] = indexed_chunks(item, chunks_of(item, settings))
+        if cache[key]:
+            found.append(whole_file(cache[key]))
+    return found
+
+
+async def whole_file_hits(
+    files: list[WholeFile], question: str, ids: dict[str, str], scratch: Path
+) -> list[FileMatch]:
+    index = TantivyBM25Index(scratch / "bm25")
+    await index.open()
+    try:
+        await index.write([], [], files)
+        hits = await index.search_whole_files(question, ChunkFilter("baseline"), WHOLE_FILES)
+    finally:
+        await index.close()
+    return [
+        FileMatch(
+            file_id=ids.get(h.path)
+            or "f_" + hashlib.sha256(("whole-file\0" + h.path).encode()).hexdigest()[:30],
+            relative_path=h.path,
+            language=h.language,
+            rank=h.rank,
+            score=h.score,
+            best_score=h.best_score,
+            chunks=h.chunks,
+        )
+        for h in hits
+    ]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--candidates", type=Path, required=True)
+    parser.add_argument("--split", type=Path, required=True)
+    parser.add_argument("--mirror-root", type=Path, required=True)
+    parser.add_argument("--force", action="store_true")
+    args = parser.parse_args()
+    rows = {
+        json.loads(line)["instance_id"]: json.loads(line)
+        for line in args.split.read_text().splitlines()
+        if line.strip()
+    }
+    by_repo: dict[str, list[tuple[Path, dict[str, Any]]]] = defaultdict(list)
+    for path in sorted(args.candidates.glob("*.json.gz")):
+        record = json.loads(gzip.decompress(path.read_bytes()))
+        if "whole_file_hits" in record["candidates"] and not args.force:
+            continue
+        if record["instance_id"] in rows:
+            by_repo[record["repo"]].append((path, record))
+    settings = AstSettings()
+    sys.path.insert(0, str(ROOT.parent / "shared" / "bench"))
+    from locbench import RepoCache  # type: ignore[import-not-found]
+
+    trees = RepoCache(str(ROOT / ".locbench" / "repos"), str(args.mirror_root))
+    done = 0
+    started = time.perf_counter()
+    for repo, dumps in sorted(by_repo.items()):
+        cache: dict[tuple[str, str], list[IndexedChunk]] = {}
+        dumps.sort(key=lambda item: rows[item[1]["instance_id"]].get("created_at", ""))
+        for path, record in dumps:
+            tree = Path(trees.checkout(repo, record["base_commit"]))
+            files = documents(tree, cache, settings)
+            with tempfile.TemporaryDirectory(prefix="locus-whole-files-") as scratch:
+                candidates = record["candidates"]
+                hits = await whole_file_hits(
+                    files, candidates["question"], dump_file_ids(candidates), Path(scratch)
+                )
+            candidates["whole_file_hits"] = [
+                [getattr(h, name) for name in candidates["file_fields"]] for h in hits
+            ]
+            path.write_bytes(
+                gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0)
+            )
+            done += 1
+            print(
+                f"{done:4d} {record['instance_id']}: {len(files)} files, "
+                f"{time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
