@@ -4,8 +4,9 @@ with no services, no bus and no stores in between.
 - `measure_indexing_baseline`: what makes a repository searchable, done directly. Walk the
   tree and sha256 every file (the ingestion scanner, `walk_source`), cut each file into chunks
   (tree-sitter `extract` for the languages the ast service parses, the ast service's own
-  line windows for the others, as the stack does) and write every chunk into a tantivy BM25
-  index, one commit per 64 files (the retrieval service's default batch). Symbols, relations
+  line windows for the others, as the stack does) and write every chunk, and each file's
+  whole-file document, into the retrieval service's tantivy BM25 index, one commit per 64 files
+  (the retrieval service's default batch). Symbols, relations
   and graph edges are computed by `extract` but not stored anywhere.
 - `measure_embedder_rate`: the bare ONNX embedder (the model, threads and batch size the
   retrieval service uses by default) on a sample of the chunk texts the baseline cut.
@@ -28,7 +29,7 @@ from locus.ingestion.domain.scanner import walk_source
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
 from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
 from locus.retrieval.benchmark import embedding_rate
-from locus.retrieval.domain.model import IndexedChunk
+from locus.retrieval.domain.model import IndexedChunk, whole_files
 
 MAX_FILE_BYTES = 1_048_576  # the ingestion service's default
 FILES_PER_COMMIT = 64  # the retrieval service's default fetch batch
@@ -169,12 +170,12 @@ async def measure_indexing_baseline(
         pending_files += 1
         if pending_files == FILES_PER_COMMIT:
             step = time.perf_counter()
-            await index.write([], pending)
+            await index.write([], pending, whole_files(pending))
             bm25_seconds += time.perf_counter() - step
             pending, pending_files = [], 0
     step = time.perf_counter()
     if pending:
-        await index.write([], pending)
+        await index.write([], pending, whole_files(pending))
     await index.close()
     bm25_seconds += time.perf_counter() - step
     seconds = time.perf_counter() - started
@@ -215,7 +216,7 @@ async def measure_one_file_reindex(
         relative_path, hashlib.sha256(data).hexdigest(), len(data), language, data
     )
     chunks = indexed_chunks(scanned, chunks_of(scanned, AstSettings()))
-    await index.write([chunk.file_id for chunk in chunks[:1]], chunks)
+    await index.write([chunk.file_id for chunk in chunks[:1]], chunks, whole_files(chunks))
     seconds = time.perf_counter() - started
     await index.close()
     return seconds

@@ -67,14 +67,18 @@ def documents(
     tree: Path, cache: dict[tuple[str, str], list[IndexedChunk]], settings: AstSettings
 ) -> list[WholeFile]:
     found = []
+    used: set[tuple[str, str]] = set()
     for item in walk_source(tree, max_file_bytes=MAX_FILE_BYTES):
         if not isinstance(item, ScannedFile):
             continue
         key = (item.relative_path, item.sha256)
+        used.add(key)
         if key not in cache:
             cache[key] = indexed_chunks(item, chunks_of(item, settings))
         if cache[key]:
             found.append(whole_file(cache[key]))
+    for key in cache.keys() - used:  # only this tree's files stay: memory stays one tree's
+        del cache[key]
     return found
 
 

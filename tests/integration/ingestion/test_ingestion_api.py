@@ -284,3 +284,30 @@ async def test_rescan_is_incremental(stub: tuple[Stub, Path]) -> None:
     )
     project = await api.GetProject(ingestion_pb2.GetProjectRequest(project_id="p"))
     assert project.latest_snapshot_id == third.snapshot_id
+
+
+async def test_a_rescan_reads_only_the_files_that_changed(stub: tuple[Stub, Path]) -> None:
+    """Files unchanged since the last scan read them are not read again (their status is the
+    same); an edit is read, whatever its size and modification time."""
+    api, allowed = stub
+    repo = allowed / "settled"
+    repo.mkdir()
+    for name in ("a.py", "b.py", "c.py"):
+        (repo / name).write_text(f"# {name}\n")
+    await asyncio.sleep(1.1)  # changed more than a second before the read: safe to remember
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="settled"))
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="settled", path=str(repo)))
+
+    async def scan() -> Any:
+        started = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="settled"))
+        return (await wait_done(api, started.job_id)).stats
+
+    assert (await scan()).bytes_read == 3 * len("# a.py\n")
+    unchanged = await scan()
+    assert (unchanged.bytes_read, unchanged.files_unchanged) == (0, 3)
+    edited = repo / "b.py"
+    before = os.stat(edited)
+    edited.write_text("# b.p!\n")  # same size, modification time put back
+    os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = await scan()
+    assert (after.bytes_read, after.files_modified, after.files_unchanged) == (7, 1, 2)

@@ -10,7 +10,7 @@ import pytest
 
 from locus.ingestion.domain.errors import InvalidSourceRoot
 from locus.ingestion.domain.model import ScannedFile, SkippedFile, SkipReason
-from locus.ingestion.domain.scanner import walk_source
+from locus.ingestion.domain.scanner import ReadCache, walk_source
 
 from .conftest import WriteFile
 
@@ -221,3 +221,69 @@ def test_relative_paths_are_relative_to_a_symlinked_root(
     root_link.symlink_to(root, target_is_directory=True)
 
     assert list(walk(root_link)) == ["src/app.py"]
+
+
+def cached_walk(root: Path, cache: ReadCache) -> dict[str, ScannedFile]:
+    found = {}
+    for item in walk_source(root, max_file_bytes=LIMIT, cache=cache):
+        assert isinstance(item, ScannedFile), item
+        found[item.relative_path] = item
+    cache.retain(found)
+    return found
+
+
+def test_a_rescan_reuses_what_it_read_of_files_that_did_not_change(
+    root: Path, write_file: WriteFile
+) -> None:
+    old = write_file(root, "src/old.py", "print('old')\n")
+    cache = ReadCache(settle_seconds=0.0)
+    first = cached_walk(root, cache)
+    assert first["src/old.py"].content_read
+    again = cached_walk(root, cache)
+    reused = again["src/old.py"]
+    assert not reused.content_read
+    assert reused.data == b""
+    assert (reused.sha256, reused.size_bytes, reused.language) == (
+        first["src/old.py"].sha256,
+        first["src/old.py"].size_bytes,
+        "python",
+    )
+    # An edit of the same size with the modification time put back is still seen: the change
+    # time moved, and no one can set that.
+    before = os.stat(old)
+    old.write_text("print('new')\n")
+    os.utime(old, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(old).st_mtime_ns == before.st_mtime_ns
+    edited = cached_walk(root, cache)["src/old.py"]
+    assert edited.content_read
+    assert edited.sha256 == hashlib.sha256(b"print('new')\n").hexdigest()
+
+
+def test_a_file_changed_just_before_it_was_read_is_read_again(
+    root: Path, write_file: WriteFile
+) -> None:
+    write_file(root, "fresh.py", "x = 1\n")
+    cache = ReadCache(settle_seconds=60.0)  # everything here changed less than a minute ago
+    cached_walk(root, cache)
+    assert cached_walk(root, cache)["fresh.py"].content_read
+    assert len(cache) == 0
+
+
+def test_the_cache_forgets_deleted_files_and_rereads_content_no_longer_stored(
+    root: Path, write_file: WriteFile
+) -> None:
+    stored: set[str] = set()
+    cache = ReadCache(has_content=stored.__contains__, settle_seconds=0.0)
+    write_file(root, "a.py", "a = 1\n")
+    gone = write_file(root, "b.py", "b = 1\n")
+    first = cached_walk(root, cache)
+    assert len(cache) == 2
+    # Nothing is stored yet: both are read again.
+    assert all(item.content_read for item in cached_walk(root, cache).values())
+    stored.add(first["a.py"].sha256)
+    second = cached_walk(root, cache)
+    assert not second["a.py"].content_read
+    assert second["b.py"].content_read
+    gone.unlink()
+    cached_walk(root, cache)
+    assert len(cache) == 1

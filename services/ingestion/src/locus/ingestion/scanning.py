@@ -48,7 +48,7 @@ from locus.ingestion.domain.errors import (
 )
 from locus.ingestion.domain.model import ChangeType, ScannedFile, SkippedFile
 from locus.ingestion.domain.naming import validate_label, validate_project_name
-from locus.ingestion.domain.scanner import walk_source
+from locus.ingestion.domain.scanner import ReadCache, walk_source
 from locus.ingestion.domain.source_paths import resolve_source_root
 from locus.ingestion.domain.source_roots import (
     MAX_LAYOUT_FILE_BYTES,
@@ -120,6 +120,8 @@ class Ingestion:
         self._blobs = blobs
         self._bus = bus
         self._now = clock
+        # Per source root: what the last walk read, so a rescan reads only changed files.
+        self._read_caches: dict[str, ReadCache] = {}
         self.progress_checks = ProgressChecks(
             self.check_progress,
             self.jobs_to_check,
@@ -378,15 +380,18 @@ class Ingestion:
         current: dict[str, ScannedFile] = {}
         skipped: list[SkippedFile] = []
         bytes_read = 0
-        for item in walk_source(root, max_file_bytes=self._settings.max_file_bytes):
+        cache = self._read_caches.setdefault(str(root), ReadCache(has_content=self._blobs.exists))
+        for item in walk_source(root, max_file_bytes=self._settings.max_file_bytes, cache=cache):
             if isinstance(item, SkippedFile):
                 skipped.append(item)
                 continue
-            self._blobs.put(item.data)
-            bytes_read += item.size_bytes
+            if item.content_read:
+                self._blobs.put(item.data, item.sha256)
+                bytes_read += item.size_bytes
             current[item.relative_path] = ScannedFile(
                 item.relative_path, item.sha256, item.size_bytes, item.language, b""
             )
+        cache.retain(current)
         return _WalkedSource(current, skipped, bytes_read)
 
     async def _publish_changes(self, job: JobRow) -> None:

@@ -30,8 +30,9 @@ class FileBlobStore:
             raise ValueError(f"not a sha256 hex digest: {sha256!r}")
         return self._root / sha256[:2] / sha256[2:4] / sha256
 
-    def put(self, data: bytes) -> str:
-        sha256 = hashlib.sha256(data).hexdigest()
+    def put(self, data: bytes, sha256: str = "") -> str:
+        """Store ``data`` under its sha256 (``sha256``: already computed by the caller)."""
+        sha256 = sha256 or hashlib.sha256(data).hexdigest()
         path = self._path(sha256)
         if path.exists():
             return sha256

@@ -42,6 +42,9 @@ class ScannedFile:
     size_bytes: int
     language: str | None
     data: bytes = field(repr=False)
+    # False: not read this time; unchanged since a read the walk's ``ReadCache`` remembers
+    # (sha256 and language are that read's; ``data`` is empty).
+    content_read: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,12 @@
 Ignored directories are pruned without descending, directory symlinks are never followed (their
 targets inside the root are walked at their real paths) and a symlinked file is read only when
 its target lies inside the root. Problems with single files become `SkippedFile`s, not errors.
+
+A ``ReadCache`` lets a rescan skip reading and hashing files that did not change: a file whose
+status (size, modification and change times, inode, device) is the one it had when it was
+last read, and whose last change was at least ``settle_seconds`` before that read, is reported
+with that read's sha256 and language. Any write changes the change time (which no user can set),
+so an edit is always read; a file changed just before it was read is read again next time.
 """
 
 from __future__ import annotations
@@ -10,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +38,60 @@ LANGUAGE_SNIFF_BYTES = 1024
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
+_StatusKey = tuple[int, int, int, int, int]
+
+
+def _status_key(status: os.stat_result) -> _StatusKey:
+    return (
+        status.st_size,
+        status.st_mtime_ns,
+        status.st_ctime_ns,
+        status.st_ino,
+        status.st_dev,
+    )
+
+
+class ReadCache:
+    """What the last walks of one root read, for the next walk to reuse (see the module doc).
+    ``has_content(sha256)``: whether that content is still stored (else the file is read)."""
+
+    def __init__(
+        self,
+        *,
+        has_content: Callable[[str], bool] = lambda _: True,
+        settle_seconds: float = 1.0,
+    ) -> None:
+        self._entries: dict[str, tuple[_StatusKey, str, str | None]] = {}
+        self._has_content = has_content
+        self._settle_ns = int(settle_seconds * 1e9)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def lookup(self, relative_path: str, status: os.stat_result) -> ScannedFile | None:
+        entry = self._entries.get(relative_path)
+        if entry is None or entry[0] != _status_key(status):
+            return None
+        _, sha256, language = entry
+        if not self._has_content(sha256):
+            return None
+        return ScannedFile(relative_path, sha256, status.st_size, language, b"", False)
+
+    def remember(self, scanned: ScannedFile, status: os.stat_result, read_at_ns: int) -> None:
+        """``status``: the file's before it was read; ``read_at_ns``: when the read began."""
+        settled = read_at_ns - self._settle_ns
+        if status.st_mtime_ns < settled and status.st_ctime_ns < settled:
+            key = _status_key(status)
+            self._entries[scanned.relative_path] = (key, scanned.sha256, scanned.language)
+        else:
+            self._entries.pop(scanned.relative_path, None)
+
+    def retain(self, relative_paths: Collection[str]) -> None:
+        """Forget every file a walk no longer listed (deleted or now skipped)."""
+        for path in self._entries.keys() - set(relative_paths):
+            del self._entries[path]
+
+
 @dataclass(slots=True)
 class _DirectoryFrame:
     directory: str
@@ -38,8 +99,11 @@ class _DirectoryFrame:
     entries: Iterator[os.DirEntry[str]]
 
 
-def walk_source(root: Path, *, max_file_bytes: int) -> Iterator[ScannedFile | SkippedFile]:
-    """Yield every non-ignored file under `root`, sorted by POSIX relative path.
+def walk_source(
+    root: Path, *, max_file_bytes: int, cache: ReadCache | None = None
+) -> Iterator[ScannedFile | SkippedFile]:
+    """Yield every non-ignored file under `root`, sorted by POSIX relative path. With a
+    ``cache``, files unchanged since a read it remembers are not read again.
 
     Raises `InvalidSourceRoot` if `root` is not a listable directory; validate the root with
     `resolve_source_root` first.
@@ -69,7 +133,7 @@ def walk_source(root: Path, *, max_file_bytes: int) -> Iterator[ScannedFile | Sk
             if isinstance(target, SkippedFile):
                 yield target
             elif target is not None:
-                yield _read_file(relative_path, target, max_file_bytes)
+                yield _read_file(relative_path, target, max_file_bytes, cache)
         elif _is_directory(entry):
             if frame.rules.is_excluded_entry(relative_path, is_dir=True):
                 continue
@@ -85,7 +149,7 @@ def walk_source(root: Path, *, max_file_bytes: int) -> Iterator[ScannedFile | Sk
             rules = frame.rules.with_directory_files(real_root, relative_path)
             stack.append(_DirectoryFrame(relative_path, rules, iter(entries)))
         elif not frame.rules.is_excluded_entry(relative_path, is_dir=False):
-            yield _read_file(relative_path, Path(entry.path), max_file_bytes)
+            yield _read_file(relative_path, Path(entry.path), max_file_bytes, cache)
 
 
 def _sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
@@ -134,10 +198,26 @@ def _symlink_target(
     return target
 
 
-def _read_file(relative_path: str, path: Path, max_file_bytes: int) -> ScannedFile | SkippedFile:
+def _read_file(
+    relative_path: str, path: Path, max_file_bytes: int, cache: ReadCache | None = None
+) -> ScannedFile | SkippedFile:
     decision = classify_path(relative_path)
     if decision is not None:
         return SkippedFile(relative_path, decision.reason, decision.detail)
+    if cache is not None:
+        try:
+            status = os.stat(path, follow_symlinks=False)
+        except OSError:
+            pass  # reported by the read below
+        else:
+            if (
+                stat.S_ISREG(status.st_mode)
+                and classify_size(status.st_size, max_file_bytes) is None
+            ):
+                known = cache.lookup(relative_path, status)
+                if known is not None:
+                    return known
+    read_at_ns = time.time_ns()
     try:
         descriptor = os.open(path, _OPEN_FLAGS)
     except OSError as error:
@@ -166,13 +246,16 @@ def _read_file(relative_path: str, path: Path, max_file_bytes: int) -> ScannedFi
     decision = classify_size(len(data), max_file_bytes) or classify_content(data)
     if decision is not None:
         return SkippedFile(relative_path, decision.reason, decision.detail)
-    return ScannedFile(
+    scanned = ScannedFile(
         relative_path=relative_path,
         sha256=hashlib.sha256(data).hexdigest(),
         size_bytes=len(data),
         language=detect_language(relative_path, data[:LANGUAGE_SNIFF_BYTES]),
         data=data,
     )
+    if cache is not None and len(data) == status.st_size:
+        cache.remember(scanned, status, read_at_ns)
+    return scanned
 
 
 def _describe(error: OSError) -> str:
