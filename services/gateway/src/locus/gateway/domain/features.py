@@ -219,16 +219,19 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
         ]
         symbol_rows.append(row)
 
+    # Per file, each cue's best value among its symbols (a symbol without the cue counts 0).
+    file_best_cues: dict[str, dict[str, float]] = defaultdict(dict)
+    for ranked in ranking.symbols:
+        best = file_best_cues[ranked.symbol.file_id]
+        for signal, value in symbol_cues[ranked.symbol.node_id].items():
+            if value > best.get(signal, 0.0):
+                best[signal] = value
+
     file_rows = []
     for rank, ranked_file in enumerate(ranking.files, start=1):
         cues = _signal_sums(ranked_file.evidence)
         members = symbols_by_file.get(ranked_file.file_id, [])
-        best_cues = {
-            signal: max(
-                (symbol_cues[s.symbol.node_id].get(signal, 0.0) for s in members), default=0.0
-            )
-            for signal in CUE_SIGNALS
-        }
+        best_cues = file_best_cues.get(ranked_file.file_id, {})
         best_symbol = members[0].score if members else 0.0
         row = [
             *question,
@@ -240,7 +243,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
                 top_lexical,
             ),
             *(cues.get(signal, 0.0) for signal in CUE_SIGNALS),
-            *(best_cues[signal] for signal in CUE_SIGNALS),
+            *(best_cues.get(signal, 0.0) for signal in CUE_SIGNALS),
             cues.get("path_role", 0.0),
             *path_features_of(ranked_file.relative_path, ranked_file.language),
             float(len(members)),
@@ -285,22 +288,41 @@ def _question_features(request: RankingInput) -> list[float]:
 def _retrieval_features(
     score: float, top: float, rank: int, hits: Sequence[ChunkMatch], top_lexical: float
 ) -> list[float]:
-    lexical = [c for c in hits if c.lexical_rank]
-    vector = [c for c in hits if c.vector_rank]
-    top_fused = max((c.score for c in hits), default=0.0)
+    # One pass (a candidate has a few hits, a request a thousand candidates); a best value is
+    # None until a hit of its list gives one, then 0.0 when none did.
+    top_fused: float | None = None
+    best_lexical_score: float | None = None
+    best_vector_score: float | None = None
+    best_rank = best_lexical_rank = best_vector_rank = 0.0
+    lexical = vector = 0
+    for c in hits:
+        if top_fused is None or c.score > top_fused:
+            top_fused = c.score
+        if c.rank:
+            best_rank = max(best_rank, 1.0 / c.rank)
+        if c.lexical_rank:
+            lexical += 1
+            best_lexical_rank = max(best_lexical_rank, 1.0 / c.lexical_rank)
+            if best_lexical_score is None or c.lexical_score > best_lexical_score:
+                best_lexical_score = c.lexical_score
+        if c.vector_rank:
+            vector += 1
+            best_vector_rank = max(best_vector_rank, 1.0 / c.vector_rank)
+            if best_vector_score is None or c.vector_score > best_vector_score:
+                best_vector_score = c.vector_score
     return [
         score,
         _ratio(score, top),
         1.0 / rank,
         float(len(hits)),
-        top_fused,
-        max((1.0 / c.rank for c in hits if c.rank), default=0.0),
-        float(len(lexical)),
-        max((1.0 / c.lexical_rank for c in lexical), default=0.0),
-        _ratio(max((c.lexical_score for c in lexical), default=0.0), top_lexical),
-        float(len(vector)),
-        max((1.0 / c.vector_rank for c in vector), default=0.0),
-        max((c.vector_score for c in vector), default=0.0),
+        top_fused or 0.0,
+        best_rank,
+        float(lexical),
+        best_lexical_rank,
+        _ratio(best_lexical_score or 0.0, top_lexical),
+        float(vector),
+        best_vector_rank,
+        best_vector_score or 0.0,
     ]
 
 

@@ -267,22 +267,32 @@ class LearnedRanking:
         ranking = candidates.ranking
         symbol_scores = self.model.symbols.score(candidates.symbol_rows)
         file_scores = self.model.files.score(candidates.file_rows)
-        # Ties keep the hand ranking's order (a stable sort of its list).
-        symbol_order = sorted(range(len(ranking.symbols)), key=lambda i: -symbol_scores[i])
-        symbols = [replace(ranking.symbols[i], score=float(symbol_scores[i])) for i in symbol_order]
-        by_file: dict[str, list[RankedSymbol]] = {}
-        for symbol in symbols:
-            by_file.setdefault(symbol.symbol.file_id, []).append(symbol)
+        # Ties keep the hand ranking's order (a stable sort of its list). Only the symbols the
+        # answer shows are rebuilt with their new score (a thousand candidates, a few dozen
+        # shown).
+        symbol_order = np.argsort(-symbol_scores, kind="stable").tolist()
+        rescored: dict[int, RankedSymbol] = {}
+
+        def shown(i: int) -> RankedSymbol:
+            found = rescored.get(i)
+            if found is None:
+                found = rescored[i] = replace(ranking.symbols[i], score=float(symbol_scores[i]))
+            return found
+
+        by_file: dict[str, list[int]] = {}
+        for i in symbol_order:
+            by_file.setdefault(ranking.symbols[i].symbol.file_id, []).append(i)
         per_file = self.hand.weights.symbols_per_file
-        file_order = sorted(range(len(ranking.files)), key=lambda i: -file_scores[i])
+        file_order = np.argsort(-file_scores, kind="stable").tolist()[: request.max_files]
         files = [
             replace(
                 ranking.files[i],
                 score=float(file_scores[i]),
-                symbols=tuple(by_file.get(ranking.files[i].file_id, [])[:per_file]),
+                symbols=tuple(
+                    shown(j) for j in by_file.get(ranking.files[i].file_id, [])[:per_file]
+                ),
             )
             for i in file_order
         ]
-        return Ranking(
-            files=tuple(files[: request.max_files]), symbols=tuple(symbols[: request.max_symbols])
-        )
+        symbols = [shown(i) for i in symbol_order[: request.max_symbols]]
+        return Ranking(files=tuple(files), symbols=tuple(symbols))
