@@ -19,6 +19,7 @@ from locus.retrieval.domain.model import (
     ScoredChunk,
     WholeFile,
     rank_files,
+    ranked_whole_files,
 )
 
 ANALYSED_FIELDS = {"text_terms": 1.0, "symbol_terms": 1.5, "name_terms": 3.0, "path_terms": 1.5}
@@ -156,19 +157,7 @@ class OpenSearchBM25Index:
         }
         response = await self._require().search(index=self._files_index, body=body)
         found = [(float(hit["_score"]), hit["_source"]) for hit in response["hits"]["hits"]]
-        found.sort(key=lambda item: (-item[0], item[1]["path"]))
-        return [
-            FileHit(
-                file_id=source["file_id"],
-                path=source["path"],
-                language=source["language"],
-                rank=rank,
-                score=score,
-                best_score=score,
-                chunks=int(source["chunks"]),
-            )
-            for rank, (score, source) in enumerate(found, start=1)
-        ]
+        return ranked_whole_files(found)
 
     async def file_chunks(self, file_id: str) -> list[IndexedChunk]:
         body = {

@@ -36,6 +36,7 @@ from locus.retrieval.domain.model import (
     ScoredChunk,
     WholeFile,
     best_files,
+    ranked_whole_files,
     whole_files,
 )
 
@@ -365,19 +366,7 @@ class TantivyBM25Index:
         for score, address in _filtered_hits(searcher, schema, should, filters, limit):
             payload = json.loads(bytes(searcher.doc(address)["payload"][0]))
             found.append((float(score), payload))
-        found.sort(key=lambda item: (-item[0], item[1]["path"]))
-        return [
-            FileHit(
-                file_id=payload["file_id"],
-                path=payload["path"],
-                language=payload["language"],
-                rank=rank,
-                score=score,
-                best_score=score,
-                chunks=int(payload["chunks"]),
-            )
-            for rank, (score, payload) in enumerate(found, start=1)
-        ]
+        return ranked_whole_files(found)
 
     async def file_chunks(self, file_id: str) -> list[IndexedChunk]:
         return await asyncio.to_thread(self._file_chunks, file_id)

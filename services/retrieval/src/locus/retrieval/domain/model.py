@@ -140,6 +140,24 @@ def whole_file(chunks: Sequence[IndexedChunk]) -> WholeFile:
     )
 
 
+def ranked_whole_files(found: Iterable[tuple[float, Mapping[str, Any]]]) -> list[FileHit]:
+    """Whole-file documents a search found, as (score, stored fields: file_id, path, language,
+    chunks), ranked 1..n best first, equal scores in path order (as every index lists them)."""
+    ordered = sorted(found, key=lambda item: (-item[0], item[1]["path"]))
+    return [
+        FileHit(
+            file_id=fields["file_id"],
+            path=fields["path"],
+            language=fields["language"],
+            rank=rank,
+            score=score,
+            best_score=score,
+            chunks=int(fields["chunks"]),
+        )
+        for rank, (score, fields) in enumerate(ordered, start=1)
+    ]
+
+
 def whole_files(chunks: Iterable[IndexedChunk]) -> list[WholeFile]:
     """``whole_file`` of each file among ``chunks`` (every chunk of each file's version)."""
     by_file: dict[str, list[IndexedChunk]] = {}
