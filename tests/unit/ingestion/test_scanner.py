@@ -287,3 +287,19 @@ def test_the_cache_forgets_deleted_files_and_rereads_content_no_longer_stored(
     gone.unlink()
     cached_walk(root, cache)
     assert len(cache) == 1
+
+
+def test_a_file_skipped_for_its_content_is_not_read_again_until_it_changes(
+    root: Path, write_file: WriteFile
+) -> None:
+    blob = write_file(root, "data.txt", b"\x00\x01binary")
+    cache = ReadCache(settle_seconds=0.0)
+    first = [item for item in walk_source(root, max_file_bytes=LIMIT, cache=cache)]
+    assert skipped(first[0]).reason == SkipReason.BINARY
+    remembered = cache.lookup("data.txt", os.stat(blob))
+    assert remembered == first[0]
+    blob.write_bytes(b"text now\n")
+    assert cache.lookup("data.txt", os.stat(blob)) is None
+    (again,) = walk_source(root, max_file_bytes=LIMIT, cache=cache)
+    assert isinstance(again, ScannedFile)
+    assert again.content_read

@@ -391,7 +391,7 @@ class Ingestion:
             current[item.relative_path] = ScannedFile(
                 item.relative_path, item.sha256, item.size_bytes, item.language, b""
             )
-        cache.retain(current)
+        cache.retain([*current, *(item.relative_path for item in skipped)])
         return _WalkedSource(current, skipped, bytes_read)
 
     async def _publish_changes(self, job: JobRow) -> None:

@@ -7,8 +7,9 @@ its target lies inside the root. Problems with single files become `SkippedFile`
 A ``ReadCache`` lets a rescan skip reading and hashing files that did not change: a file whose
 status (size, modification and change times, inode, device) is the one it had when it was
 last read, and whose last change was at least ``settle_seconds`` before that read, is reported
-with that read's sha256 and language. Any write changes the change time (which no user can set),
-so an edit is always read; a file changed just before it was read is read again next time.
+with that read's sha256 and language (or skipped for the reason its content gave then). Any
+write changes the change time (which no user can set), so an edit is always read; a file
+changed just before it was read is read again next time.
 """
 
 from __future__ import annotations
@@ -52,8 +53,10 @@ def _status_key(status: os.stat_result) -> _StatusKey:
 
 
 class ReadCache:
-    """What the last walks of one root read, for the next walk to reuse (see the module doc).
-    ``has_content(sha256)``: whether that content is still stored (else the file is read)."""
+    """What the last walks of one root read, for the next walk to reuse (see the module doc):
+    a file's sha256 and language, or why its content is skipped (binary, undecodable,
+    generated, minified). ``has_content(sha256)``: whether that content is still stored (else
+    the file is read)."""
 
     def __init__(
         self,
@@ -61,33 +64,40 @@ class ReadCache:
         has_content: Callable[[str], bool] = lambda _: True,
         settle_seconds: float = 1.0,
     ) -> None:
-        self._entries: dict[str, tuple[_StatusKey, str, str | None]] = {}
+        self._entries: dict[str, tuple[_StatusKey, ScannedFile | SkippedFile]] = {}
         self._has_content = has_content
         self._settle_ns = int(settle_seconds * 1e9)
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def lookup(self, relative_path: str, status: os.stat_result) -> ScannedFile | None:
+    def lookup(
+        self, relative_path: str, status: os.stat_result
+    ) -> ScannedFile | SkippedFile | None:
         entry = self._entries.get(relative_path)
         if entry is None or entry[0] != _status_key(status):
             return None
-        _, sha256, language = entry
-        if not self._has_content(sha256):
+        known = entry[1]
+        if isinstance(known, ScannedFile) and not self._has_content(known.sha256):
             return None
-        return ScannedFile(relative_path, sha256, status.st_size, language, b"", False)
+        return known
 
-    def remember(self, scanned: ScannedFile, status: os.stat_result, read_at_ns: int) -> None:
+    def remember(
+        self, found: ScannedFile | SkippedFile, status: os.stat_result, read_at_ns: int
+    ) -> None:
         """``status``: the file's before it was read; ``read_at_ns``: when the read began."""
         settled = read_at_ns - self._settle_ns
         if status.st_mtime_ns < settled and status.st_ctime_ns < settled:
-            key = _status_key(status)
-            self._entries[scanned.relative_path] = (key, scanned.sha256, scanned.language)
+            if isinstance(found, ScannedFile):
+                found = ScannedFile(
+                    found.relative_path, found.sha256, found.size_bytes, found.language, b"", False
+                )
+            self._entries[found.relative_path] = (_status_key(status), found)
         else:
-            self._entries.pop(scanned.relative_path, None)
+            self._entries.pop(found.relative_path, None)
 
     def retain(self, relative_paths: Collection[str]) -> None:
-        """Forget every file a walk no longer listed (deleted or now skipped)."""
+        """Forget every file a walk no longer listed (deleted, or now skipped by its path)."""
         for path in self._entries.keys() - set(relative_paths):
             del self._entries[path]
 
@@ -245,7 +255,10 @@ def _read_file(
 
     decision = classify_size(len(data), max_file_bytes) or classify_content(data)
     if decision is not None:
-        return SkippedFile(relative_path, decision.reason, decision.detail)
+        skipped = SkippedFile(relative_path, decision.reason, decision.detail)
+        if cache is not None and len(data) == status.st_size:
+            cache.remember(skipped, status, read_at_ns)
+        return skipped
     scanned = ScannedFile(
         relative_path=relative_path,
         sha256=hashlib.sha256(data).hexdigest(),
