@@ -46,8 +46,12 @@ KINDS = ("function", "method", "class", "module")  # the other kinds: symbol_kin
 RELATIONS = ("contains", "calls", "called_by", "inherits", "contained_in")
 
 
+_KIND_COLUMNS = {kind: tuple(1.0 if kind == column else 0.0 for column in KINDS) for kind in KINDS}
+_NO_KIND = (0.0,) * len(KINDS)
+
+
 def _kind_one_hot(kind: str) -> tuple[float, ...]:
-    return tuple(1.0 if kind == column else 0.0 for column in KINDS)
+    return _KIND_COLUMNS.get(kind, _NO_KIND)
 
 
 _QUESTION_FEATURES = (
