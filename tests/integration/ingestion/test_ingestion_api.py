@@ -311,3 +311,35 @@ async def test_a_rescan_reads_only_the_files_that_changed(stub: tuple[Stub, Path
     os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))
     after = await scan()
     assert (after.bytes_read, after.files_modified, after.files_unchanged) == (7, 1, 2)
+
+
+def _write_names_that_are_not_utf8(directory: Path) -> None:
+    base = os.fsencode(directory)
+    os.makedirs(base + b"/d\xffir")
+    Path(os.fsdecode(base + b"/d\xffir/inner.py")).write_text("y = 2\n")
+    Path(os.fsdecode(base + b"/bad\xfe.py")).write_bytes(b"z = 3\n")
+
+
+async def test_a_file_name_that_is_not_utf8_is_skipped_and_the_scan_completes(
+    stub: tuple[Stub, Path],
+) -> None:
+    """One such name used to dead-letter the scan request and leave the job SCANNING (and
+    every later scan refused): it is now a skipped file, and the next scan starts at once."""
+    api, allowed = stub
+    repo = allowed / "names"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "ok.py").write_text("x = 1\n")
+    _write_names_that_are_not_utf8(repo / "pkg")
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="names"))
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="names", path=str(repo)))
+    started = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="names"))
+    job = await wait_done(api, started.job_id)
+    assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED
+    assert (job.stats.files_added, job.stats.files_skipped) == (1, 2)
+    skipped = await api.ListSkippedFiles(ingestion_pb2.ListSkippedFilesRequest(job_id=job.job_id))
+    assert {(f.relative_path, f.reason) for f in skipped.files} == {
+        ("pkg/bad\\xfe.py", "undecodable"),
+        ("pkg/d\\xffir", "undecodable"),
+    }
+    again = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="names"))
+    assert (await wait_done(api, again.job_id)).state == ingestion_pb2.SCAN_STATE_COMPLETED

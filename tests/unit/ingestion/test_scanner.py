@@ -303,3 +303,26 @@ def test_a_file_skipped_for_its_content_is_not_read_again_until_it_changes(
     (again,) = walk_source(root, max_file_bytes=LIMIT, cache=cache)
     assert isinstance(again, ScannedFile)
     assert again.content_read
+
+
+def test_names_that_are_not_utf8_are_skipped_shown_escaped(root: Path) -> None:
+    base = os.fsencode(root)
+    os.makedirs(base + b"/pkg/sub\xffdir")
+    with open(base + b"/pkg/sub\xffdir/inner.py", "wb") as inner:
+        inner.write(b"x = 1\n")
+    with open(base + b"/pkg/caf\xe9.py", "wb") as latin1:
+        latin1.write(b"y = 2\n")
+    with open(base + b"/pkg/ok.py", "wb") as fine:
+        fine.write(b"z = 3\n")
+    found = walk(root)
+    assert isinstance(found["pkg/ok.py"], ScannedFile)
+    file_skip = skipped(found["pkg/caf\\xe9.py"])
+    assert (file_skip.reason, file_skip.detail) == (
+        SkipReason.UNDECODABLE,
+        "the file name is not valid UTF-8",
+    )
+    directory_skip = skipped(found["pkg/sub\\xffdir"])
+    assert "nothing under it is indexed" in directory_skip.detail
+    assert len(found) == 3  # nothing under the directory
+    for path in found:
+        path.encode("utf-8")  # every reported path can be stored and sent

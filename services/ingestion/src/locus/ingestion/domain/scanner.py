@@ -138,6 +138,18 @@ def walk_source(
             continue
         relative_path = f"{frame.directory}/{entry.name}" if frame.directory else entry.name
 
+        if not _encodable(entry.name):
+            # A name that is not valid UTF-8 (os.scandir keeps its bytes as surrogates) cannot
+            # be stored, hashed into an id or sent in an event: skipped, shown escaped.
+            is_dir = _is_directory(entry) and not entry.is_symlink()
+            if not frame.rules.is_excluded_entry(relative_path, is_dir=is_dir):
+                yield SkippedFile(
+                    _escaped(relative_path),
+                    SkipReason.UNDECODABLE,
+                    f"the {'directory' if is_dir else 'file'} name is not valid UTF-8"
+                    + (" (nothing under it is indexed)" if is_dir else ""),
+                )
+            continue
         if entry.is_symlink():
             target = _symlink_target(real_root, root_rules, frame.rules, entry, relative_path)
             if isinstance(target, SkippedFile):
@@ -160,6 +172,19 @@ def walk_source(
             stack.append(_DirectoryFrame(relative_path, rules, iter(entries)))
         elif not frame.rules.is_excluded_entry(relative_path, is_dir=False):
             yield _read_file(relative_path, Path(entry.path), max_file_bytes, cache)
+
+
+def _encodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _escaped(relative_path: str) -> str:
+    """The path with each byte that is not UTF-8 written as \\xNN."""
+    return relative_path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
