@@ -41,6 +41,14 @@ def test_help_lists_the_commands(run: Invoke) -> None:
         assert command in output
 
 
+def test_scan_wait_gives_up_after_an_hour_unless_told_otherwise(run: Invoke) -> None:
+    """A scan that never finishes must not hold `scan --wait` forever."""
+    code, output = run("scan", "--help")
+    assert code == 0
+    assert "3600" in output
+    assert "goes on in the background" in " ".join(output.split())
+
+
 @pytest.mark.parametrize(
     ("arguments", "complaint"),
     [

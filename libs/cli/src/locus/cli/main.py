@@ -334,8 +334,13 @@ def scan(
         typer.Option("--embedded", help="With --wait: follow it until their vectors are in too."),
     ] = False,
     timeout: Annotated[
-        float, typer.Option(min=0, help="With --wait: give up after this many seconds (0: never).")
-    ] = 0.0,
+        float,
+        typer.Option(
+            min=0,
+            help="With --wait: stop following after this many seconds (0: never); the scan "
+            "goes on in the background.",
+        ),
+    ] = 3600.0,
     gateway: GatewayOption = None,
     json_output: JsonOption = False,
 ) -> None:
