@@ -33,6 +33,7 @@ from typing import Any
 
 from locus.ast.settings import AstSettings
 from locus.gateway.domain.ranking import FileMatch
+from locus.gateway.settings import GatewaySettings
 from locus.ingestion.domain.model import ScannedFile
 from locus.ingestion.domain.scanner import walk_source
 from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
@@ -42,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from baselines import MAX_FILE_BYTES, chunks_of, indexed_chunks  # noqa: E402
 
-WHOLE_FILES = 100  # the gateway's default search_whole_files
+WHOLE_FILES = GatewaySettings.model_fields["search_whole_files"].default
 
 
 def dump_file_ids(candidates: dict[str, Any]) -> dict[str, str]:

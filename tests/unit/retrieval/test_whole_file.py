@@ -36,10 +36,10 @@ def test_the_document_is_the_chunks_in_file_order_whatever_order_they_came_in() 
     assert document.text == "a\nb\nc"
     assert (document.file_id, document.path, document.chunks) == ("f1", "src/f1.py", 3)
     assert document.snapshot_seq == 3  # the newest part's scan
-    assert document.matches(ChunkFilter("p1", path_prefix="src/", max_snapshot_seq=3))
-    assert not document.matches(ChunkFilter("p1", max_snapshot_seq=2))
-    assert not document.matches(ChunkFilter("p2"))
-    assert not document.matches(ChunkFilter("p1", languages=("go",)))
+    assert ChunkFilter("p1", path_prefix="src/", max_snapshot_seq=3).matches(document)
+    assert not ChunkFilter("p1", max_snapshot_seq=2).matches(document)
+    assert not ChunkFilter("p2").matches(document)
+    assert not ChunkFilter("p1", languages=("go",)).matches(document)
 
 
 def test_chunks_of_several_files_give_one_document_each() -> None:

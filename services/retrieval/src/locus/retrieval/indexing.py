@@ -114,7 +114,7 @@ class Indexer:
         reports: list[FileReport] = []
         works: dict[tuple[str, int], VectorWork] = {}
         changed: dict[str, FileState] = {}
-        completed: dict[str, None] = {}  # files whose version is complete: whole-file documents
+        completed: dict[str, None] = {}  # files a part completed: their whole-file documents
         subsystems = {
             project: await self._projects.subsystem_of(project)
             for project in dict.fromkeys(p.project_id for p in parts)
@@ -166,8 +166,7 @@ class Indexer:
             if new_state is not None:
                 changed[part.file_id] = new_state
                 if new_state.complete:
-                    if not part.deleted and new_state.chunk_count:
-                        completed[part.file_id] = None
+                    completed[part.file_id] = None
                     reports.append(part.report(ReportStatus.INDEXED))
                     if part.deleted or new_state.chunk_count == 0:
                         reports.append(part.report(ReportStatus.INDEXED, "", STAGE_EMBEDDED))
@@ -222,7 +221,8 @@ class Indexer:
         plans: dict[str, _FilePlan],
         states: dict[str, FileState | None],
     ) -> list[WholeFile]:
-        """The whole-file document of each file completed by this batch."""
+        """The whole-file document of each file this batch completed (a deleted or empty
+        version has none)."""
         documents = []
         for file_id in completed:
             plan = plans.get(file_id, _FilePlan())

@@ -19,7 +19,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from locus.ingestion.domain.errors import InvalidSourceRoot
@@ -89,9 +89,7 @@ class ReadCache:
         settled = read_at_ns - self._settle_ns
         if status.st_mtime_ns < settled and status.st_ctime_ns < settled:
             if isinstance(found, ScannedFile):
-                found = ScannedFile(
-                    found.relative_path, found.sha256, found.size_bytes, found.language, b"", False
-                )
+                found = replace(found, data=b"", content_read=False)
             self._entries[found.relative_path] = (_status_key(status), found)
         else:
             self._entries.pop(found.relative_path, None)
@@ -279,21 +277,20 @@ def _read_file(
         )
 
     decision = classify_size(len(data), max_file_bytes) or classify_content(data)
+    found: ScannedFile | SkippedFile
     if decision is not None:
-        skipped = SkippedFile(relative_path, decision.reason, decision.detail)
-        if cache is not None and len(data) == status.st_size:
-            cache.remember(skipped, status, read_at_ns)
-        return skipped
-    scanned = ScannedFile(
-        relative_path=relative_path,
-        sha256=hashlib.sha256(data).hexdigest(),
-        size_bytes=len(data),
-        language=detect_language(relative_path, data[:LANGUAGE_SNIFF_BYTES]),
-        data=data,
-    )
+        found = SkippedFile(relative_path, decision.reason, decision.detail)
+    else:
+        found = ScannedFile(
+            relative_path=relative_path,
+            sha256=hashlib.sha256(data).hexdigest(),
+            size_bytes=len(data),
+            language=detect_language(relative_path, data[:LANGUAGE_SNIFF_BYTES]),
+            data=data,
+        )
     if cache is not None and len(data) == status.st_size:
-        cache.remember(scanned, status, read_at_ns)
-    return scanned
+        cache.remember(found, status, read_at_ns)
+    return found
 
 
 def _describe(error: OSError) -> str:

@@ -165,10 +165,7 @@ class TantivyBM25Index:
             directory.mkdir(parents=True)
             files = tantivy.Index(self._files_schema, path=str(directory), reuse=False)
             writer = files.writer(heap_size=self._heap, num_threads=1)
-            searcher = chunks.searcher()
-            count = searcher.num_docs
-            hits = searcher.search(tantivy.Query.all_query(), count).hits if count else []
-            documents = whole_files(_chunk_at(searcher, address) for _, address in hits)
+            documents = whole_files(_stored_chunks(chunks.searcher(), tantivy.Query.all_query()))
             for document in documents:
                 writer.add_document(self._file_document(document))
             writer.commit()
@@ -192,10 +189,9 @@ class TantivyBM25Index:
         staged.mkdir(parents=True)
         index = tantivy.Index(self._schema, path=str(staged), reuse=False)
         writer = index.writer(heap_size=self._heap, num_threads=1)
-        count = searcher.num_docs
-        hits = searcher.search(tantivy.Query.all_query(), count).hits if count else []
-        for _, address in hits:
-            writer.add_document(self._document(_chunk_at(searcher, address)))
+        chunks = _stored_chunks(searcher, tantivy.Query.all_query())
+        for chunk in chunks:
+            writer.add_document(self._document(chunk))
         writer.commit()
         writer.wait_merging_threads()
         (staged / _MARKER).write_text(json.dumps({"version": SCHEMA_VERSION}))
@@ -205,7 +201,7 @@ class TantivyBM25Index:
             self._directory,
             version,
             SCHEMA_VERSION,
-            len(hits),
+            len(chunks),
         )
         _finish_migration(self._directory)
 
@@ -373,13 +369,8 @@ class TantivyBM25Index:
 
     def _file_chunks(self, file_id: str) -> list[IndexedChunk]:
         index, _ = self._ready()
-        searcher = index.searcher()
         query = tantivy.Query.term_query(self._schema, "file_id", file_id)
-        count = int(getattr(searcher.search(query, 1, count=True), "count", 0) or 0)
-        if not count:
-            return []
-        hits = searcher.search(query, count, count=False).hits
-        return [_chunk_at(searcher, address) for _, address in hits]
+        return _stored_chunks(index.searcher(), query)
 
     async def count(self, project_id: str) -> int:
         return await asyncio.to_thread(self._count, project_id)
@@ -430,6 +421,14 @@ def _filter_queries(schema: tantivy.Schema, filters: ChunkFilter) -> list[tantiv
             )
         )
     return conditions
+
+
+def _stored_chunks(searcher: tantivy.Searcher, query: tantivy.Query) -> list[IndexedChunk]:
+    """Every chunk ``query`` matches, read back from its stored payload (in index order)."""
+    count = int(getattr(searcher.search(query, 1, count=True), "count", 0) or 0)
+    if not count:
+        return []
+    return [_chunk_at(searcher, address) for _, address in searcher.search(query, count).hits]
 
 
 def _chunk_at(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> IndexedChunk:

@@ -110,15 +110,6 @@ class WholeFile:
     text: str
     chunks: int
 
-    def matches(self, filters: ChunkFilter) -> bool:
-        return (
-            self.project_id == filters.project_id
-            and (not filters.subsystem or self.subsystem == filters.subsystem)
-            and (not filters.languages or self.language in filters.languages)
-            and self.path.startswith(filters.path_prefix)
-            and (filters.max_snapshot_seq is None or self.snapshot_seq <= filters.max_snapshot_seq)
-        )
-
 
 def whole_file(chunks: Sequence[IndexedChunk]) -> WholeFile:
     """The document of a file from every chunk of its current version (in any order; the
@@ -183,8 +174,9 @@ class ChunkFilter:
     path_prefix: str = ""
     max_snapshot_seq: int | None = None
 
-    def matches(self, chunk: IndexedChunk) -> bool:
-        """The same rule every index applies, for tests and in-memory checks."""
+    def matches(self, chunk: IndexedChunk | WholeFile) -> bool:
+        """The same rule every index applies (to a chunk or a whole-file document), for tests
+        and in-memory checks."""
         return (
             chunk.project_id == self.project_id
             and (not self.subsystem or chunk.subsystem == self.subsystem)
