@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from required import unavailable
 from sqlalchemy.engine import make_url
 
 from locus.messaging import EmbeddedNatsServer
@@ -208,14 +209,15 @@ def postgres_server() -> Iterator[PostgresServer]:
         return
     bin_dir = _postgres_bin_dir()
     if bin_dir is None:
-        pytest.skip(
-            "no PostgreSQL: set LOCUS_TEST_PG_URL, or install PostgreSQL "
-            "(Debian: postgresql-15) so initdb/pg_ctl are found"
+        unavailable(
+            "PostgreSQL",
+            "set LOCUS_TEST_PG_URL, or install PostgreSQL (Debian: postgresql-15) so "
+            "initdb/pg_ctl are found",
         )
     try:
         prefix, uid, gid = _as_unprivileged()
     except RuntimeError as error:
-        pytest.skip(f"cannot start PostgreSQL: {error}")
+        unavailable("PostgreSQL", f"cannot start it: {error}")
     base = Path(tempfile.mkdtemp(prefix="locus-pg-"))
     if uid is not None and gid is not None:
         os.chown(base, uid, gid)
@@ -245,7 +247,7 @@ def postgres_server() -> Iterator[PostgresServer]:
         )  # fmt: skip
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as error:
         shutil.rmtree(base, ignore_errors=True)
-        pytest.skip(f"could not start PostgreSQL from {bin_dir}: {error}")
+        unavailable("PostgreSQL", f"could not start it from {bin_dir}: {error}")
     try:
         yield PostgresServer(admin_url=f"postgresql://locus@127.0.0.1:{port}/postgres")
     finally:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from locus_up import LOCUS, start_locus_up, stop_locus_up
+from required import unavailable
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -61,7 +62,7 @@ def otlp_receiver(module_otlp_sink: Any) -> Any:
 def stack(tmp_path_factory: pytest.TempPathFactory, otlp_receiver: Any) -> Iterator[Stack]:
     missing = [s for s in ALL_SERVICES if not installed(s)]
     if missing:
-        pytest.skip(f"services not installed: {missing} (run make setup)")
+        unavailable(f"the services {', '.join(missing)}", "not installed (run make setup)")
     root = tmp_path_factory.mktemp("e2e")
     repository = root / "allowed" / "shop"
     shutil.copytree(FIXTURE_PACKAGE, repository / "uploads")

@@ -9,6 +9,7 @@ from pathlib import Path
 import asyncpg
 import grpc
 import pytest
+from required import unavailable
 
 from locus.config import load_settings
 from locus.gateway.main import build
@@ -27,7 +28,7 @@ async def test_the_gateway_records_requests_in_postgresql(
     try:
         await admin.execute(f'CREATE DATABASE "{database}"')
     except asyncpg.PostgresError as error:
-        pytest.skip(f"cannot create a database on the PostgreSQL server: {error}")
+        unavailable("PostgreSQL", f"cannot create a database on the server: {error}")
     finally:
         await admin.close()
     monkeypatch.setenv("LOCUS_GATEWAY_DATABASE_URL", postgres_server.url(database=database))

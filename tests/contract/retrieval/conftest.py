@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from required import unavailable
 
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder, onnx_model_ready
 from locus.retrieval.adapters.torch_embedder import SentenceTransformerEmbedder
@@ -35,13 +36,14 @@ def onnx_model_dir() -> Path:
         try:
             from locus.retrieval.export_model import export
         except ImportError:  # pragma: no cover - export_model imports lazily
-            pytest.skip("no exported ONNX model and no torch to export it")
+            unavailable("the embedding model", "no exported ONNX model and no torch to export it")
         try:
             export(directory)
         except (ImportError, SystemExit) as error:
-            pytest.skip(
+            unavailable(
+                "the embedding model",
                 f"no exported ONNX model in {directory} and the `model` extra is missing "
-                f"({error}); run `python -m locus.retrieval.export_model --out {directory}`"
+                f"({error}); run `python -m locus.retrieval.export_model --out {directory}`",
             )
     return directory
 
@@ -59,7 +61,7 @@ def torch_embedder() -> SentenceTransformerEmbedder:
     try:
         embedder.load()
     except Exception as error:
-        pytest.skip(f"torch embedder unavailable: {error}")
+        unavailable("the torch embedder", str(error))
     return embedder
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from required import unavailable
 
 from locus.v1 import answer_pb2, common_pb2, gateway_pb2, gateway_pb2_grpc
 
@@ -84,7 +85,7 @@ async def gateway() -> AsyncIterator[tuple[ScriptedGateway, str]]:
 @pytest.fixture
 def environment(tmp_path: Path) -> dict[str, str]:
     if not LOCUS.exists():
-        pytest.skip(f"{LOCUS} is missing: pip install -e libs/cli")
+        unavailable("the locus CLI", f"{LOCUS} is missing: pip install -e libs/cli")
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUS_")}
     env["LOCUS_HOME"] = str(tmp_path / "home")
     return env

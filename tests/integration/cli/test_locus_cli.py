@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from required import unavailable
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -94,7 +95,7 @@ def is_running(pid: int) -> bool:
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     if not LOCUS.exists():
-        pytest.skip(f"{LOCUS} is missing: pip install -e libs/cli")
+        unavailable("the locus CLI", f"{LOCUS} is missing: pip install -e libs/cli")
     root = tmp_path_factory.mktemp("locus-cli")
     allowed_base = root / "allowed"
     repository = allowed_base / "repo"

@@ -1,7 +1,7 @@
 """The stack for the gateway integration tests: a real nats-server, every downstream service that
 is installed in this venv started as its own process (``python -m locus.<service>``), and the
 gateway itself in-process through ``build()``. Tests that need a service that is not installed
-(or did not start) skip, saying which and why."""
+(or did not start) fail, saying which and why (``required.unavailable``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from typing import Any
 import grpc
 import pytest
 from opentelemetry.sdk.trace.export import SpanExporter
+from required import unavailable
 
 from locus.config import PeerAddresses
 from locus.gateway.main import build
@@ -129,6 +130,30 @@ class ServiceProcess:
                 self.process.wait()
 
 
+def _wait_until_serving(started: ServiceProcess) -> None:
+    """Until the process answers SERVING; a process that exits (a crash at start-up) or stays
+    unready for STARTUP_SECONDS raises RuntimeError with its log, at once for a crash."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        code = started.process.poll()
+        if code is not None:
+            raise RuntimeError(
+                f"locus.{started.name} exited with code {code} while starting; "
+                f"log: {started.log_tail()}"
+            )
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise RuntimeError(
+                f"locus.{started.name} not SERVING after {STARTUP_SECONDS:.0f}s; "
+                f"log: {started.log_tail()}"
+            )
+        try:
+            asyncio.run(wait_until_serving(started.address, within_seconds=min(remaining, 2.0)))
+            return
+        except TimeoutError:
+            continue
+
+
 @dataclass
 class Stack:
     nats_url: str
@@ -145,7 +170,7 @@ class Stack:
             if service in self.running:
                 continue
             reason = self.problems.get(service, f"locus.{service} is not installed in this venv")
-            pytest.skip(f"needs the {service} service: {reason}")
+            unavailable(f"the {service} service", reason)
 
     def start_service(self, service: str, port: int | None = None) -> ServiceProcess:
         """Start ``python -m locus.<service>`` with this stack's settings (and wait for it)."""
@@ -172,12 +197,7 @@ class Stack:
         try:
             # A thread of its own: callers may be sync fixtures or async tests.
             with ThreadPoolExecutor(max_workers=1) as waiter:
-                waiter.submit(
-                    asyncio.run, wait_until_serving(started.address, within_seconds=STARTUP_SECONDS)
-                ).result()
-        except TimeoutError as error:
-            started.stop()
-            raise RuntimeError(f"{error}; log: {started.log_tail()}") from error
+                waiter.submit(_wait_until_serving, started).result()
         except BaseException:
             started.stop()
             raise
@@ -334,3 +354,9 @@ def sample_tree(stack: Stack) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def stack_type() -> type[Stack]:
+    """The Stack class, for tests of the fixture itself (conftest is not importable by name)."""
+    return Stack

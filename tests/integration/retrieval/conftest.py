@@ -1,13 +1,13 @@
 """Fixtures for the retrieval integration tests: a real nats-server, the service built in-process
 with the real MiniLM model (loaded once per session), and real FilesParsed events made from the
-fixture repository by the ast extractor (or a line-window chunker where it cannot parse)."""
+fixture repository by the ast service's real extractor, with the production id functions of
+ingestion (file ids) and ast (node and chunk ids)."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import os
-import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +21,11 @@ import pytest
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from numpy.typing import NDArray
+from required import unavailable
 
+from locus.ast.domain import extract
+from locus.ast.identifiers import chunk_id_for, node_id_for
+from locus.ingestion.scanning import file_id_for as production_file_id
 from locus.messaging import EmbeddedNatsServer
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder, onnx_model_ready
 from locus.retrieval.adapters.project_catalog import StaticProjectCatalog
@@ -32,6 +36,7 @@ from locus.v1 import common_pb2, events_pb2, retrieval_pb2_grpc
 REPO_ROOT = Path(__file__).resolve().parents[3]
 FIXTURE_REPO = Path(__file__).resolve().parent / "fixtures"
 PROJECT = "p_uploads"
+SOURCE_ID = "src_fixture"
 LANGUAGES = {".py": "python", ".go": "go"}
 KINDS = {
     "function": common_pb2.CHUNK_KIND_FUNCTION,
@@ -52,7 +57,7 @@ def shared_embedder() -> OnnxEmbedder:
 
             export(directory)
         except (ImportError, SystemExit) as error:
-            pytest.skip(f"no exported ONNX model in {directory} and no torch to export it: {error}")
+            unavailable("the embedding model", f"no exported ONNX model in {directory}: {error}")
     embedder = OnnxEmbedder(directory)
     embedder.load()
     return embedder
@@ -84,61 +89,21 @@ class KeepOpen:
 
 
 def file_id_for(relative_path: str) -> str:
-    return "f_" + hashlib.sha256(f"{PROJECT}\0{relative_path}".encode()).hexdigest()[:30]
+    """The file id ingestion gives the fixture file (its production function)."""
+    return production_file_id(PROJECT, SOURCE_ID, relative_path)
 
 
-def _chunks(relative_path: str, data: bytes, language: str) -> list[tuple[str, str, int, int, str]]:
-    """(kind, symbol, start, end, text) per chunk: the ast extractor where it is installed and
-    parses the language, else one chunk per top-level or method definition (Python) or per
-    15-line window (plain-text chunks, as ast sends for languages it cannot parse)."""
-    try:
-        from locus.ast.domain import extract
-
-        analysis = extract(relative_path, data, language)
-        return [
-            (c.kind, c.symbol_qualified_name or "", c.start_line, c.end_line, c.text)
-            for c in analysis.chunks
-        ]
-    except Exception:
-        lines = data.decode().splitlines()
-        if language == "python":
-            return _definition_chunks(relative_path, lines)
-        return [
-            (
-                "fragment",
-                "",
-                start + 1,
-                min(start + 15, len(lines)),
-                "\n".join(lines[start : start + 15]),
-            )
-            for start in range(0, len(lines), 15)
-        ]
-
-
-def _definition_chunks(
-    relative_path: str, lines: list[str]
-) -> list[tuple[str, str, int, int, str]]:
-    module = relative_path.removesuffix(".py").replace("/", ".")
-    definition = re.compile(r"^(    )?(?:async )?(def|class) (\w+)")
-    starts: list[tuple[int, str, str]] = [(0, "module", module)]
-    current_class = ""
-    for number, line in enumerate(lines):
-        match = definition.match(line)
-        if not match:
-            continue
-        nested, keyword, name = match.groups()
-        if not nested:
-            current_class = name if keyword == "class" else ""
-            starts.append(
-                (number, "class_header" if keyword == "class" else "function", f"{module}.{name}")
-            )
-        elif current_class:
-            starts.append((number, "method", f"{module}.{current_class}.{name}"))
-    bounds = [*(s[0] for s in starts[1:]), len(lines)]
+def _chunks(relative_path: str, data: bytes, language: str) -> list[tuple[Any, str]]:
+    """The chunks the ast service makes of the file (its real extractor), each with the node id
+    of its symbol as the ast store gives it (production id functions)."""
+    file_id = file_id_for(relative_path)
+    analysis = extract(relative_path, data, language)
+    node_ids = {
+        symbol.qualified_name: node_id_for(file_id, symbol.qualified_name, symbol.kind)
+        for symbol in analysis.symbols
+    }
     return [
-        (kind, symbol, first + 1, last, "\n".join(lines[first:last]).strip("\n"))
-        for (first, kind, symbol), last in zip(starts, bounds, strict=True)
-        if "\n".join(lines[first:last]).strip()
+        (chunk, node_ids.get(chunk.symbol_qualified_name or "", "")) for chunk in analysis.chunks
     ]
 
 
@@ -174,33 +139,28 @@ def files_parsed(
         ]
     data = data if data is not None else (FIXTURE_REPO / relative_path).read_bytes()
     sha256 = hashlib.sha256(data).hexdigest()
-    chunks = []
-    for ordinal, (kind, symbol, start, end, text) in enumerate(
-        _chunks(relative_path, data, language)
-    ):
-        content_sha = hashlib.sha256(text.encode()).hexdigest()
-        chunk_id = hashlib.sha256(f"{file_id}:{ordinal}:{content_sha}".encode()).hexdigest()[:32]
-        chunks.append(
-            common_pb2.Chunk(
-                chunk_id=chunk_id,
-                location=common_pb2.CodeLocation(
-                    project_id=PROJECT,
-                    snapshot_id=snapshot_id,
-                    file_id=file_id,
-                    relative_path=relative_path,
-                    start_line=start,
-                    end_line=end,
-                    language=language,
-                    node_id=f"node:{symbol}" if symbol else "",
-                ),
-                kind=KINDS.get(kind, common_pb2.CHUNK_KIND_FRAGMENT),
-                symbol_node_id=f"node:{symbol}" if symbol else "",
-                symbol_qualified_name=symbol,
-                text=text,
-                content_sha256=content_sha,
-                ordinal=ordinal,
-            )
+    chunks = [
+        common_pb2.Chunk(
+            chunk_id=chunk_id_for(file_id, chunk.ordinal, chunk.content_sha256),
+            location=common_pb2.CodeLocation(
+                project_id=PROJECT,
+                snapshot_id=snapshot_id,
+                file_id=file_id,
+                relative_path=relative_path,
+                start_line=chunk.start_line,
+                end_line=chunk.end_line,
+                language=language,
+                node_id=node_id,
+            ),
+            kind=KINDS.get(chunk.kind, common_pb2.CHUNK_KIND_FRAGMENT),
+            symbol_node_id=node_id,
+            symbol_qualified_name=chunk.symbol_qualified_name or "",
+            text=chunk.text,
+            content_sha256=chunk.content_sha256,
+            ordinal=chunk.ordinal,
         )
+        for chunk, node_id in _chunks(relative_path, data, language)
+    ]
     size = max(1, -(-len(chunks) // parts))
     return [
         events_pb2.FilesParsed(

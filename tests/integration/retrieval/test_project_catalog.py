@@ -17,7 +17,7 @@ pytestmark = pytest.mark.integration
 async def test_subsystems_come_from_ingestion(
     nats_server: EmbeddedNatsServer, tmp_path: Path
 ) -> None:
-    ingestion_main = pytest.importorskip("locus.ingestion.main")
+    import locus.ingestion.main as ingestion_main
     from locus.ingestion.settings import IngestionSettings
     from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
 

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from required import unavailable
 
 from locus.ast.domain import language_spec, module_name_for_path
 from locus.ingestion.domain.source_roots import (
@@ -250,7 +251,7 @@ def test_only_layout_files_are_read() -> None:
 
 def test_this_repositorys_python_files_get_locus_module_names() -> None:
     if shutil.which("git") is None or not (REPO_ROOT / ".git").exists():
-        pytest.skip("needs this repository's git checkout")
+        unavailable("git and this repository's checkout", "no git, or no .git here")
     listed = subprocess.run(
         ["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     ).stdout.splitlines()
