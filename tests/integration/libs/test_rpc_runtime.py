@@ -28,6 +28,11 @@ class ProjectsForTest(ingestion_pb2_grpc.IngestionServiceServicer):
             raise NotFound("no project 'missing'; create it first")
         if request.project_id == "crash":
             raise RuntimeError("secret internal detail")
+        if request.project_id.startswith("echo"):
+            raise NotFound(
+                f"no project {request.project_id!r} at nats://svc:hunter2@nats.internal:4222 "
+                "(?token=abc123)"
+            )
         if request.project_id == "slow":
             await asyncio.sleep(2)
         return ingestion_pb2.Project(project_id=request.project_id, name="demo")
@@ -87,6 +92,62 @@ async def test_unexpected_error_is_internal_without_leaking_details(
             await stub.GetProject(ingestion_pb2.GetProjectRequest(project_id="crash"))
     assert caught.value.code() == grpc.StatusCode.INTERNAL
     assert "secret" not in (caught.value.details() or "")
+
+
+async def raw_call(address: str, payload: bytes) -> grpc.aio.AioRpcError:
+    """GetProject with ``payload`` as its request bytes, whatever they are."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = channel.unary_unary(
+            "/locus.v1.IngestionService/GetProject",
+            request_serializer=lambda raw: raw,
+            response_deserializer=lambda raw: raw,
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call(payload, timeout=5)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        pytest.param(b"\xff\xff\xff\xff\x0f", id="truncated varint"),
+        pytest.param(b"\x0a\x05ab", id="string longer than the message"),
+        pytest.param(b"\x0a\x02\xc3\x28", id="invalid UTF-8 in a string field"),
+        pytest.param(bytes(range(256)) * 4, id="random bytes"),
+    ],
+)
+async def test_bytes_that_are_not_a_request_message_are_invalid_argument(
+    server: RpcServer, payload: bytes
+) -> None:
+    error = await raw_call(server.address, payload)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "not a valid GetProjectRequest message" in (error.details() or "")
+
+
+async def test_error_messages_are_bounded_and_carry_no_credentials(
+    server: RpcServer, telemetry: Telemetry
+) -> None:
+    async with make_channel(server.address, telemetry) as channel:
+        stub = ingestion_pb2_grpc.IngestionServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            # 20,000 characters echoed back: without a bound, the trailer overflows and the
+            # caller gets RESOURCE_EXHAUSTED instead of the real status.
+            await stub.GetProject(ingestion_pb2.GetProjectRequest(project_id="echo" + "x" * 20_000))
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    details = caught.value.details() or ""
+    assert len(details) < 2_200
+    assert "more characters not shown" in details
+    caught_full = await _echo_with_short_name(server, telemetry)
+    assert "hunter2" not in caught_full and "abc123" not in caught_full
+    assert "nats://***@nats.internal:4222" in caught_full
+
+
+async def _echo_with_short_name(server: RpcServer, telemetry: Telemetry) -> str:
+    async with make_channel(server.address, telemetry) as channel:
+        stub = ingestion_pb2_grpc.IngestionServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await stub.GetProject(ingestion_pb2.GetProjectRequest(project_id="echo"))
+    return caught.value.details() or ""
 
 
 async def test_every_call_gets_the_channel_default_deadline(

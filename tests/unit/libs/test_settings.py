@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import traceback
+
 import pytest
 from pydantic_settings import SettingsConfigDict
 
@@ -50,3 +52,14 @@ def test_sqlite_default_lives_in_data_dir(tmp_path: object) -> None:
     assert DemoSettings(database_url="postgresql://u@h/db").sqlalchemy_url("x.db") == (
         "postgresql://u@h/db"
     )
+
+
+def test_a_settings_error_never_shows_the_password_of_a_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("LOCUS_DEMO_NATS_URL", "http://locus:hunter2@localhost:4222")
+    with pytest.raises(SettingsError) as raised:
+        load_settings(DemoSettings)
+    shown = "".join(traceback.format_exception(raised.value))
+    assert "LOCUS_DEMO_NATS_URL" in shown
+    assert "hunter2" not in shown

@@ -14,6 +14,8 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
+from locus.config.redaction import safe_message
+
 
 class SettingsError(RuntimeError):
     """Settings are missing or invalid; the message says which variable to fix."""
@@ -118,6 +120,11 @@ def load_settings(cls: type[SettingsT], **overrides: Any) -> SettingsT:
             f"{prefix}{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}"
             for err in exc.errors()
         )
-        raise SettingsError(f"invalid settings for {cls.__name__}: {problems}") from exc
+        # Not chained: pydantic's own text repeats each input value (a URL with its password).
+        raise SettingsError(
+            f"invalid settings for {cls.__name__}: {safe_message(problems)}"
+        ) from None
     except SourceError as exc:
-        raise SettingsError(f"invalid settings for {cls.__name__}: {exc}") from exc
+        raise SettingsError(
+            f"invalid settings for {cls.__name__}: {safe_message(str(exc))}"
+        ) from None

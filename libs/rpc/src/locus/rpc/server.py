@@ -1,5 +1,10 @@
 """grpc.aio server: tracing, request IDs, typed errors, health (NOT_SERVING until the service
-says it is ready), reflection and a graceful stop."""
+says it is ready), reflection and a graceful stop.
+
+Requests are decoded here, not by grpc: bytes that are not a valid message of the method's
+request type (corrupt protobuf, invalid UTF-8 in a string field) are answered INVALID_ARGUMENT
+with a message saying so, where grpc itself would answer UNKNOWN. Every error message leaves
+redacted (no credentials) and bounded (no unbounded input echoed into the trailers)."""
 
 from __future__ import annotations
 
@@ -13,13 +18,14 @@ from grpc_reflection.v1alpha import reflection
 from opentelemetry import trace
 from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
-from locus.rpc.errors import ServiceError
+from locus.rpc.errors import InvalidArgument, ServiceError
 from locus.telemetry import (
     REQUEST_ID_ATTRIBUTE,
     REQUEST_ID_HEADER,
     Telemetry,
     current_request_id,
     new_request_id,
+    safe_message,
     with_request_id,
 )
 from locus.telemetry.request_id import is_valid_request_id
@@ -38,19 +44,36 @@ def _request_id_for(context: grpc.aio.ServicerContext) -> str:
 
 async def _fail(context: grpc.aio.ServicerContext, error: Exception) -> None:
     if isinstance(error, ServiceError):
-        await context.abort(error.code, error.message)
+        await context.abort(error.code, safe_message(error.message))
     log.exception("unhandled error in %s", type(error).__name__)
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(error).__name__}")
 
 
-def _wrap_unary(behavior: Behavior) -> Behavior:
-    async def wrapped(request: Any, context: grpc.aio.ServicerContext) -> Any:
+Deserializer = Callable[[bytes], Any]
+
+
+def _decode(deserializer: Deserializer | None, raw: Any) -> Any:
+    """The request message of ``raw`` bytes; InvalidArgument when they are not one."""
+    if deserializer is None or not isinstance(raw, bytes):
+        return raw
+    try:
+        return deserializer(raw)
+    except Exception as error:  # DecodeError, invalid UTF-8, anything the parser raises
+        name = getattr(getattr(deserializer, "__self__", None), "__name__", "the request type")
+        raise InvalidArgument(
+            f"the request is not a valid {name} message ({type(error).__name__}: {error}); "
+            "send a message of the method's request type, serialized by a protobuf library"
+        ) from None
+
+
+def _wrap_unary(behavior: Behavior, deserializer: Deserializer | None = None) -> Behavior:
+    async def wrapped(raw: Any, context: grpc.aio.ServicerContext) -> Any:
         request_id = _request_id_for(context)
         with with_request_id(request_id):
             trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
             await context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
             try:
-                return await behavior(request, context)
+                return await behavior(_decode(deserializer, raw), context)
             except grpc.aio.AbortError:
                 raise
             except Exception as error:
@@ -59,14 +82,14 @@ def _wrap_unary(behavior: Behavior) -> Behavior:
     return wrapped
 
 
-def _wrap_stream(behavior: Behavior) -> Behavior:
-    async def wrapped(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+def _wrap_stream(behavior: Behavior, deserializer: Deserializer | None = None) -> Behavior:
+    async def wrapped(raw: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         request_id = _request_id_for(context)
         with with_request_id(request_id):
             trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
             await context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
             try:
-                async for item in behavior(request, context):
+                async for item in behavior(_decode(deserializer, raw), context):
                     yield item
             except grpc.aio.AbortError:
                 raise
@@ -89,15 +112,17 @@ class RequestContextInterceptor(grpc.aio.ServerInterceptor):
         if handler is None or handler_call_details.method.startswith("/grpc."):
             return handler
         if handler.unary_unary:
+            # The raw bytes reach the wrapper, which decodes them (INVALID_ARGUMENT when
+            # they are not a message of the request type).
             return grpc.unary_unary_rpc_method_handler(
-                _wrap_unary(handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
+                _wrap_unary(handler.unary_unary, handler.request_deserializer),
+                request_deserializer=None,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                _wrap_stream(handler.unary_stream),
-                request_deserializer=handler.request_deserializer,
+                _wrap_stream(handler.unary_stream, handler.request_deserializer),
+                request_deserializer=None,
                 response_serializer=handler.response_serializer,
             )
         return handler

@@ -1,5 +1,6 @@
 """OpenTelemetry for Locus: tracer provider setup, request IDs in baggage, correlated logs."""
 
+from locus.config.redaction import redact, safe_message
 from locus.telemetry.correlated_logging import configure_logging
 from locus.telemetry.request_id import (
     REQUEST_ID_ATTRIBUTE,
@@ -19,6 +20,8 @@ __all__ = [
     "configure_logging",
     "current_request_id",
     "new_request_id",
+    "redact",
+    "safe_message",
     "setup_telemetry",
     "with_request_id",
 ]

@@ -9,6 +9,7 @@ import time
 
 from opentelemetry import trace
 
+from locus.config.redaction import RedactingFilter
 from locus.telemetry.request_id import current_request_id
 
 
@@ -42,7 +43,7 @@ class JsonFormatter(logging.Formatter):
             "request_id": getattr(record, "request_id", "-"),
         }
         if record.exc_info:
-            payload["exception"] = self.formatException(record.exc_info)
+            payload["exception"] = record.exc_text or self.formatException(record.exc_info)
         return json.dumps(payload)
 
 
@@ -55,6 +56,7 @@ TEXT_FORMAT = (
 def configure_logging(service_name: str, *, level: str = "INFO", json_lines: bool = False) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(TraceContextFilter(service_name))
+    handler.addFilter(RedactingFilter())
     handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(TEXT_FORMAT))
     root = logging.getLogger()
     root.handlers[:] = [handler]
