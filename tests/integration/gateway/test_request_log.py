@@ -113,6 +113,11 @@ async def test_list_requests_refuses_bad_filters(stack, gateway) -> None:
         gateway_pb2.ListRequestsRequest(
             time_range=common_pb2.TimeRange(start=timestamp(now), end=timestamp(now))
         ),
+        # Out of a Timestamp's range: was INTERNAL (ValueError converting it).
+        gateway_pb2.ListRequestsRequest(
+            time_range=common_pb2.TimeRange(start=Timestamp(seconds=2**63 - 1))
+        ),
+        gateway_pb2.ListRequestsRequest(time_range=common_pb2.TimeRange(end=Timestamp(nanos=-1))),
     ):
         assert await code_of(gateway.stub.ListRequests(request)) == (
             grpc.StatusCode.INVALID_ARGUMENT

@@ -4,6 +4,7 @@ scans with nothing downstream required, content by hash, and every bad-input sta
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import os
 from collections.abc import AsyncIterator
@@ -343,3 +344,50 @@ async def test_a_file_name_that_is_not_utf8_is_skipped_and_the_scan_completes(
     }
     again = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="names"))
     assert (await wait_done(api, again.job_id)).state == ingestion_pb2.SCAN_STATE_COMPLETED
+
+
+async def test_hostile_list_requests_get_invalid_argument_or_literal_matches(
+    stub: tuple[Stub, Path],
+) -> None:
+    """Probed defects: a page token holding a huge number was INTERNAL (OverflowError in the
+    store), a 70,000-character prefix INTERNAL (SQLite: pattern too complex), and % in a prefix
+    was a LIKE wildcard."""
+    api, allowed = stub
+    repo = allowed / "hostile"
+    (repo / "100%").mkdir(parents=True)
+    (repo / "100%" / "a.py").write_text("a = 1\n")
+    (repo / "100x").mkdir()
+    (repo / "100x" / "b.py").write_text("b = 2\n")
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="h"))
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="h", path=str(repo)))
+    job = await wait_done(
+        api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="h"))).job_id
+    )
+    assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED
+
+    literal = await api.ListFiles(
+        ingestion_pb2.ListFilesRequest(project_id="h", path_prefix="100%")
+    )
+    assert [f.relative_path for f in literal.files] == ["100%/a.py"]
+    underscore = await api.ListFiles(
+        ingestion_pb2.ListFilesRequest(project_id="h", path_prefix="100_")
+    )
+    assert list(underscore.files) == []
+
+    huge = base64.urlsafe_b64encode(str(10**30).encode()).decode()
+    for request in (
+        ingestion_pb2.ListFilesRequest(
+            project_id="h", page=common_pb2.PageRequest(page_token=huge)
+        ),
+        ingestion_pb2.ListFilesRequest(project_id="h", path_prefix="a" * 70_000),
+    ):
+        code, message = await code_of(api.ListFiles(request))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, message
+    code, _ = await code_of(
+        api.ListSkippedFiles(
+            ingestion_pb2.ListSkippedFilesRequest(
+                job_id=job.job_id, page=common_pb2.PageRequest(page_token=huge)
+            )
+        )
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT

@@ -34,6 +34,9 @@ def test_safe_message_bounds_long_input() -> None:
     message = safe_message("no job " + "j" * 20_000)
     assert len(message) < 2_100
     assert message.endswith("(18007 more characters not shown)")
+    wide = safe_message("日" * 5000)
+    assert len(wide.encode()) < 2_100
+    assert wide.startswith("日" * 666)
 
 
 def test_log_lines_are_redacted(capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,7 +18,9 @@ _SECRET_PARAMETER = re.compile(
 # Authorization: Bearer …
 _BEARER = re.compile(r"(?P<name>\bbearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
 
-MAX_MESSAGE_CHARS = 2000
+# UTF-8 bytes. gRPC percent-encodes a status message into a trailer (soft limit 8 KiB): 2,000
+# bytes stay under it even when every byte is escaped as %XX.
+MAX_MESSAGE_BYTES = 2000
 
 
 def redact(text: str) -> str:
@@ -28,15 +30,16 @@ def redact(text: str) -> str:
     return _BEARER.sub(r"\g<name>***", text)
 
 
-def bounded(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    """``text`` cut to ``limit`` characters, saying how much was left out."""
-    if len(text) <= limit:
+def bounded(text: str, limit: int = MAX_MESSAGE_BYTES) -> str:
+    """``text`` cut to ``limit`` UTF-8 bytes (whole characters), saying how much was left out."""
+    encoded = text.encode("utf-8", errors="replace")
+    if len(encoded) <= limit:
         return text
-    left_out = len(text) - limit
-    return f"{text[:limit]}… ({left_out} more characters not shown)"
+    kept = encoded[:limit].decode("utf-8", errors="ignore")
+    return f"{kept}… ({len(text) - len(kept)} more characters not shown)"
 
 
-def safe_message(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+def safe_message(text: str, limit: int = MAX_MESSAGE_BYTES) -> str:
     """What may go into an error status or a stored record: redacted and bounded."""
     return bounded(redact(text), limit)
 

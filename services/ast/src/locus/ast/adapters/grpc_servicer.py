@@ -30,6 +30,7 @@ from locus.v1 import ast_pb2, ast_pb2_grpc, common_pb2
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
+MAX_OFFSET = 2**31 - 1  # what a store's OFFSET takes; a token beyond it is forged
 MAX_NAME_CHARS = 200
 MAX_ID_CHARS = 100
 MAX_PATH_CHARS = 4096
@@ -77,7 +78,7 @@ def decode_page_token(token: str, fingerprint: str) -> int:
     except (ValueError, binascii.Error):
         raise InvalidArgument("page_token is not one this server issued") from None
     offset = payload.get("o") if isinstance(payload, dict) else None
-    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+    if not isinstance(offset, int) or isinstance(offset, bool) or not 0 <= offset <= MAX_OFFSET:
         raise InvalidArgument("page_token is not one this server issued")
     if payload.get("q") != fingerprint:
         raise InvalidArgument(

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from locus.gateway.domain.context_selection import ContextChoice
+from locus.gateway.domain.errors import InvalidRequest
 from locus.gateway.domain.ranking import (
     ChunkMatch,
     Evidence,
@@ -244,9 +245,25 @@ def request_record(stored: StoredRequest, citations: Sequence[Artifact]) -> Any:
     return record
 
 
+# google.protobuf.Timestamp's valid range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+MIN_TIMESTAMP_SECONDS = -62_135_596_800
+MAX_TIMESTAMP_SECONDS = 253_402_300_799
+
+
 def optional_time(owner: Any, field: str) -> datetime | None:
-    """An unset google.protobuf.Timestamp field is None, otherwise an aware UTC datetime."""
+    """An unset google.protobuf.Timestamp field is None, otherwise an aware UTC datetime;
+    InvalidRequest for a timestamp outside what a Timestamp may hold (0001-01-01 to
+    9999-12-31, nanos 0 to 999,999,999)."""
     if not owner.HasField(field):
         return None
-    moment: datetime = getattr(owner, field).ToDatetime(tzinfo=UTC)
+    stamp = getattr(owner, field)
+    if not (
+        MIN_TIMESTAMP_SECONDS <= stamp.seconds <= MAX_TIMESTAMP_SECONDS
+        and 0 <= stamp.nanos <= 999_999_999
+    ):
+        raise InvalidRequest(
+            f"{field} is not a valid timestamp (seconds {stamp.seconds}, nanos {stamp.nanos}); "
+            "use a time between 0001-01-01 and 9999-12-31 UTC"
+        )
+    moment: datetime = stamp.ToDatetime(tzinfo=UTC)
     return moment

@@ -24,6 +24,8 @@ from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
 T = TypeVar("T")
 DEFAULT_PAGE = 100
 MAX_PAGE = 1000
+MAX_OFFSET = 2**31 - 1  # what a store's OFFSET takes; a token beyond it is forged
+MAX_PATH_CHARS = 4096
 _STATES = {
     "QUEUED": ingestion_pb2.SCAN_STATE_QUEUED,
     "SCANNING": ingestion_pb2.SCAN_STATE_SCANNING,
@@ -59,7 +61,7 @@ def page_bounds(page_size: int, page_token: str) -> tuple[int, int]:
         offset = int(base64.urlsafe_b64decode(page_token.encode()).decode())
     except ValueError:
         raise InvalidArgument("page_token is not one this server issued") from None
-    if offset < 0:
+    if not 0 <= offset <= MAX_OFFSET:
         raise InvalidArgument("page_token is not one this server issued")
     return offset, limit
 
@@ -206,6 +208,8 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
     async def ListFiles(
         self, request: ingestion_pb2.ListFilesRequest, context: grpc.aio.ServicerContext
     ) -> ingestion_pb2.ListFilesResponse:
+        if len(request.path_prefix) > MAX_PATH_CHARS:
+            raise InvalidArgument(f"path_prefix is longer than {MAX_PATH_CHARS} characters")
         project = await self._call(lambda: self._ingestion.get_project(request.project_id))
         offset, limit = page_bounds(request.page.page_size, request.page.page_token)
         rows = await self._ingestion.list_files(

@@ -388,7 +388,10 @@ class IngestionStore:
         async with self._db.sessions() as session:
             statement = select(FileRow).where(FileRow.project_id == project_id)
             if path_prefix:
-                statement = statement.where(FileRow.relative_path.startswith(path_prefix))
+                # Escaped: % and _ in a path are characters, not LIKE wildcards.
+                statement = statement.where(
+                    FileRow.relative_path.startswith(path_prefix, autoescape=True)
+                )
             rows = await session.scalars(
                 statement.order_by(FileRow.relative_path).offset(offset).limit(limit)
             )
