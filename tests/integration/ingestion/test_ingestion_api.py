@@ -391,3 +391,58 @@ async def test_hostile_list_requests_get_invalid_argument_or_literal_matches(
         )
     )
     assert code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_dead_lettered_scan_request_fails_its_job_at_once_with_the_reason(
+    nats_server: EmbeddedNatsServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scan request that cannot be processed (here: a fault injected into the walk, standing
+    for any bug) is dead-lettered after its deliveries; its job used to stay SCANNING, refusing
+    every later scan until it went stale an hour later. It now fails at once, saying why."""
+    from locus.ingestion.scanning import Ingestion
+
+    original = Ingestion._walk_and_record
+    broken = {"on": True}
+
+    async def walk(self: Ingestion, job: Any) -> None:
+        if broken["on"]:
+            raise RuntimeError("injected fault in the walk")
+        await original(self, job)
+
+    monkeypatch.setattr(Ingestion, "_walk_and_record", walk)
+    async with serving(nats_server, tmp_path, max_deliver=2) as (api, allowed):
+        repo = allowed / "dead"
+        repo.mkdir()
+        (repo / "a.py").write_text("a = 1\n")
+        await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="dead"))
+        await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="dead", path=str(repo)))
+        started = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="dead"))
+        job = await wait_done(api, started.job_id)
+        assert job.state == ingestion_pb2.SCAN_STATE_FAILED
+        assert "injected fault in the walk" in job.error
+        broken["on"] = False
+        again = await api.StartScan(ingestion_pb2.StartScanRequest(project_id="dead"))
+        assert (await wait_done(api, again.job_id)).state == ingestion_pb2.SCAN_STATE_COMPLETED
+
+
+async def test_overlapping_sources_of_a_project_are_refused(stub: tuple[Stub, Path]) -> None:
+    """Two sources of one project, one inside the other, indexed every file under the inner
+    one twice; they are refused, either way round. Siblings and other projects are fine."""
+    api, allowed = stub
+    outer = allowed / "mono"
+    (outer / "svc" / "a").mkdir(parents=True)
+    (outer / "lib").mkdir()
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="mono"))
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="mono", path=str(outer / "svc")))
+    for path, word in ((outer / "svc" / "a", "inside"), (outer, "around")):
+        code, message = await code_of(
+            api.AddSource(ingestion_pb2.AddSourceRequest(project_id="mono", path=str(path)))
+        )
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, path
+        assert f"is {word} source" in message
+        assert "indexed twice" in message
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="mono", path=str(outer / "lib")))
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="other"))
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="other", path=str(outer)))
+    listed = await api.ListSources(ingestion_pb2.ListSourcesRequest(project_id="mono"))
+    assert sorted(Path(s.path).name for s in listed.sources) == ["lib", "svc"]

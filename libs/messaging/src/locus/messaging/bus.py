@@ -42,6 +42,18 @@ from locus.v1 import events_pb2
 log = logging.getLogger(__name__)
 
 EventT = TypeVar("EventT", bound=Message)
+# Told of a dead-lettered message: its event (None when undecodable) and the reason.
+DeadLetterHook = Callable[[EventT | None, str], Awaitable[None]]
+
+
+async def _tell(hook: DeadLetterHook[EventT] | None, event: EventT | None, reason: str) -> None:
+    """Run a dead-letter hook; its failure is logged, never lost work (the letter is stored)."""
+    if hook is None:
+        return
+    try:
+        await hook(event, reason)
+    except Exception:
+        log.exception("the dead-letter hook failed (the letter itself is stored)")
 _BAGGAGE = W3CBaggagePropagator()
 
 
@@ -185,8 +197,12 @@ class EventBus:
         *,
         max_workers: int = 1,
         fetch_batch: int = 1,
+        on_dead_letter: DeadLetterHook[EventT] | None = None,
     ) -> None:
-        """A durable pull consumer named ``durable`` (the service name) on ``subject``."""
+        """A durable pull consumer named ``durable`` (the service name) on ``subject``.
+        ``on_dead_letter`` is told of each message this consumer dead-letters (the decoded event,
+        None when undecodable, and the reason), after the letter is stored: a service whose
+        work item dies there can say so (ingestion fails the scan job at once)."""
         bus = self
 
         @self.broker.subscriber(
@@ -203,7 +219,9 @@ class EventBus:
             max_workers=max_workers,
         )
         async def consume(body: bytes, message: NatsMessage) -> None:
-            await bus._consume(subject, event_type, durable, handler, body, message)
+            await bus._consume(
+                subject, event_type, durable, handler, body, message, on_dead_letter
+            )
 
     async def _consume(
         self,
@@ -213,6 +231,7 @@ class EventBus:
         handler: Callable[[EventT, Delivery], Awaitable[None]],
         body: bytes,
         message: NatsMessage,
+        on_dead_letter: DeadLetterHook[EventT] | None = None,
     ) -> None:
         raw = message.raw_message
         headers = dict(raw.headers or {})
@@ -232,14 +251,9 @@ class EventBus:
             try:
                 event = event_type.FromString(bytes(raw.data))
             except DecodeError as error:
-                await self._dead_letter(
-                    raw.subject,
-                    raw.data,
-                    headers,
-                    f"undecodable {event_type.__name__}: {error}",
-                    attempt,
-                    durable,
-                )
+                reason = f"undecodable {event_type.__name__}: {error}"
+                await self._dead_letter(raw.subject, raw.data, headers, reason, attempt, durable)
+                await _tell(on_dead_letter, None, reason)
                 await message.ack()
                 return
             delivery = Delivery(
@@ -253,22 +267,19 @@ class EventBus:
             try:
                 await handler(event, delivery)
             except MalformedEvent as error:
-                await self._dead_letter(
-                    raw.subject, raw.data, headers, f"malformed: {error}", attempt, durable
-                )
+                reason = f"malformed: {error}"
+                await self._dead_letter(raw.subject, raw.data, headers, reason, attempt, durable)
+                await _tell(on_dead_letter, event, reason)
                 await message.ack()
                 return
             except Exception as error:
                 if attempt >= self.max_deliver:
                     log.exception("giving up on %s after %d deliveries", raw.subject, attempt)
+                    reason = f"{type(error).__name__}: {error}"
                     await self._dead_letter(
-                        raw.subject,
-                        raw.data,
-                        headers,
-                        f"{type(error).__name__}: {error}",
-                        attempt,
-                        durable,
+                        raw.subject, raw.data, headers, reason, attempt, durable
                     )
+                    await _tell(on_dead_letter, event, reason)
                     await message.ack()
                 else:
                     log.warning(

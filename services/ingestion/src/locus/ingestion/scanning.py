@@ -171,6 +171,15 @@ class Ingestion:
         if len(path) > MAX_PATH_LENGTH:
             raise InvalidRequest(f"path is longer than {MAX_PATH_LENGTH} characters")
         root = resolve_source_root(path, self._settings.allowed_bases)
+        for existing in await self._store.list_sources(project.project_id):
+            other = Path(existing.path)
+            if other != root and (other in root.parents or root in other.parents):
+                inside = "inside" if other in root.parents else "around"
+                raise InvalidRequest(
+                    f"{root} is {inside} source {existing.source_id} ({other}) of project "
+                    f"{project.name!r}: its files would be indexed twice; add a directory "
+                    "that does not overlap the project's sources"
+                )
         row = SourceRow(
             source_id=_new_id("src"),
             project_id=project.project_id,
@@ -268,6 +277,16 @@ class Ingestion:
                 return
         await self._publish_changes(job)
         await self._complete_if_done(job)
+
+    async def fail_scan(self, job_id: str, reason: str) -> None:
+        """The job's scan.requested was dead-lettered: nothing will run it, so it fails now with
+        that reason (instead of staying SCANNING until it is stale, refusing new scans)."""
+        job = await self._store.get_job(job_id)
+        if job is None or job.state in ("COMPLETED", "FAILED"):
+            return
+        error = f"the scan request could not be processed: {reason}"
+        await self._store.set_job_state(job.job_id, "FAILED", self._now(), error=error)
+        await self._publish_completed(job, failed=True, error=error)
 
     async def _walk_and_record(self, job: JobRow) -> None:
         sources = await self._store.list_sources(job.project_id)

@@ -26,8 +26,16 @@ def register_event_handlers(bus: EventBus, ingestion: Ingestion) -> None:
         except InvalidRequest as error:
             raise MalformedEvent(str(error)) from error
 
+    async def on_scan_dead_lettered(event: events_pb2.ScanRequested | None, reason: str) -> None:
+        if event is not None and event.job_id:
+            await ingestion.fail_scan(event.job_id, reason)
+
     bus.subscribe(
-        bus.subjects.scan_requested, events_pb2.ScanRequested, SCAN_CONSUMER, on_scan_requested
+        bus.subjects.scan_requested,
+        events_pb2.ScanRequested,
+        SCAN_CONSUMER,
+        on_scan_requested,
+        on_dead_letter=on_scan_dead_lettered,
     )
     bus.subscribe(
         bus.subjects.index_updated,
