@@ -17,7 +17,7 @@ MODEL_DIR := .locus/models/all-minilm-l6-v2
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup protos lint format test test-unit test-integration demo up down bench bench-languages bench-quality train-ranker collect-ranker-data clean deploy-check
+.PHONY: help setup protos lint format test test-unit test-integration demo up down bench bench-languages bench-quality train-ranker collect-ranker-data clean deploy-check reliability
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -71,6 +71,14 @@ bench: setup ## performance report, each figure beside a same-run baseline (REPO
 
 bench-languages: setup ## per-language parse+extract MB/s beside a bare tree-sitter parse, resolved imports/calls (LANG_REPOS="dir language ...")
 	$(PY) bench/languages.py $(LANG_REPOS)
+
+RELIABILITY_STAMP := $(VENV)/.locus-reliability-installed
+$(RELIABILITY_STAMP): $(STAMP)
+	$(PIP) install -q hypothesis==6.170.17
+	touch $(RELIABILITY_STAMP)
+
+reliability: setup $(RELIABILITY_STAMP) ## fuzz every RPC of a real stack on loopback (≥ 10,000 requests; status counts, crashed processes); not part of make test (RELIABILITY_ARGS="--requests N --json f")
+	$(PY) bench/reliability/fuzz.py $(RELIABILITY_ARGS)
 
 BENCH_STAMP := $(VENV)/.locus-bench-installed
 $(BENCH_STAMP): $(STAMP)

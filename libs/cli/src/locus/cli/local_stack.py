@@ -1,7 +1,16 @@
 """``locus up``: the whole system on one machine. An embedded nats-server and each installed
 service as its own process (``python -m locus.<name>``) with its own port, data dir, log file and
 environment; ready once every health check says SERVING; stopped in reverse order on Ctrl-C or
-SIGTERM, nats-server last; torn down with a non-zero exit when any of them dies."""
+SIGTERM, nats-server last.
+
+Supervision: a service that dies is restarted on its port with back-off (1 s, doubling to 30 s),
+reported on the console, in its log and by ``locus status`` (its restart count); after
+``max_restarts`` crashes within ``restart_window`` seconds it is given up on loudly and the stack
+stops with a non-zero exit. Its work is not lost: events it had not acknowledged are redelivered
+by JetStream to the restarted process. nats-server dying stops the stack (every service depends
+on it). The services die with ``locus up`` whatever kills it (Linux: parent-death signal), and
+their logs are appended (rotated past ``LOG_ROTATE_BYTES``), never wiped, so a crash's evidence
+stays."""
 
 from __future__ import annotations
 
@@ -16,10 +25,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
@@ -54,6 +63,8 @@ DEFAULT_PORTS = {
 # Stages whose index.updated reports complete a scan job, when they run.
 INDEXING_STAGES = ("ast", "retrieval", "impact")
 LOG_TAIL_LINES = 40
+LOG_ROTATE_BYTES = 20 * 1024 * 1024  # a log past this is kept as <name>.log.1 at a (re)start
+PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,9 @@ class UpOptions:
     traces_file: Path | None = None
     startup_timeout: float = 120.0
     stop_timeout: float = 15.0
+    max_restarts: int = 5  # crashes of one service within restart_window before giving up
+    restart_window: float = 300.0
+    restart_backoff: float = 1.0  # the first restart's delay; doubles, at most 30 s
 
 
 @dataclass
@@ -72,6 +86,30 @@ class _Child:
     process: subprocess.Popen[bytes]
     address: str
     log_file: Path
+    restarts: int = 0
+    crashes: list[float] = field(default_factory=list)  # monotonic times, within the window
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """In the child before exec: SIGTERM when locus up dies, even by SIGKILL (Linux)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def open_log(path: Path) -> Any:
+    """The log opened for appending (rotated to ``.1`` once past LOG_ROTATE_BYTES), with a line
+    marking this start: earlier runs' lines, a crash's included, stay."""
+    if path.exists() and path.stat().st_size > LOG_ROTATE_BYTES:
+        path.replace(path.with_name(path.name + ".1"))
+    log = path.open("ab")
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    log.write(f"----- locus up started this process at {stamp} -----\n".encode())
+    log.flush()
+    return log
 
 
 class StartupFailed(Exception):
@@ -229,6 +267,8 @@ class LocalStack:
         self._data_dir = options.data_dir
         self._logs = options.data_dir / "logs"
         self._children: list[_Child] = []
+        self._ports: Mapping[str, int] = {}
+        self._nats_url = ""
         self._nats: _Child | None = None
         self._nats_server_pid = 0
         self._signals = 0
@@ -274,6 +314,7 @@ class LocalStack:
         self._logs.mkdir(parents=True, exist_ok=True)
         nats_url = await self._start_nats()
         ports = choose_ports(self._options.services)
+        self._ports, self._nats_url = ports, nats_url
         for name in self._options.services:
             self._children.append(self._spawn_service(name, ports, nats_url))
         try:
@@ -303,7 +344,7 @@ class LocalStack:
 
     def _spawn_nats_host(self) -> _Child:
         log_file = self._logs / "nats.log"
-        with log_file.open("wb") as log:
+        with open_log(log_file) as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", "locus.cli.nats_host", str(self._data_dir / "nats")],
                 stdin=subprocess.DEVNULL,
@@ -325,7 +366,7 @@ class LocalStack:
         )
         (self._data_dir / name).mkdir(parents=True, exist_ok=True)
         log_file = self._logs / f"{name}.log"
-        with log_file.open("wb") as log:
+        with open_log(log_file) as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", f"locus.{name}"],
                 env=env,
@@ -333,6 +374,7 @@ class LocalStack:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # stopped by us, in order, not by the terminal's Ctrl-C
+                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
             )
         return _Child(name, process, f"{HOST}:{ports[name]}", log_file)
 
@@ -382,7 +424,9 @@ class LocalStack:
                 str(self._data_dir / "nats" / "nats.log"),
             ),
             services={
-                child.name: RunningProcess(child.address, child.process.pid, str(child.log_file))
+                child.name: RunningProcess(
+                    child.address, child.process.pid, str(child.log_file), child.restarts
+                )
                 for child in self._children
             },
         )
@@ -407,17 +451,74 @@ class LocalStack:
 
     async def _watch(self) -> int:
         while not self._stopping.is_set():
-            for child in [*self._children, *([self._nats] if self._nats else [])]:
-                if child.process.poll() is not None:
-                    self._report_failure(
-                        child.name,
-                        f"exited unexpectedly with code {child.process.returncode}",
-                        child.log_file,
-                    )
+            if self._nats is not None and self._nats.process.poll() is not None:
+                self._report_failure(
+                    "nats-server",
+                    f"exited unexpectedly with code {self._nats.process.returncode}",
+                    self._nats.log_file,
+                )
+                return ExitCode.FAILED
+            for index, child in enumerate(self._children):
+                if child.process.poll() is None:
+                    continue
+                restarted = await self._restart(child)
+                if restarted is None:
+                    if self._stopping.is_set():
+                        return ExitCode.OK
                     return ExitCode.FAILED
+                self._children[index] = restarted
+                write_state(self._state())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), timeout=0.25)
         return ExitCode.OK
+
+    async def _restart(self, child: _Child) -> _Child | None:
+        """Restart a service that died, with back-off, until it serves again; None when it
+        crashed too often (reported) or the stack is stopping."""
+        options = self._options
+        while True:
+            code = child.process.returncode
+            now = time.monotonic()
+            crashes = [t for t in child.crashes if now - t < options.restart_window] + [now]
+            if len(crashes) > options.max_restarts:
+                self._report_failure(
+                    child.name,
+                    f"exited with code {code}: {len(crashes)} crashes in "
+                    f"{options.restart_window:.0f} s, giving up",
+                    child.log_file,
+                )
+                return None
+            delay = min(options.restart_backoff * 2 ** (len(crashes) - 1), 30.0)
+            self._console.print(
+                f"[yellow]{escape(child.name)} exited with code {code}; restarting it in "
+                f"{delay:.0f} s (crash {len(crashes)} of at most {options.max_restarts} in "
+                f"{options.restart_window:.0f} s); its log: {child.log_file}[/]"
+            )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), timeout=delay)
+            if self._stopping.is_set():
+                return None
+            fresh = self._spawn_service(child.name, self._ports, self._nats_url)
+            fresh.restarts, fresh.crashes = child.restarts + 1, crashes
+            try:
+                await self._until_serving(fresh)
+            except _Interrupted:
+                await self._stop(fresh)
+                return None
+            except StartupFailed as failure:
+                self._console.print(
+                    f"[red]{escape(child.name)} did not restart: {failure.reason}[/]"
+                )
+                if fresh.process.poll() is None:
+                    fresh.process.kill()
+                    await asyncio.to_thread(fresh.process.wait)
+                child = fresh
+                continue
+            self._console.print(
+                f"[green]{escape(child.name)} restarted (pid {fresh.process.pid}, "
+                f"restart {fresh.restarts})[/]"
+            )
+            return fresh
 
     def _report_failure(self, name: str, reason: str, log_file: Path | None) -> None:
         self._console.print(f"[bold red]{escape(name)} {escape(reason)}[/]")

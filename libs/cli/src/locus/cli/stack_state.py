@@ -25,6 +25,7 @@ class RunningProcess:
     address: str
     pid: int
     log_file: str
+    restarts: int = 0  # how many times locus up restarted it after a crash
 
 
 @dataclass(frozen=True)

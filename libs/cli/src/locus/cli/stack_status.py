@@ -62,6 +62,7 @@ async def stack_health(context: CommandContext) -> dict[str, Any]:
                 "address": stack.nats.address,
                 "pid": stack.nats.pid,
                 "health": "RUNNING" if process_is_alive(stack.nats.pid) else "EXITED",
+                "restarts": 0,
                 "log_file": stack.nats.log_file,
             }
         ]
@@ -71,6 +72,7 @@ async def stack_health(context: CommandContext) -> dict[str, Any]:
                 "address": stack.services[name].address,
                 "pid": stack.services[name].pid,
                 "health": health,
+                "restarts": stack.services[name].restarts,
                 "log_file": stack.services[name].log_file,
             }
             for name, health in zip(names, healths, strict=True)

@@ -187,7 +187,7 @@ def requests_table(records: Sequence[gateway_pb2.RequestRecord]) -> Table:
 
 
 def status_table(rows: Sequence[dict[str, Any]]) -> Table:
-    table = _table("service", "address", "pid", "health", "log file")
+    table = _table("service", "address", "pid", "health", "restarts", "log file")
     for row in rows:
         health = str(row["health"])
         style = "green" if health in ("SERVING", "RUNNING") else "red"
@@ -196,6 +196,7 @@ def status_table(rows: Sequence[dict[str, Any]]) -> Table:
             str(row["address"]),
             str(row["pid"]),
             f"[{style}]{escape(health)}[/]",
+            str(row.get("restarts", 0)),
             escape(str(row["log_file"])),
         )
     return table

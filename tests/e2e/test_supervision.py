@@ -1,0 +1,240 @@
+"""`locus up` supervises its services: `kill -9` of ast and of retrieval in the middle of a scan
+is followed by their restart (counted in `locus status`), the scan completes, and the project's
+indexes — files, symbols, lexical hits, whole-file hits — are identical to those of a clean
+scan of the same tree. Also: killing `locus up` itself (SIGKILL) takes its services down, and
+a restarted service's log keeps the crashed run's lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from locus_up import LOCUS, start_locus_up, stop_locus_up
+
+from locus.v1 import ast_pb2, common_pb2, gateway_pb2_grpc, ingestion_pb2, retrieval_pb2
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+QUERIES = (
+    "dead letter subject for malformed events",
+    "retry limit for uploads",
+    "reciprocal rank fusion of lexical and vector lists",
+    "parse the page token",
+    "graph of callers and dependents",
+)
+
+
+@dataclass
+class Up:
+    process: subprocess.Popen[bytes]
+    environment: dict[str, str]
+    data_dir: Path
+    tree: Path
+
+
+def run_locus(environment: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LOCUS), *arguments],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def state(up: Up) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((up.data_dir / "stack.json").read_text())
+    return data
+
+
+@pytest.fixture(scope="module")
+def up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Up]:
+    root = tmp_path_factory.mktemp("supervision")
+    tree = root / "allowed" / "locus"
+    # A real tree big enough that a scan is still running when the kills land.
+    for part in ("libs", "services"):
+        shutil.copytree(
+            REPOSITORY / part,
+            tree / part,
+            ignore=shutil.ignore_patterns("*_pb2*", "__pycache__", "*.egg-info", "fixtures"),
+        )
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment |= {
+        "LOCUS_HOME": str(root / "home"),
+        "LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED": "false",
+    }
+    process = start_locus_up(root, root / "allowed", environment)
+    yield Up(process, environment, root / "data", tree)
+    stop_locus_up(process)
+
+
+def index_of(up: Up, project: str) -> dict[str, Any]:
+    """What a user can see of a project's indexes, in a form two projects can be compared by."""
+    with grpc.insecure_channel(state(up)["gateway_addr"]) as channel:
+        stub = gateway_pb2_grpc.GatewayStub(channel)
+        searches = []
+        for query in QUERIES:
+            response = stub.Search(
+                retrieval_pb2.SearchRequest(
+                    query=query,
+                    mode=retrieval_pb2.SEARCH_MODE_BM25,
+                    filters=retrieval_pb2.SearchFilters(project_id=project),
+                    top_k=50,
+                    top_whole_files=50,
+                ),
+                timeout=60,
+            )
+            searches.append(
+                (
+                    [
+                        (
+                            h.chunk.location.relative_path,
+                            h.chunk.location.start_line,
+                            h.chunk.location.end_line,
+                            h.chunk.symbol_qualified_name,
+                            round(h.lexical_score, 4),
+                        )
+                        for h in response.hits
+                    ],
+                    [(f.relative_path, round(f.score, 4)) for f in response.whole_files],
+                )
+            )
+        symbols = []
+        for name in ("EventBus", "page_bounds", "Locator", "extract", "RankingV1"):
+            found = stub.FindSymbols(
+                ast_pb2.FindSymbolsRequest(
+                    project_id=project,
+                    name=name,
+                    exact=True,
+                    page=common_pb2.PageRequest(page_size=50),
+                ),
+                timeout=30,
+            )
+            symbols.append(
+                sorted(
+                    (s.qualified_name, s.kind, s.location.relative_path, s.location.start_line)
+                    for s in found.symbols
+                )
+            )
+    return {"search": searches, "symbols": symbols}
+
+
+def comparable(entries: list[Any]) -> list[Any]:
+    """A list of (..., score) hits as a sorted multiset, without the lowest-scoring tie group:
+    equal scores come in index order (which a rewrite after a crash may change) and a top-k cut
+    can split the last tie group differently; every entry above it must match exactly."""
+    if not entries:
+        return []
+    lowest = min(entry[-1] for entry in entries)
+    return sorted(entry for entry in entries if entry[-1] > lowest)
+
+
+def wait_for(up: Up, job_id: str, within_seconds: float = 600) -> Any:
+    deadline = time.monotonic() + within_seconds
+    with grpc.insecure_channel(state(up)["gateway_addr"]) as channel:
+        stub = gateway_pb2_grpc.GatewayStub(channel)
+        while True:
+            job = stub.GetScan(ingestion_pb2.GetScanRequest(job_id=job_id), timeout=30)
+            if job.state in (ingestion_pb2.SCAN_STATE_COMPLETED, ingestion_pb2.SCAN_STATE_FAILED):
+                return job
+            assert time.monotonic() < deadline, f"scan {job_id} not finished: {job}"
+            time.sleep(0.5)
+
+
+def test_killed_services_restart_and_the_scan_ends_with_a_clean_runs_index(up: Up) -> None:
+    env = up.environment
+    for project in ("clean", "chaos"):
+        assert run_locus(env, "project", "create", project).returncode == 0
+        added = run_locus(env, "source", "add", project, str(up.tree))
+        assert added.returncode == 0, added.stderr
+    clean = run_locus(env, "scan", "clean", "--wait", "--json")
+    assert clean.returncode == 0, clean.stderr
+
+    started = run_locus(env, "scan", "chaos", "--json")
+    assert started.returncode == 0, started.stderr
+    job_id = json.loads(started.stdout)["job_id"]
+    killed = {}
+    for name in ("ast", "retrieval"):
+        time.sleep(1.5)
+        with grpc.insecure_channel(state(up)["gateway_addr"]) as channel:
+            job = gateway_pb2_grpc.GatewayStub(channel).GetScan(
+                ingestion_pb2.GetScanRequest(job_id=job_id), timeout=30
+            )
+        assert job.state not in (
+            ingestion_pb2.SCAN_STATE_COMPLETED,
+            ingestion_pb2.SCAN_STATE_FAILED,
+        ), f"the scan ended before {name} was killed: the tree is too small for this test"
+        pid = state(up)["services"][name]["pid"]
+        os.kill(pid, signal.SIGKILL)
+        killed[name] = pid
+        deadline = time.monotonic() + 120
+        while state(up)["services"][name]["pid"] == pid:
+            assert time.monotonic() < deadline, f"{name} was not restarted"
+            assert up.process.poll() is None, "locus up stopped instead of restarting"
+            time.sleep(0.5)
+
+    chaos_job = wait_for(up, job_id)
+    assert chaos_job.state == ingestion_pb2.SCAN_STATE_COMPLETED, chaos_job.error
+    clean_job = wait_for(up, json.loads(clean.stdout)["job_id"])
+    for figure in ("files_seen", "files_added", "files_indexed", "files_skipped"):
+        assert getattr(chaos_job.stats, figure) == getattr(clean_job.stats, figure), figure
+
+    status = json.loads(run_locus(env, "status", "--json").stdout)
+    restarts = {row["name"]: row["restarts"] for row in status["services"]}
+    assert restarts["ast"] == 1
+    assert restarts["retrieval"] == 1
+    assert all(row["health"] in ("SERVING", "RUNNING") for row in status["services"])
+    # The crashed run's lines are still in the log, followed by the restarted one's.
+    ast_log = Path(state(up)["services"]["ast"]["log_file"]).read_text(errors="replace")
+    assert ast_log.count("locus up started this process") == 2
+
+    chaos, clean_index = index_of(up, "chaos"), index_of(up, "clean")
+    assert chaos["symbols"] == clean_index["symbols"]
+    for query, (got, wanted) in zip(
+        QUERIES, zip(chaos["search"], clean_index["search"], strict=True), strict=True
+    ):
+        for kind, a, b in (
+            ("hits", comparable(got[0]), comparable(wanted[0])),
+            ("whole files", comparable(got[1]), comparable(wanted[1])),
+        ):
+            assert a == b, (
+                f"{kind} of {query!r} differ: only after the crashes "
+                f"{sorted(set(a) - set(b))[:5]}, only in the clean run {sorted(set(b) - set(a))[:5]}"
+            )
+
+
+def test_killing_locus_up_takes_its_services_down(tmp_path: Path) -> None:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment["LOCUS_HOME"] = str(tmp_path / "home")
+    (tmp_path / "allowed").mkdir()
+    process = start_locus_up(tmp_path, tmp_path / "allowed", environment)
+    services = json.loads((tmp_path / "data" / "stack.json").read_text())["services"]
+    pids = [running["pid"] for running in services.values()]
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    deadline = time.monotonic() + 60
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.5)
+        alive = [pid for pid in pids if _alive(pid)]
+    assert alive == [], "services outlived a SIGKILLed locus up"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in status
