@@ -209,9 +209,10 @@ def test_killed_services_restart_and_the_scan_ends_with_a_clean_runs_index(up: U
             ("hits", comparable(got[0]), comparable(wanted[0])),
             ("whole files", comparable(got[1]), comparable(wanted[1])),
         ):
+            only_chaos, only_clean = sorted(set(a) - set(b))[:5], sorted(set(b) - set(a))[:5]
             assert a == b, (
-                f"{kind} of {query!r} differ: only after the crashes "
-                f"{sorted(set(a) - set(b))[:5]}, only in the clean run {sorted(set(b) - set(a))[:5]}"
+                f"{kind} of {query!r} differ: only after the crashes {only_chaos}, "
+                f"only in the clean run {only_clean}"
             )
 
 
