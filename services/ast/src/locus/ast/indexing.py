@@ -249,7 +249,9 @@ class AstIndexer:
             max_bytes=self._settings.max_part_bytes,
         )
         await self._publish_parts(event, changed, parts)
-        return events_pb2.INDEX_STATUS_INDEXED, ""
+        if analysis.omitted:  # indexed, with the reason part of it is not
+            log.warning("%s: %s", version.relative_path, analysis.omitted)
+        return events_pb2.INDEX_STATUS_INDEXED, analysis.omitted or ""
 
     async def _publish_parts(
         self,

@@ -6,7 +6,7 @@ The extractor is language-generic: everything language-specific comes from the l
 
 from typing import cast
 
-from tree_sitter import Node, Parser, QueryCursor
+from tree_sitter import Node, Parser, Point, QueryCursor, Range
 
 from locus.ast.domain.chunk_layout import layout_chunks
 from locus.ast.domain.chunking import number_chunks
@@ -15,6 +15,7 @@ from locus.ast.domain.definitions import (
     attach_docstrings,
     collect_definitions,
 )
+from locus.ast.domain.indentation_limit import shallow_lines
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 from locus.ast.domain.languages import CompiledLanguage, compiled_language
 from locus.ast.domain.model import ChunkingPolicy, FileAnalysis, Symbol, SymbolKind
@@ -65,16 +66,33 @@ def extract(
 
     `root` is the source root the file belongs to (module names are taken from it). A file
     with syntax errors still yields whatever tree-sitter recovered; `parse_errors` says how
-    much it had to recover from.
+    much it had to recover from. Python nested deeper than the parser can follow keeps its
+    outer levels; `omitted` says which lines were left out.
     """
     compiled = compiled_language(language)
     dialect = compiled.spec.dialect(relative_path, source)
     if dialect is not None:
         compiled = compiled_language(dialect)
     spec = compiled.spec
+    parser = Parser(compiled.grammar)
+    tree_root = parser.parse(source).root_node
+    omitted: str | None = None
+    if spec.indentation_blocks and tree_root.has_error:
+        shallow = shallow_lines(source)
+        if shallow is not None:
+            parser.included_ranges = [
+                Range(
+                    Point(span.start_row, 0),
+                    Point(span.end_row, span.end_column),
+                    span.start_byte,
+                    span.end_byte,
+                )
+                for span in shallow.spans
+            ]
+            tree_root = parser.parse(source).root_node
+            omitted = shallow.note
     text = SourceText(relative_path, source)
     module_name = spec.module_name_for_path(relative_path, root)
-    tree_root = Parser(compiled.grammar).parse(source).root_node
     namespace = spec.definition_namespace(module_name, declared_package(tree_root, compiled, text))
 
     definitions = collect_definitions(tree_root, compiled, text, namespace)
@@ -137,4 +155,5 @@ def extract(
         dependencies=tuple(dependencies),
         chunks=number_chunks(drafts, chunk_settings),
         parse_errors=count_parse_errors(tree_root),
+        omitted=omitted,
     )

@@ -210,6 +210,9 @@ class LanguageSpec:
     dialect: Callable[[str, bytes], str | None] = _no_dialect
     """(repository-relative path, source) -> the language that analyses this file instead,
     or None (a C `.h` header holding C++ is analysed as C++)."""
+    indentation_blocks: bool = False
+    """Blocks are made by indentation (Python): lines nested past what the grammar's scanner
+    can follow are left out so the outer levels still parse (see `indentation_limit`)."""
 
     @property
     def joiner(self) -> str:

@@ -109,6 +109,9 @@ class FileAnalysis:
     dependencies: tuple[FileDependency, ...]
     chunks: tuple[Chunk, ...]
     parse_errors: int
+    omitted: str | None = None
+    """Why part of the file is not in the analysis (lines nested too deep to parse); None
+    when nothing was left out."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,4 +84,5 @@ PYTHON = LanguageSpec(
     comment_node_types=frozenset({"comment"}),
     atomic_node_types=frozenset({"string", "concatenated_string"}),
     signature_terminators=frozenset({":"}),
+    indentation_blocks=True,
 )
