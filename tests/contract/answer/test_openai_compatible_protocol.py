@@ -8,9 +8,11 @@ import asyncio
 from typing import Any
 
 import pytest
+from opentelemetry.trace import SpanKind
 
 from locus.answer.adapters.openai_compatible import OpenAICompatibleGenerator
 from locus.answer.domain import Completion, GenerationInput, GeneratorError, TextChunk
+from locus.telemetry import REQUEST_ID_ATTRIBUTE, setup_telemetry, with_request_id
 
 pytestmark = pytest.mark.contract
 
@@ -195,3 +197,25 @@ async def test_closing_the_stream_drops_the_connection_the_server_sees_it(
     assert await asyncio.to_thread(replay_server.disconnected.wait, 5)
     assert replay_server.completed_streams == 0
     await generator.stop()
+
+
+async def test_the_llm_call_is_a_traced_span_that_carries_the_trace_and_request_id(
+    replay_server: Any, generation_input: GenerationInput, span_exporter: Any
+) -> None:
+    telemetry = setup_telemetry("answer-under-test", exporters=[span_exporter])
+    generator = generator_for(replay_server.base_url, tracer_provider=telemetry.provider)
+    with with_request_id("req-llm-1"):
+        await run(generator, generation_input)
+    telemetry.provider.force_flush()
+
+    [call] = [s for s in span_exporter.get_finished_spans() if s.kind == SpanKind.CLIENT]
+    assert call.attributes is not None
+    assert call.attributes[REQUEST_ID_ATTRIBUTE] == "req-llm-1"
+    assert (
+        call.attributes.get("http.response.status_code", call.attributes.get("http.status_code"))
+        == 200
+    )
+    [seen] = replay_server.requests
+    headers = {k.lower(): v for k, v in seen.headers.items()}
+    assert headers["x-request-id"] == "req-llm-1"
+    assert headers["traceparent"].split("-")[1] == format(call.context.trace_id, "032x")

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from opentelemetry.trace import SpanKind
 
 from locus.retrieval.adapters.background_embedder import BackgroundEmbedder
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
@@ -18,6 +19,7 @@ from locus.retrieval.adapters.openai_embedder import OpenAICompatibleEmbedder
 from locus.retrieval.adapters.torch_embedder import SentenceTransformerEmbedder
 from locus.retrieval.domain.errors import EmbedderUnavailable
 from locus.retrieval.domain.ports import Embedder
+from locus.telemetry import REQUEST_ID_ATTRIBUTE, setup_telemetry, with_request_id
 
 pytestmark = pytest.mark.contract
 
@@ -223,3 +225,26 @@ async def test_the_lane_embeds_in_the_idle_scheduling_class_with_every_thread(
     direct = OnnxEmbedder(onnx_model_dir)
     await direct.open()
     assert float(np.abs(vectors - await direct.embed(TEXTS[:2])).max()) < 1e-5
+
+
+async def test_the_embeddings_call_is_a_traced_span_with_the_request_id(
+    embeddings_server: str, span_exporter: Any
+) -> None:
+    telemetry = setup_telemetry("retrieval-under-test", exporters=[span_exporter])
+    adapter = OpenAICompatibleEmbedder(
+        embeddings_server, MODEL, 384, tracer_provider=telemetry.provider
+    )
+    await adapter.open()
+    try:
+        with with_request_id("req-embed-1"):
+            await adapter.embed(["hello", "world"])
+    finally:
+        await adapter.close()
+    telemetry.provider.force_flush()
+
+    [call] = [s for s in span_exporter.get_finished_spans() if s.kind == SpanKind.CLIENT]
+    assert call.attributes is not None
+    assert call.attributes[REQUEST_ID_ATTRIBUTE] == "req-embed-1"
+    assert str(call.attributes.get("url.full", call.attributes.get("http.url"))).endswith(
+        "/v1/embeddings"
+    )

@@ -104,6 +104,13 @@ def test_ingestion_learns_the_allowed_bases_and_the_stages_that_run() -> None:
     assert alone["LOCUS_INGESTION_REQUIRED_STAGES"] == ""
 
 
+def test_a_service_serves_metrics_on_its_own_port_and_only_when_given_one() -> None:
+    env = environment("ast", {"ast": 1}, metrics_port=9462)
+    assert env["LOCUS_AST_METRICS_PORT"] == "9462"
+    assert env["LOCUS_AST_METRICS_HOST"] == "127.0.0.1"
+    assert "LOCUS_AST_METRICS_PORT" not in environment("ast", {"ast": 1})
+
+
 def test_the_traces_file_is_passed_on() -> None:
     env = environment("ast", {"ast": 1}, traces_file=Path("/tmp/spans.jsonl"))
     assert env["LOCUS_TRACES_FILE"] == "/tmp/spans.jsonl"

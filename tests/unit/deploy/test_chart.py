@@ -174,6 +174,44 @@ def test_dashboard_queries_the_provisioned_datasource() -> None:
     assert all("traces_span_metrics_" in t["expr"] for t in targets)
 
 
+def test_the_services_dashboard_plots_only_metrics_the_services_export() -> None:
+    from locus.telemetry import metrics
+
+    exported = set()
+    for value in vars(metrics).values():
+        if isinstance(value, metrics.Counter):
+            exported.add(f"{value._name}_total")
+        elif isinstance(value, metrics.Histogram):
+            exported |= {f"{value._name}_{part}" for part in ("bucket", "count", "sum")}
+        elif isinstance(value, metrics.Gauge):
+            exported.add(value._name)
+    dashboard = json.loads((DASHBOARD.parent / "locus-services.json").read_text(encoding="utf-8"))
+    targets = [t for panel in dashboard["panels"] for t in panel.get("targets", [])]
+    plotted = {name for t in targets for name in re.findall(r"\b(locus_[a-z_]+)", t["expr"])}
+
+    assert dashboard["uid"] == "locus-services"
+    assert {t["datasource"]["uid"] for t in targets} == {"locus-prometheus"}
+    assert plotted
+    assert plotted <= exported, plotted - exported
+
+    def family(name: str) -> str:
+        return re.sub(r"_(total|bucket|count|sum)$", "", name)
+
+    # Every family the services export is on the dashboard.
+    assert {family(n) for n in plotted} == {family(n) for n in exported}
+
+
+def test_compose_prometheus_scrapes_every_service() -> None:
+    config = load_yaml(COMPOSE.parent / "prometheus.yaml")
+    [job] = [j for j in config["scrape_configs"] if j["job_name"] == "locus-services"]
+    scraped = {c["labels"]["service"]: c["targets"] for c in job["static_configs"]}
+    environment = load_yaml(COMPOSE)["x-locus-env"]
+
+    assert scraped == {name: [f"{name}:9464"] for name in PORTS}
+    assert environment["LOCUS_METRICS_PORT"] == "9464"
+    assert environment["LOCUS_METRICS_HOST"] == "0.0.0.0"
+
+
 # ---- rendered with helm ----------------------------------------------------------------------
 
 
@@ -219,7 +257,10 @@ def test_rendered_services_listen_probe_and_find_their_peers(helm: str) -> None:
         assert shared[f"LOCUS_{name.upper()}_ADDR"] == f"{RELEASE}-{name}:{port}"
         deployment = deployments[f"{RELEASE}-{name}"]
         container = deployment["spec"]["template"]["spec"]["containers"][0]
-        assert container["ports"] == [{"name": "grpc", "containerPort": port, "protocol": "TCP"}]
+        assert container["ports"] == [
+            {"name": "grpc", "containerPort": port, "protocol": "TCP"},
+            {"name": "metrics", "containerPort": 9464, "protocol": "TCP"},
+        ]
         for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
             assert container[probe]["grpc"] == {"port": port}
         env = container_env(deployment)
@@ -358,3 +399,37 @@ def test_refuses_configurations_that_cannot_work(helm: str, args: list[str], mes
         render(helm, *args)
 
     assert message in failure.value.stderr
+
+
+def test_every_replica_of_every_service_is_scraped(helm: str) -> None:
+    manifests = render(helm)
+    services = by_kind(manifests, "Service")
+    deployments = by_kind(manifests, "Deployment")
+    prometheus = yaml.safe_load(
+        by_kind(manifests, "ConfigMap")[f"{RELEASE}-prometheus"]["data"]["prometheus.yml"]
+    )
+    [job] = [j for j in prometheus["scrape_configs"] if j["job_name"] == "locus-services"]
+    discovered = {name for config in job["dns_sd_configs"] for name in config["names"]}
+    grafana = by_kind(manifests, "ConfigMap")[f"{RELEASE}-grafana-dashboards"]["data"]
+
+    for name in PORTS:
+        headless = services[f"{RELEASE}-{name}-metrics"]
+        assert headless["spec"]["clusterIP"] == "None"  # one DNS record per pod
+        assert headless["spec"]["ports"][0]["targetPort"] == "metrics"
+        assert headless["spec"]["selector"] == services[f"{RELEASE}-{name}"]["spec"]["selector"]
+        env = container_env(deployments[f"{RELEASE}-{name}"])
+        assert env[f"LOCUS_{name.upper()}_METRICS_PORT"] == "9464"
+        assert env[f"LOCUS_{name.upper()}_METRICS_HOST"] == "0.0.0.0"
+        assert f"{RELEASE}-{name}-metrics.locus.svc" in discovered
+    assert re.fullmatch(job["relabel_configs"][0]["regex"], f"{RELEASE}-ast-metrics.locus.svc")
+    assert {"locus-overview.json", "locus-services.json"} <= set(grafana)
+    assert "ServiceMonitor" not in {m["kind"] for m in manifests}
+
+    monitored = by_kind(
+        render(helm, "--set", "monitoring.serviceMonitor.enabled=true"), "ServiceMonitor"
+    )
+    assert set(monitored) == {f"{RELEASE}-{name}" for name in PORTS}
+    for name in PORTS:
+        spec = monitored[f"{RELEASE}-{name}"]["spec"]
+        assert spec["selector"]["matchLabels"]["locus.dev/scrape"] == "metrics"
+        assert spec["endpoints"][0]["port"] == "metrics"

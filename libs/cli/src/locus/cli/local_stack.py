@@ -60,6 +60,8 @@ DEFAULT_PORTS = {
     "impact": 50054,
     "answer": 50055,
 }
+# Each service's Prometheus /metrics (another free port when the default is taken).
+DEFAULT_METRICS_PORTS = {name: 9460 + index for index, name in enumerate(DEFAULT_PORTS)}
 # Stages whose index.updated reports complete a scan job, when they run.
 INDEXING_STAGES = ("ast", "retrieval", "impact")
 LOG_TAIL_LINES = 40
@@ -87,7 +89,8 @@ class _Child:
     address: str
     log_file: Path
     restarts: int = 0
-    crashes: list[float] = field(default_factory=list)  # monotonic times, within the window
+    crashes: list[float] = field(default_factory=list)
+    metrics_address: str = ""  # monotonic times, within the window
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
@@ -206,6 +209,7 @@ def service_environment(
     ports: Mapping[str, int],
     nats_url: str,
     data_dir: Path,
+    metrics_port: int | None = None,
     allowed_bases: Sequence[Path],
     traces_file: Path | None,
     inherited: Mapping[str, str],
@@ -227,6 +231,9 @@ def service_environment(
             "LOCUS_INGESTION_EMBEDDING_STAGES": "vectors" if "retrieval" in ports else "",
         }
     )
+    if metrics_port is not None:
+        env[f"{prefix}METRICS_HOST"] = HOST
+        env[f"{prefix}METRICS_PORT"] = str(metrics_port)
     for peer, port in ports.items():
         env[f"LOCUS_{peer.upper()}_ADDR"] = f"{HOST}:{port}"
     if traces_file is not None:
@@ -268,6 +275,7 @@ class LocalStack:
         self._logs = options.data_dir / "logs"
         self._children: list[_Child] = []
         self._ports: Mapping[str, int] = {}
+        self._metrics_ports: Mapping[str, int] = {}
         self._nats_url = ""
         self._nats: _Child | None = None
         self._nats_server_pid = 0
@@ -314,6 +322,7 @@ class LocalStack:
         self._logs.mkdir(parents=True, exist_ok=True)
         nats_url = await self._start_nats()
         ports = choose_ports(self._options.services)
+        self._metrics_ports = choose_ports(self._options.services, DEFAULT_METRICS_PORTS)
         self._ports, self._nats_url = ports, nats_url
         for name in self._options.services:
             self._children.append(self._spawn_service(name, ports, nats_url))
@@ -360,6 +369,7 @@ class LocalStack:
             ports=ports,
             nats_url=nats_url,
             data_dir=self._data_dir,
+            metrics_port=self._metrics_ports.get(name),
             allowed_bases=self._options.allowed_bases,
             traces_file=self._options.traces_file,
             inherited=os.environ,
@@ -376,7 +386,10 @@ class LocalStack:
                 start_new_session=True,  # stopped by us, in order, not by the terminal's Ctrl-C
                 preexec_fn=_die_with_parent if sys.platform == "linux" else None,
             )
-        return _Child(name, process, f"{HOST}:{ports[name]}", log_file)
+        child = _Child(name, process, f"{HOST}:{ports[name]}", log_file)
+        if name in self._metrics_ports:
+            child.metrics_address = f"{HOST}:{self._metrics_ports[name]}"
+        return child
 
     async def _until_serving(self, child: _Child) -> None:
         health = asyncio.create_task(
@@ -425,7 +438,11 @@ class LocalStack:
             ),
             services={
                 child.name: RunningProcess(
-                    child.address, child.process.pid, str(child.log_file), child.restarts
+                    child.address,
+                    child.process.pid,
+                    str(child.log_file),
+                    child.restarts,
+                    child.metrics_address,
                 )
                 for child in self._children
             },

@@ -26,6 +26,7 @@ class RunningProcess:
     pid: int
     log_file: str
     restarts: int = 0  # how many times locus up restarted it after a crash
+    metrics_address: str = ""  # host:port of its Prometheus /metrics ("" when off)
 
 
 @dataclass(frozen=True)

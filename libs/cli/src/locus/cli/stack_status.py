@@ -73,6 +73,7 @@ async def stack_health(context: CommandContext) -> dict[str, Any]:
                 "pid": stack.services[name].pid,
                 "health": health,
                 "restarts": stack.services[name].restarts,
+                "metrics": stack.services[name].metrics_address,
                 "log_file": stack.services[name].log_file,
             }
             for name, health in zip(names, healths, strict=True)

@@ -187,7 +187,7 @@ def requests_table(records: Sequence[gateway_pb2.RequestRecord]) -> Table:
 
 
 def status_table(rows: Sequence[dict[str, Any]]) -> Table:
-    table = _table("service", "address", "pid", "health", "restarts", "log file")
+    table = _table("service", "address", "pid", "health", "restarts", "metrics", "log file")
     for row in rows:
         health = str(row["health"])
         style = "green" if health in ("SERVING", "RUNNING") else "red"
@@ -197,6 +197,7 @@ def status_table(rows: Sequence[dict[str, Any]]) -> Table:
             str(row["pid"]),
             f"[{style}]{escape(health)}[/]",
             str(row.get("restarts", 0)),
+            str(row.get("metrics") or ""),
             escape(str(row["log_file"])),
         )
     return table

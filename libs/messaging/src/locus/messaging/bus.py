@@ -12,7 +12,9 @@ Delivery rules of every consumer:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -37,6 +39,14 @@ from locus.telemetry import (
     Telemetry,
     current_request_id,
 )
+from locus.telemetry.metrics import (
+    CONSUMER_ACK_PENDING,
+    CONSUMER_PENDING,
+    DEAD_LETTERS,
+    EVENT_SECONDS,
+    EVENTS,
+    INDEXED_FILES,
+)
 from locus.v1 import events_pb2
 
 log = logging.getLogger(__name__)
@@ -46,7 +56,9 @@ EventT = TypeVar("EventT", bound=Message)
 DeadLetterHook = Callable[[EventT | None, str], Awaitable[None]]
 
 
-async def _tell(hook: DeadLetterHook[EventT] | None, event: EventT | None, reason: str) -> None:
+async def _tell(
+    hook: Callable[[Any, str], Awaitable[None]] | None, event: Message | None, reason: str
+) -> None:
     """Run a dead-letter hook; its failure is logged, never lost work (the letter is stored)."""
     if hook is None:
         return
@@ -54,7 +66,19 @@ async def _tell(hook: DeadLetterHook[EventT] | None, event: EventT | None, reaso
         await hook(event, reason)
     except Exception:
         log.exception("the dead-letter hook failed (the letter itself is stored)")
+
+
 _BAGGAGE = W3CBaggagePropagator()
+
+
+def _count_reports(event: events_pb2.IndexUpdated) -> None:
+    """Scan progress as metrics: the file reports of each stage, by status."""
+    counts: dict[int, int] = {}
+    for report in event.files:
+        counts[report.status] = counts.get(report.status, 0) + 1
+    for status, count in counts.items():
+        name = events_pb2.IndexStatus.Name(status).removeprefix("INDEX_STATUS_").lower()
+        INDEXED_FILES.labels(event.stage or "unknown", name).inc(count)
 
 
 class MalformedEvent(Exception):
@@ -99,6 +123,10 @@ class EventBus:
             num_replicas=stream_replicas,
         )
         self._started = False
+        # (durable, filter subject) of every consumer, for the backlog gauges.
+        self._consumers: list[tuple[str, str]] = []
+        self._backlog_task: asyncio.Task[None] | None = None
+        self.backlog_interval_seconds = 5.0
 
     @classmethod
     def from_settings(cls, settings: ServiceSettings, telemetry: Telemetry) -> EventBus:
@@ -119,6 +147,7 @@ class EventBus:
         await self.ensure_stream()
         for lanes in self._lanes:
             await lanes.start()
+        self._backlog_task = asyncio.create_task(self._watch_backlogs())
 
     def jetstream(self) -> JetStreamContext:
         """The JetStream context of the started broker (for consumers FastStream cannot
@@ -160,7 +189,35 @@ class EventBus:
         except Exception as error:  # declared by another service with other settings: use it
             log.info("stream %s not declared here: %s", self.stream.name, error)
 
+    def watch_backlog(self, durable: str, subject: str) -> None:
+        """Report the backlog of the durable consumer ``durable`` on ``subject`` (queue lag and
+        messages in flight) as gauges, refreshed while the bus runs."""
+        if (durable, subject) not in self._consumers:
+            self._consumers.append((durable, subject))
+
+    async def refresh_backlogs(self) -> None:
+        """Read each watched consumer's pending counts from JetStream into the gauges."""
+        jetstream = self.jetstream()
+        for durable, subject in self._consumers:
+            try:
+                info = await jetstream.consumer_info(self.stream.name, durable)
+            except Exception as error:  # not created yet, or the server is away: next time
+                log.debug("no backlog for %s on %s: %s", durable, subject, error)
+                continue
+            CONSUMER_PENDING.labels(durable, subject).set(info.num_pending or 0)
+            CONSUMER_ACK_PENDING.labels(durable, subject).set(info.num_ack_pending or 0)
+
+    async def _watch_backlogs(self) -> None:
+        while True:
+            await self.refresh_backlogs()
+            await asyncio.sleep(self.backlog_interval_seconds)
+
     async def stop(self) -> None:
+        if self._backlog_task is not None:
+            self._backlog_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._backlog_task
+            self._backlog_task = None
         for lanes in self._lanes:
             await lanes.stop()
         if self._started:
@@ -186,6 +243,8 @@ class EventBus:
         )
         if ack is None:
             raise RuntimeError(f"no PubAck for {subject}")
+        if isinstance(event, events_pb2.IndexUpdated) and not ack.duplicate:
+            _count_reports(event)
         return ack
 
     def subscribe(
@@ -204,6 +263,7 @@ class EventBus:
         None when undecodable, and the reason), after the letter is stored: a service whose
         work item dies there can say so (ingestion fails the scan job at once)."""
         bus = self
+        self.watch_backlog(durable, subject)
 
         @self.broker.subscriber(
             subject,
@@ -219,9 +279,7 @@ class EventBus:
             max_workers=max_workers,
         )
         async def consume(body: bytes, message: NatsMessage) -> None:
-            await bus._consume(
-                subject, event_type, durable, handler, body, message, on_dead_letter
-            )
+            await bus._consume(subject, event_type, durable, handler, body, message, on_dead_letter)
 
     async def _consume(
         self,
@@ -236,6 +294,8 @@ class EventBus:
         raw = message.raw_message
         headers = dict(raw.headers or {})
         attempt = int(raw.metadata.num_delivered) if raw.metadata else 1
+        started = time.perf_counter()
+        outcome = "failed"
         inbound_request_id = baggage.get_baggage(
             REQUEST_ID_BAGGAGE_KEY, context=_BAGGAGE.extract(headers)
         )
@@ -255,6 +315,7 @@ class EventBus:
                 await self._dead_letter(raw.subject, raw.data, headers, reason, attempt, durable)
                 await _tell(on_dead_letter, None, reason)
                 await message.ack()
+                outcome = "dead_lettered"
                 return
             delivery = Delivery(
                 subject=raw.subject,
@@ -271,6 +332,7 @@ class EventBus:
                 await self._dead_letter(raw.subject, raw.data, headers, reason, attempt, durable)
                 await _tell(on_dead_letter, event, reason)
                 await message.ack()
+                outcome = "dead_lettered"
                 return
             except Exception as error:
                 if attempt >= self.max_deliver:
@@ -281,6 +343,7 @@ class EventBus:
                     )
                     await _tell(on_dead_letter, event, reason)
                     await message.ack()
+                    outcome = "dead_lettered"
                 else:
                     log.warning(
                         "delivery %d/%d of %s failed, will retry: %s",
@@ -290,9 +353,13 @@ class EventBus:
                         error,
                     )
                     await message.nack(delay=self.retry_backoff_seconds * attempt)
+                    outcome = "retried"
                 return
             await message.ack()
+            outcome = "ok"
         finally:
+            EVENTS.labels(durable, subject, outcome).inc()
+            EVENT_SECONDS.labels(durable, subject).observe(time.perf_counter() - started)
             if token is not None:
                 context.detach(token)
 
@@ -330,6 +397,7 @@ class EventBus:
         original_id = headers.get("Nats-Msg-Id", "")
         dlq_id = f"dlq:{consumer}:{original_id or subject}:{deliveries}"
         log.error("dead-lettering %s (%s): %s", subject, consumer, error)
+        DEAD_LETTERS.labels(consumer, subject).inc()
         for attempt in range(5):
             try:
                 await self.publish(self.subjects.dead_letter(subject), letter, message_id=dlq_id)

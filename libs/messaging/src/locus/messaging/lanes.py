@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -23,6 +24,7 @@ from opentelemetry import baggage, context, propagate, trace
 
 from locus.messaging.delivery import Delivery
 from locus.telemetry import REQUEST_ID_ATTRIBUTE, REQUEST_ID_BAGGAGE_KEY
+from locus.telemetry.metrics import EVENT_SECONDS, EVENTS
 
 if TYPE_CHECKING:
     from locus.messaging.bus import EventBus
@@ -93,6 +95,7 @@ class PriorityLanes(Generic[EventT]):
                 max_ack_pending=max(self._batch_size * 4, 256),
                 filter_subject=subject,
             )
+            self._bus.watch_backlog(name, subject)
             self._subscriptions.append(
                 await jetstream.pull_subscribe(
                     subject, durable=name, stream=self._bus.stream.name, config=config
@@ -195,10 +198,14 @@ class PriorityLanes(Generic[EventT]):
 
     async def _handle(self, items: list[LaneItem[EventT]], messages: list[Msg]) -> None:
         keep_alive = asyncio.create_task(self._keep_in_progress(messages))
+        started = time.perf_counter()
         try:
             await self._handle_kept_alive(items, messages)
         finally:
             keep_alive.cancel()
+            EVENT_SECONDS.labels(self._durable, items[0].delivery.subject).observe(
+                time.perf_counter() - started
+            )
 
     async def _handle_kept_alive(self, items: list[LaneItem[EventT]], messages: list[Msg]) -> None:
         try:
@@ -223,6 +230,7 @@ class PriorityLanes(Generic[EventT]):
                     message, f"malformed: {item.rejected}", item.delivery.attempt, self._durable
                 )
             await message.ack()
+            self._count(message.subject, "dead_lettered" if item.rejected else "ok")
 
     async def _keep_in_progress(self, messages: list[Msg]) -> None:
         """A long batch tells JetStream it is still at work on its messages, so they are not
@@ -241,6 +249,7 @@ class PriorityLanes(Generic[EventT]):
                 message, f"{type(error).__name__}: {error}", item.delivery.attempt, self._durable
             )
             await message.ack()
+            self._count(message.subject, "dead_lettered")
         else:
             log.warning(
                 "lane %s: delivery %d/%d of %s failed, will retry: %s",
@@ -251,6 +260,10 @@ class PriorityLanes(Generic[EventT]):
                 error,
             )
             await message.nak(delay=self._bus.retry_backoff_seconds * item.delivery.attempt)
+            self._count(message.subject, "retried")
+
+    def _count(self, subject: str, outcome: str) -> None:
+        EVENTS.labels(self._durable, subject, outcome).inc()
 
     async def _decode(self, message: Msg) -> LaneItem[EventT] | None:
         headers = dict(message.headers or {})
@@ -262,6 +275,7 @@ class PriorityLanes(Generic[EventT]):
                 message, f"undecodable {self._event_type.__name__}: {error}", attempt, self._durable
             )
             await message.ack()
+            self._count(message.subject, "dead_lettered")
             return None
         request_id = baggage.get_baggage(REQUEST_ID_BAGGAGE_KEY, context=_context_of(message))
         delivery = Delivery(

@@ -1,6 +1,7 @@
 """The life of a service process: start its parts, serve until SIGINT/SIGTERM, then stop
 gracefully — health NOT_SERVING, stop accepting RPCs and drain them, stop consumers and the
-broker (in-flight messages finish), close stores, flush telemetry."""
+broker (in-flight messages finish), close stores, flush telemetry. The metrics endpoint, when
+the settings ask for one, serves from before the start to after the stop."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Protocol
 
 from locus.rpc.server import RpcServer
 from locus.telemetry import Telemetry
+from locus.telemetry.metrics import MetricsEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,7 @@ class ServiceRuntime:
         components: Sequence[Component],
         *,
         stop_timeout_seconds: float = 20.0,
+        metrics: MetricsEndpoint | None = None,
     ) -> None:
         self.name = name
         self.server = server
@@ -59,12 +62,15 @@ class ServiceRuntime:
         self._components = list(components)
         self._started: list[Component] = []
         self._stop_timeout = stop_timeout_seconds
+        self.metrics = metrics
 
     @property
     def address(self) -> str:
         return self.server.address
 
     async def start(self) -> None:
+        if self.metrics is not None:
+            await self.metrics.start()
         await self.server.start()  # answers health checks with NOT_SERVING meanwhile
         for component in self._components:
             await component.start()
@@ -87,6 +93,8 @@ class ServiceRuntime:
             except Exception:
                 log.exception("error while stopping %s", type(component).__name__)
         self.telemetry.shutdown()
+        if self.metrics is not None:
+            await self.metrics.stop()
 
     async def run(self) -> None:
         await run_until_signalled(self.start, self.stop)

@@ -8,7 +8,9 @@ redacted (no credentials) and bounded (no unbounded input echoed into the traile
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -28,6 +30,7 @@ from locus.telemetry import (
     safe_message,
     with_request_id,
 )
+from locus.telemetry.metrics import RPC_REQUESTS, RPC_SECONDS
 from locus.telemetry.request_id import is_valid_request_id
 
 log = logging.getLogger(__name__)
@@ -66,24 +69,58 @@ def _decode(deserializer: Deserializer | None, raw: Any) -> Any:
         ) from None
 
 
-def _wrap_unary(behavior: Behavior, deserializer: Deserializer | None = None) -> Behavior:
+class _Measured:
+    """RED of one call: its duration, and its status code (OK unless it aborted)."""
+
+    def __init__(self, method: str, context: grpc.aio.ServicerContext) -> None:
+        self._method, self._context = method, context
+        self._started = time.perf_counter()
+
+    def done(self, error: BaseException | None = None) -> None:
+        RPC_SECONDS.labels(self._method).observe(time.perf_counter() - self._started)
+        code = self._context.code() if error is not None else None
+        if error is not None and not isinstance(code, grpc.StatusCode):
+            code = grpc.StatusCode.CANCELLED if isinstance(error, asyncio.CancelledError) else None
+        name = code.name if isinstance(code, grpc.StatusCode) else "OK"
+        if error is not None and name == "OK":
+            name = "UNKNOWN"
+        RPC_REQUESTS.labels(self._method, name).inc()
+
+
+def _wrap_unary(
+    behavior: Behavior, deserializer: Deserializer | None = None, method: str = ""
+) -> Behavior:
     async def wrapped(raw: Any, context: grpc.aio.ServicerContext) -> Any:
+        measured = _Measured(method, context)
         request_id = _request_id_for(context)
         with with_request_id(request_id):
             trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
             await context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
             try:
-                return await behavior(_decode(deserializer, raw), context)
-            except grpc.aio.AbortError:
+                reply = await behavior(_decode(deserializer, raw), context)
+            except grpc.aio.AbortError as error:
+                measured.done(error)
                 raise
-            except Exception as error:
-                await _fail(context, error)
+            except BaseException as error:
+                if not isinstance(error, Exception):
+                    measured.done(error)
+                    raise
+                try:
+                    await _fail(context, error)
+                except grpc.aio.AbortError as aborted:
+                    measured.done(aborted)
+                    raise
+            measured.done()
+            return reply
 
     return wrapped
 
 
-def _wrap_stream(behavior: Behavior, deserializer: Deserializer | None = None) -> Behavior:
+def _wrap_stream(
+    behavior: Behavior, deserializer: Deserializer | None = None, method: str = ""
+) -> Behavior:
     async def wrapped(raw: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        measured = _Measured(method, context)
         request_id = _request_id_for(context)
         with with_request_id(request_id):
             trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
@@ -91,10 +128,19 @@ def _wrap_stream(behavior: Behavior, deserializer: Deserializer | None = None) -
             try:
                 async for item in behavior(_decode(deserializer, raw), context):
                     yield item
-            except grpc.aio.AbortError:
+            except grpc.aio.AbortError as error:
+                measured.done(error)
                 raise
-            except Exception as error:
-                await _fail(context, error)
+            except BaseException as error:
+                if not isinstance(error, Exception):
+                    measured.done(error)
+                    raise
+                try:
+                    await _fail(context, error)
+                except grpc.aio.AbortError as aborted:
+                    measured.done(aborted)
+                    raise
+            measured.done()
 
     return wrapped
 
@@ -111,17 +157,18 @@ class RequestContextInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None or handler_call_details.method.startswith("/grpc."):
             return handler
+        method = handler_call_details.method.rsplit("/", 1)[-1]
         if handler.unary_unary:
             # The raw bytes reach the wrapper, which decodes them (INVALID_ARGUMENT when
             # they are not a message of the request type).
             return grpc.unary_unary_rpc_method_handler(
-                _wrap_unary(handler.unary_unary, handler.request_deserializer),
+                _wrap_unary(handler.unary_unary, handler.request_deserializer, method),
                 request_deserializer=None,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                _wrap_stream(handler.unary_stream, handler.request_deserializer),
+                _wrap_stream(handler.unary_stream, handler.request_deserializer, method),
                 request_deserializer=None,
                 response_serializer=handler.response_serializer,
             )

@@ -13,11 +13,12 @@ from locus.answer.adapters.openai_compatible import OpenAICompatibleGenerator
 from locus.answer.domain import AnswerPolicy, Generator, PromptBudget, RequestLimits
 from locus.answer.settings import AnswerSettings
 from locus.rpc import RpcServer, ServiceRuntime
-from locus.telemetry import configure_logging, setup_telemetry
+from locus.telemetry import Telemetry, configure_logging, setup_telemetry
+from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import answer_pb2, answer_pb2_grpc
 
 
-def make_generator(settings: AnswerSettings) -> Generator:
+def make_generator(settings: AnswerSettings, telemetry: Telemetry | None = None) -> Generator:
     if not settings.llm_base_url:
         return ExtractiveGenerator()
     return OpenAICompatibleGenerator(
@@ -29,6 +30,7 @@ def make_generator(settings: AnswerSettings) -> Generator:
         max_attempts=settings.llm_max_attempts,
         retry_backoff_seconds=settings.llm_retry_backoff_seconds,
         temperature=settings.llm_temperature,
+        tracer_provider=telemetry.provider if telemetry else None,
     )
 
 
@@ -40,7 +42,7 @@ def build(
 ) -> ServiceRuntime:
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
-    generator = generator if generator is not None else make_generator(settings)
+    generator = generator if generator is not None else make_generator(settings, telemetry)
     servicer = AnswerServicer(
         generator,
         AnswerPolicy(
@@ -60,4 +62,10 @@ def build(
         servicer,
         answer_pb2.DESCRIPTOR.services_by_name["AnswerService"].full_name,
     )
-    return ServiceRuntime(settings.service_name, server, telemetry, [generator])
+    return ServiceRuntime(
+        settings.service_name,
+        server,
+        telemetry,
+        [generator],
+        metrics=MetricsEndpoint.from_settings(settings),
+    )

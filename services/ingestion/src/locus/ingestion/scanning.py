@@ -60,6 +60,7 @@ from locus.ingestion.progress_checks import ProgressChecks
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
 from locus.telemetry import current_request_id
+from locus.telemetry.metrics import SCAN_FILES, SCANS
 from locus.v1 import common_pb2, events_pb2
 
 log = logging.getLogger(__name__)
@@ -385,6 +386,8 @@ class Ingestion:
             ScanResult(job_files, inserted, updated, deleted, skipped, stats, batch_count),
             self._now(),
         )
+        for outcome in ("added", "modified", "deleted", "unchanged", "skipped"):
+            SCAN_FILES.labels(outcome).inc(stats[f"files_{outcome}"])
         log.info(
             "scan %s: %d seen, %d added, %d modified, %d deleted, %d skipped",
             job.job_id,
@@ -547,11 +550,13 @@ class Ingestion:
         )
         event.completed_at.FromDatetime(self._now())
         suffix = ":embedded" if event.level == events_pb2.SCAN_LEVEL_EMBEDDED else ""
-        await self._bus.publish(
+        ack = await self._bus.publish(
             self._bus.subjects.scan_completed,
             event,
             message_id=f"scan.completed:{job.job_id}{suffix}",
         )
+        if not ack.duplicate:
+            SCANS.labels("failed" if failed else "embedded" if suffix else "searchable").inc()
 
     async def list_skipped(self, job_id: str, offset: int, limit: int) -> list[SkippedFileRow]:
         return await self._store.list_skipped(job_id, offset, limit)

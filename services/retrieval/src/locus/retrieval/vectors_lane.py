@@ -35,6 +35,7 @@ from locus.retrieval.domain.model import (
     VectorWork,
 )
 from locus.retrieval.domain.ports import Embedder, IndexReporter, VectorIndex
+from locus.telemetry.metrics import CACHE_LOOKUPS, EMBEDDED_CHUNKS
 
 log = logging.getLogger(__name__)
 
@@ -151,8 +152,12 @@ class VectorsLane:
             await self._store.save_vectors(model, made)
             vectors.update(made)
             self.stats.vectors_embedded += len(keys)
+            EMBEDDED_CHUNKS.labels("computed").inc(len(keys))
         hits = len(hashes) - len(missing)
         self.stats.vectors_from_cache += hits
+        EMBEDDED_CHUNKS.labels("cache").inc(hits)
+        CACHE_LOOKUPS.labels("embeddings", "hit").inc(hits)
+        CACHE_LOOKUPS.labels("embeddings", "miss").inc(len(missing))
         return vectors, hits, len(missing)
 
 

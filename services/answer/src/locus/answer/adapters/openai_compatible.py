@@ -6,6 +6,7 @@ Retries (connection errors, timeouts, HTTP 408/429/5xx, with back-off and ``Retr
 happen only before the first event of the answer arrives; after that a failure ends the answer
 with GeneratorError, never a second, different answer. Closing the stream closes the HTTP
 response, which drops the connection, and vLLM aborts the request when its client goes away.
+Each HTTP call is a traced client span carrying the trace context and the request ID.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from opentelemetry.trace import TracerProvider
 
 from locus.answer.adapters.server_sent_events import EventDecoder
 from locus.answer.domain import (
@@ -27,6 +29,7 @@ from locus.answer.domain import (
     GeneratorEvent,
     TextChunk,
 )
+from locus.telemetry.http import traced_http_client
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +93,7 @@ class OpenAICompatibleGenerator:
         retry_backoff_seconds: float = 0.5,
         max_retry_delay_seconds: float = 8.0,
         temperature: float = 0.0,
+        tracer_provider: TracerProvider | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._url = f"{self.base_url}/chat/completions"
@@ -101,7 +105,8 @@ class OpenAICompatibleGenerator:
         self._backoff = retry_backoff_seconds
         self._max_delay = max_retry_delay_seconds
         self._temperature = temperature
-        self._client = httpx.AsyncClient(
+        self._client = traced_http_client(
+            tracer_provider,
             timeout=httpx.Timeout(
                 connect=connect_timeout_seconds,
                 read=read_timeout_seconds,

@@ -1,5 +1,6 @@
 """Embedder on an OpenAI-compatible embeddings endpoint (``POST {base_url}/embeddings``), e.g.
 vLLM serving the same model on a GPU. Vectors are L2-normalised here, whatever the server does.
+Each call is a traced client span carrying the trace context and the request ID.
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from collections.abc import Sequence
 import httpx
 import numpy as np
 from numpy.typing import NDArray
+from opentelemetry.trace import TracerProvider
 
 from locus.retrieval.domain.errors import EmbedderUnavailable
+from locus.telemetry.http import traced_http_client
 
 
 class OpenAICompatibleEmbedder:
@@ -23,6 +26,7 @@ class OpenAICompatibleEmbedder:
         api_key: str = "",
         batch_size: int = 64,
         timeout_seconds: float = 60.0,
+        tracer_provider: TracerProvider | None = None,
     ) -> None:
         self._base_url = base_url.rstrip("/")
         self._model = model
@@ -30,6 +34,7 @@ class OpenAICompatibleEmbedder:
         self._api_key = api_key
         self._batch_size = batch_size
         self._timeout = timeout_seconds
+        self._tracer_provider = tracer_provider
         self._client: httpx.AsyncClient | None = None
 
     @property
@@ -44,8 +49,8 @@ class OpenAICompatibleEmbedder:
 
     async def open(self) -> None:
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        self._client = httpx.AsyncClient(
-            base_url=self._base_url, headers=headers, timeout=self._timeout
+        self._client = traced_http_client(
+            self._tracer_provider, base_url=self._base_url, headers=headers, timeout=self._timeout
         )
 
     async def close(self) -> None:
