@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from faststream.middlewares import AckPolicy
 from faststream.nats import ConsumerConfig, JStream, NatsBroker, NatsMessage, PullSub
@@ -30,6 +31,7 @@ from opentelemetry import baggage, context, trace
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
 
 from locus.config import ServiceSettings
+from locus.config.redaction import redact
 from locus.messaging.delivery import Delivery
 from locus.messaging.lanes import LaneHandler, PriorityLanes
 from locus.messaging.subjects import Subjects
@@ -81,6 +83,42 @@ def _count_reports(event: events_pb2.IndexUpdated) -> None:
         INDEXED_FILES.labels(event.stage or "unknown", name).inc(count)
 
 
+async def wait_for_server(url: str, *, first_delay: float = 0.5, max_delay: float = 10.0) -> None:
+    """Until one of the NATS servers in ``url`` (comma-separated) accepts a TCP connection:
+    each failed round is logged with the reason (the URL without credentials), so a service
+    whose bus is unreachable says so instead of waiting silently; cancellable (SIGTERM)."""
+    servers = [urlsplit(part.strip()) for part in url.split(",") if part.strip()]
+    delay, waited = first_delay, 0.0
+    while True:
+        problems = []
+        for server in servers:
+            port = server.port or (
+                443 if server.scheme == "wss" else 80 if server.scheme == "ws" else 4222
+            )
+            try:
+                _, writer = await asyncio.wait_for(
+                    asyncio.open_connection(server.hostname or "127.0.0.1", port), timeout=5
+                )
+            except (OSError, TimeoutError) as error:
+                problems.append(f"{server.hostname}:{port}: {error or type(error).__name__}")
+                continue
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+            if waited:
+                log.info("NATS reachable after %.0f s", waited)
+            return
+        log.warning(
+            "cannot reach NATS at %s (%s); retrying in %.1f s",
+            redact(url),
+            "; ".join(problems),
+            delay,
+        )
+        await asyncio.sleep(delay)
+        waited += delay
+        delay = min(delay * 2, max_delay)
+
+
 class MalformedEvent(Exception):
     """Raised by a handler for an event that can never be processed (missing fields, ...)."""
 
@@ -103,6 +141,7 @@ class EventBus:
         stream_replicas: int = 1,
     ) -> None:
         self.subjects = subjects or Subjects()
+        self._url = url
         self.max_deliver = max_deliver
         self.ack_wait_seconds = ack_wait_seconds
         self.retry_backoff_seconds = retry_backoff_seconds
@@ -142,6 +181,7 @@ class EventBus:
         )
 
     async def start(self) -> None:
+        await wait_for_server(self._url)
         await self.broker.start()
         self._started = True
         await self.ensure_stream()

@@ -6,6 +6,7 @@ the settings ask for one, serves from before the start to after the stop."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Sequence
@@ -103,13 +104,25 @@ class ServiceRuntime:
 async def run_until_signalled(
     start: Callable[[], Awaitable[None]], stop: Callable[[], Awaitable[None]]
 ) -> None:
+    """Start, serve until SIGINT/SIGTERM, stop. A signal during start-up (a dependency that is
+    not reachable keeps it waiting) cancels the start and stops what had started."""
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopping.set)
-    await start()
+    starting = asyncio.ensure_future(start())
+    signalled = asyncio.create_task(stopping.wait())
     try:
-        await stopping.wait()
+        await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
+        if starting.done():
+            starting.result()  # a failed start-up raises here
+            await signalled
+        else:
+            log.warning("stopping before start-up finished")
+            starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await starting
         log.info("stopping")
     finally:
+        signalled.cancel()
         await stop()

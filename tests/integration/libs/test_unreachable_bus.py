@@ -1,0 +1,55 @@
+"""A service whose NATS server cannot be reached says so in its log (without the URL's
+credentials) while it waits, and stops at once on SIGTERM instead of hanging in start-up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])  # closed again when the probe is
+
+
+def test_a_service_without_its_bus_says_so_and_obeys_sigterm(tmp_path: Path) -> None:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment |= {
+        "LOCUS_NATS_URL": f"nats://locus:s3cret-pass@127.0.0.1:{closed_port()}",
+        "LOCUS_IMPACT_GRPC_PORT": "0",
+        "LOCUS_IMPACT_DATA_DIR": str(tmp_path / "impact"),
+    }
+    log = tmp_path / "impact.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "locus.impact"],
+            env=environment,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while "cannot reach NATS" not in log.read_text(errors="replace"):
+            assert process.poll() is None, log.read_text(errors="replace")[-3000:]
+            assert time.monotonic() < deadline, log.read_text(errors="replace")[-3000:]
+            time.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    text = log.read_text(errors="replace")
+    assert "stopping before start-up finished" in text
+    assert "s3cret-pass" not in text
+    assert "locus:***@127.0.0.1" in text or "***@127.0.0.1" in text
