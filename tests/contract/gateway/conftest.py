@@ -41,7 +41,10 @@ async def store(store_url: str) -> AsyncIterator[SqlMetadataStore]:
 
 
 async def _drop_gateway_tables(database: Database) -> None:
+    from sqlalchemy import text
+
     from locus.gateway.adapters.tables import Base
 
     async with database.engine.begin() as connection:
         await connection.run_sync(Base.metadata.drop_all)
+        await connection.execute(text("DROP TABLE IF EXISTS alembic_version_gateway"))

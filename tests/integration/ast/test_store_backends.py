@@ -64,10 +64,13 @@ async def store(store_url: str) -> AsyncIterator[AstStore]:
 
 async def _drop_ast_tables(database: Database) -> None:
     """Only matters on a server that refused CREATE DATABASE: its own database is shared."""
+    from sqlalchemy import text
+
     from locus.ast.adapters.tables import Base
 
     async with database.engine.begin() as connection:
         await connection.run_sync(Base.metadata.drop_all)
+        await connection.execute(text("DROP TABLE IF EXISTS alembic_version_ast"))
 
 
 def version(path: str, seq: int, *, file_id: str = "", sha: str = "a" * 64) -> FileVersion:

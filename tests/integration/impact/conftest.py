@@ -295,10 +295,13 @@ async def impact_store(impact_store_url: str) -> AsyncIterator[ImpactStore]:
 
 async def _drop_impact_tables(database: Database) -> None:
     """Only matters on a server that refused CREATE DATABASE: its own database is shared."""
+    from sqlalchemy import text
+
     from locus.impact.adapters.tables import Base
 
     async with database.engine.begin() as connection:
         await connection.run_sync(Base.metadata.drop_all)
+        await connection.execute(text("DROP TABLE IF EXISTS alembic_version_impact"))
 
 
 @pytest.fixture

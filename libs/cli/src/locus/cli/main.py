@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -36,6 +37,7 @@ from locus.cli.local_stack import (
 )
 from locus.cli.locbench import parse_query, rank_instance
 from locus.cli.scan_progress import follow_scan, state_label
+from locus.cli.schema_migrations import migrate_stores, stores_to_migrate
 from locus.cli.stack_state import (
     DEFAULT_DATA_DIR,
     STATE_FILE_NAME,
@@ -220,6 +222,40 @@ def status(gateway: GatewayOption = None, json_output: JsonOption = False) -> No
         return ExitCode.OK if report["healthy"] else ExitCode.FAILED
 
     _finish(run_command("status", body, gateway=gateway))
+
+
+@app.command()
+def migrate(
+    data_dir: Annotated[
+        Path,
+        typer.Option(help="The stack's data dir (each store under <data-dir>/<service>)."),
+    ] = DEFAULT_DATA_DIR,
+    services: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated services (default: every installed one with a store)."),
+    ] = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Upgrade each store's schema to this version's (what services do at start unless
+    LOCUS_MIGRATE_ON_START=false); the database is the one each service's settings name."""
+    err = make_console(stderr=True)
+    try:
+        chosen = stores_to_migrate(parse_service_list(services))
+    except CliError as error:
+        print_error(err, error.message)
+        _finish(error.exit_code)
+        return
+    results = migrate_stores(chosen, data_dir.expanduser().resolve(), os.environ)
+    if json_output:
+        print_json(make_console(), [asdict(result) for result in results])
+    out = make_console()
+    for result in results:
+        if result.error:
+            print_error(err, f"{result.store}: {result.error}")
+        elif not json_output:
+            change = "up to date" if result.before == result.after else "migrated"
+            out.print(f"{result.store}: {result.before} → {result.after} ({change})")
+    _finish(ExitCode.FAILED if any(result.error for result in results) else ExitCode.OK)
 
 
 # projects and sources

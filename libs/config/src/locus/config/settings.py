@@ -41,6 +41,7 @@ STACK_WIDE_FIELDS = (
     "stream_replicas",
     "log_level",
     "log_json",
+    "migrate_on_start",
 )
 
 
@@ -59,6 +60,9 @@ class ServiceSettings(BaseSettings):
     stream_replicas: int = Field(default=1, ge=1, le=5)
     data_dir: Path = Path(".locus/data")
     database_url: str = ""
+    # Upgrade the store's schema to the code's revision at start; off: refuse to start while it
+    # is behind (`locus migrate` upgrades it).
+    migrate_on_start: bool = True
     max_deliver: int = Field(default=5, ge=1, le=100)
     ack_wait_seconds: float = Field(default=120.0, gt=0)
     rpc_timeout_seconds: float = Field(default=30.0, gt=0)

@@ -25,7 +25,9 @@ def build(settings: AstSettings, *, exporters: Sequence[SpanExporter] = ()) -> S
     """Health stays NOT_SERVING until the store is initialized and the bus connected."""
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
-    store = AstStore(Database(settings.sqlalchemy_url("ast.db")))
+    store = AstStore(
+        Database(settings.sqlalchemy_url("ast.db")), migrate_on_start=settings.migrate_on_start
+    )
     content = IngestionContentClient(
         make_channel(
             settings.peers.ingestion_addr,

@@ -52,7 +52,10 @@ def build(
 ) -> ServiceRuntime:
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
-    metadata = store or SqlMetadataStore(Database(settings.sqlalchemy_url("gateway.db")))
+    metadata = store or SqlMetadataStore(
+        Database(settings.sqlalchemy_url("gateway.db")),
+        migrate_on_start=settings.migrate_on_start,
+    )
     bus = EventBus.from_settings(settings, telemetry)
     bus_audit = BusAuditTrail(bus, publish_timeout_seconds=settings.audit_publish_timeout_seconds)
     peers = settings.peers

@@ -29,7 +29,9 @@ class ImpactRuntime(ServiceRuntime):
 def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -> ImpactRuntime:
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
-    store = ImpactStore(Database(settings.sqlalchemy_url("impact.db")))
+    store = ImpactStore(
+        Database(settings.sqlalchemy_url("impact.db")), migrate_on_start=settings.migrate_on_start
+    )
     bus = EventBus.from_settings(settings, telemetry)
     graphs = ProjectGraphs(
         store,

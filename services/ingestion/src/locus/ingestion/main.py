@@ -23,7 +23,10 @@ from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
 def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()) -> ServiceRuntime:
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
-    store = IngestionStore(Database(settings.sqlalchemy_url("ingestion.db")))
+    store = IngestionStore(
+        Database(settings.sqlalchemy_url("ingestion.db")),
+        migrate_on_start=settings.migrate_on_start,
+    )
     blobs = FileBlobStore(settings.blob_dir)
     bus = EventBus.from_settings(settings, telemetry)
     ingestion = Ingestion(settings, store, blobs, bus)

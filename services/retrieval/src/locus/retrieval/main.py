@@ -179,7 +179,10 @@ def build(
     runtime then opens and closes like its own."""
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
-    store = RetrievalStore(Database(settings.sqlalchemy_url("retrieval.db")))
+    store = RetrievalStore(
+        Database(settings.sqlalchemy_url("retrieval.db")),
+        migrate_on_start=settings.migrate_on_start,
+    )
     lane_embedder = embedder
     embedder = embedder or make_embedder(settings)
     lane_embedder = lane_embedder or make_lane_embedder(settings, embedder)

@@ -23,6 +23,7 @@ from sqlalchemy import and_, case, delete, func, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
+from locus.ast.adapters.migrations import SCHEMA
 from locus.ast.adapters.tables import (
     Base,
     ChunkRow,
@@ -34,6 +35,7 @@ from locus.ast.adapters.tables import (
 from locus.ast.domain import FileAnalysis
 from locus.ast.identifiers import chunk_id_for, node_id_for
 from locus.database import Database, table_of
+from locus.database.migrations import prepare_schema
 
 T = TypeVar("T")
 RowT = TypeVar("RowT", bound=Base)
@@ -115,11 +117,12 @@ class SymbolQuery:
 
 
 class AstStore:
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, migrate_on_start: bool = True) -> None:
         self._db = database
+        self._migrate_on_start = migrate_on_start
 
     async def initialize(self) -> None:
-        await self._db.create_schema(Base)
+        await prepare_schema(self._db, SCHEMA, migrate_on_start=self._migrate_on_start)
 
     async def close(self) -> None:
         await self._db.dispose()

@@ -14,7 +14,9 @@ from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from locus.database import Database, table_of
-from locus.gateway.adapters.tables import ArtifactRow, Base, FeedbackRow, RequestRow
+from locus.database.migrations import prepare_schema
+from locus.gateway.adapters.migrations import SCHEMA
+from locus.gateway.adapters.tables import ArtifactRow, FeedbackRow, RequestRow
 from locus.gateway.domain.errors import InvalidPageToken, RequestIdTaken, RequestNotFound
 from locus.gateway.domain.requests import (
     Artifact,
@@ -33,11 +35,12 @@ _TOKEN_VERSION = 1
 
 
 class SqlMetadataStore:
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, migrate_on_start: bool = True) -> None:
         self._db = database
+        self._migrate_on_start = migrate_on_start
 
     async def initialize(self) -> None:
-        await self._db.create_schema(Base)
+        await prepare_schema(self._db, SCHEMA, migrate_on_start=self._migrate_on_start)
 
     async def close(self) -> None:
         await self._db.dispose()

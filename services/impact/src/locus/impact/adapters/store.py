@@ -14,8 +14,9 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from locus.database import Database, table_of
+from locus.database.migrations import prepare_schema
+from locus.impact.adapters.migrations import SCHEMA
 from locus.impact.adapters.tables import (
-    Base,
     DependencyRow,
     FileRow,
     ProjectRow,
@@ -90,13 +91,14 @@ class ImpactStore:
     single writer, so there every batch is serialized, which also avoids failing to upgrade a
     stale read transaction to a write."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, migrate_on_start: bool = True) -> None:
         self._db = database
+        self._migrate_on_start = migrate_on_start
         self._write_lock = asyncio.Lock()
         self._file_locks = [asyncio.Lock() for _ in range(_LOCK_STRIPES)]
 
     async def initialize(self) -> None:
-        await self._db.create_schema(Base)
+        await prepare_schema(self._db, SCHEMA, migrate_on_start=self._migrate_on_start)
 
     async def close(self) -> None:
         await self._db.dispose()

@@ -45,10 +45,8 @@ class FileRow(Base):
 
 class SymbolRow(Base):
     __tablename__ = "impact_symbols"
-    __table_args__ = (
-        Index("ix_impact_symbols_project", "project_id"),
-        Index("ix_impact_symbols_project_name", "project_id", "qualified_name"),
-    )
+    # (project_id, qualified_name) also serves the lookups by project_id alone.
+    __table_args__ = (Index("ix_impact_symbols_project_name", "project_id", "qualified_name"),)
     file_id: Mapped[str] = mapped_column(String(ID), primary_key=True)
     part_index: Mapped[int] = mapped_column(Integer, primary_key=True)
     ordinal: Mapped[int] = mapped_column(Integer, primary_key=True)

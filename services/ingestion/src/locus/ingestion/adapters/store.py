@@ -13,8 +13,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from locus.database import Database, table_of
+from locus.database.migrations import prepare_schema
+from locus.ingestion.adapters.migrations import SCHEMA
 from locus.ingestion.adapters.tables import (
-    Base,
     EmbeddedJobRow,
     FileRow,
     JobFileRow,
@@ -70,11 +71,12 @@ class ScanResult:
 
 
 class IngestionStore:
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, migrate_on_start: bool = True) -> None:
         self._db = database
+        self._migrate_on_start = migrate_on_start
 
     async def initialize(self) -> None:
-        await self._db.create_schema(Base)
+        await prepare_schema(self._db, SCHEMA, migrate_on_start=self._migrate_on_start)
 
     async def close(self) -> None:
         await self._db.dispose()

@@ -13,8 +13,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from locus.database import Database
+from locus.database.migrations import prepare_schema
+from locus.retrieval.adapters.migrations import SCHEMA
 from locus.retrieval.adapters.tables import (
-    Base,
     EmbeddingRow,
     FileStateRow,
     SnapshotRow,
@@ -32,11 +33,12 @@ def _slices(items: Sequence[T], size: int = KEYS_PER_QUERY) -> Iterable[Sequence
 
 
 class RetrievalStore:
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, migrate_on_start: bool = True) -> None:
         self._db = database
+        self._migrate_on_start = migrate_on_start
 
     async def initialize(self) -> None:
-        await self._db.create_schema(Base)
+        await prepare_schema(self._db, SCHEMA, migrate_on_start=self._migrate_on_start)
 
     async def close(self) -> None:
         await self._db.dispose()

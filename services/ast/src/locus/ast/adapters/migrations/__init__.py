@@ -1,0 +1,14 @@
+"""The ast store's schema revisions (versions/, run by locus.database.migrations): a change to
+tables.py ships with a revision that makes the same change to a deployed database."""
+
+from pathlib import Path
+
+from locus.database.migrations import StoreSchema
+
+SCHEMA = StoreSchema(
+    store="ast",
+    scripts=Path(__file__).parent,
+    first_revision_tables=frozenset(
+        {"ast_chunks", "ast_file_dependencies", "ast_files", "ast_relations", "ast_symbols"}
+    ),
+)
