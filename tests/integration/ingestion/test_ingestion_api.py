@@ -122,6 +122,21 @@ async def test_source_roots_never_escape_the_allowed_bases(
     assert code == grpc.StatusCode.NOT_FOUND
 
 
+async def test_a_source_root_the_system_cannot_read_is_invalid_not_internal(
+    stub: tuple[Stub, Path],
+) -> None:
+    """An OS error on the path (here ENAMETOOLONG; /proc/1/root gives EACCES) was INTERNAL."""
+    api, allowed = stub
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
+    code, message = await code_of(
+        api.AddSource(
+            ingestion_pb2.AddSourceRequest(project_id="p", path=str(allowed / ("a" * 300)))
+        )
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    assert "cannot be read (File name too long)" in message
+
+
 async def test_scan_records_files_skips_with_reasons_and_serves_content(
     stub: tuple[Stub, Path],
 ) -> None:

@@ -17,6 +17,7 @@ import typer
 from rich.markup import escape
 
 from locus.cli.answer_stream import print_answer
+from locus.cli.dead_letter_commands import dlq_app
 from locus.cli.exit_codes import CliError, ExitCode
 from locus.cli.invocation import CommandContext, print_error, run_command
 from locus.cli.json_output import (
@@ -72,6 +73,7 @@ source_app = typer.Typer(
 )
 app.add_typer(project_app, name="project")
 app.add_typer(source_app, name="source")
+app.add_typer(dlq_app, name="dlq")
 
 GatewayOption = Annotated[
     str | None,

@@ -29,7 +29,13 @@ def resolve_source_root(path: str, allowed_bases: Sequence[Path]) -> Path:
             path, f"the source root {path!r} contains a NUL character; pass a plain directory path"
         )
 
-    resolved = Path(os.path.realpath(Path(path).expanduser()))
+    try:
+        resolved = Path(os.path.realpath(Path(path).expanduser()))
+    except (OSError, ValueError) as error:  # e.g. /proc/1/root: permission denied
+        raise InvalidSourceRoot(
+            path,
+            f"the source root {path} cannot be resolved ({getattr(error, 'strerror', None) or error})",
+        ) from None
     resolved_bases = [Path(os.path.realpath(base.expanduser())) for base in allowed_bases]
     shown_path = path if str(resolved) == path else f"{path} (resolves to {resolved})"
 
@@ -46,11 +52,17 @@ def resolve_source_root(path: str, allowed_bases: Sequence[Path]) -> Path:
             f"{shown_path} is outside the allowed source bases ({listed}); "
             f"set {ALLOWED_BASES_VARIABLE} to include it",
         )
-    if not resolved.exists():
+    try:
+        exists, is_directory = resolved.exists(), resolved.is_dir()
+    except OSError as error:
+        raise InvalidSourceRoot(
+            path, f"the source root {shown_path} cannot be read ({error.strerror or error})"
+        ) from None
+    if not exists:
         raise InvalidSourceRoot(
             path, f"the source root {shown_path} does not exist; check the path for typos"
         )
-    if not resolved.is_dir():
+    if not is_directory:
         raise InvalidSourceRoot(
             path, f"the source root {shown_path} is not a directory; pass the repository directory"
         )
