@@ -4,6 +4,8 @@ Each store ships its revisions in its own package (``StoreSchema.scripts``/versi
 its revision in its own version table (``alembic_version_<store>``), so several stores can share
 one PostgreSQL database. A database created before migrations existed (``create_all``: the
 store's tables, no version table) is adopted: stamped at the first revision, then upgraded.
+A revision that alters a table does it in ``op.batch_alter_table`` (SQLite cannot ALTER most
+things, so batch mode copies the table there; PostgreSQL gets plain ALTERs).
 """
 
 from __future__ import annotations
@@ -168,11 +170,7 @@ def _upgrade(connection: Connection, schema: StoreSchema, destination: str) -> M
     before = _stored_revision(connection, schema)
     _known(schema, before)
     script = _script_directory(schema.scripts)
-    options: dict[str, Any] = {
-        "version_table": schema.version_table,
-        # SQLite cannot ALTER most things: batch mode copies the table instead.
-        "render_as_batch": connection.dialect.name == "sqlite",
-    }
+    options: dict[str, Any] = {"version_table": schema.version_table}
     if before == PRE_MIGRATIONS:
         MigrationContext.configure(connection, opts=options).stamp(script, FIRST_REVISION)
 
