@@ -42,6 +42,8 @@ STACK_WIDE_FIELDS = (
     "log_level",
     "log_json",
     "migrate_on_start",
+    "metrics_host",
+    "metrics_port",
 )
 
 
@@ -53,6 +55,10 @@ class ServiceSettings(BaseSettings):
     service_name: str = "locus"
     grpc_host: str = "127.0.0.1"
     grpc_port: int = Field(default=0, ge=0, le=65535)
+    # Prometheus /metrics (RED of RPCs and consumers, backlogs, dead letters, ...): off unless a
+    # port is set (0: any free port); the Helm chart sets 9464 on 0.0.0.0, `locus up` one each.
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int | None = Field(default=None, ge=0, le=65535)
     nats_url: str = "nats://127.0.0.1:4222"
     subject_prefix: str = "locus.v1"
     stream_name: str = "LOCUS"

@@ -18,6 +18,7 @@ from locus.database import Database
 from locus.messaging import EventBus
 from locus.rpc import RpcServer, ServiceRuntime, StoreLifecycle, make_channel
 from locus.telemetry import configure_logging, setup_telemetry
+from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import ast_pb2, ast_pb2_grpc
 
 
@@ -47,5 +48,9 @@ def build(settings: AstSettings, *, exporters: Sequence[SpanExporter] = ()) -> S
     )
     # Started in this order, stopped in reverse: consumers stop before the channel and store.
     return ServiceRuntime(
-        settings.service_name, server, telemetry, [StoreLifecycle(store), content, parser, bus]
+        settings.service_name,
+        server,
+        telemetry,
+        [StoreLifecycle(store), content, parser, bus],
+        metrics=MetricsEndpoint.from_settings(settings),
     )

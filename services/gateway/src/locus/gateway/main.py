@@ -25,6 +25,7 @@ from locus.gateway.settings import GatewaySettings
 from locus.messaging import EventBus
 from locus.rpc import Component, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import configure_logging, setup_telemetry
+from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import gateway_pb2, gateway_pb2_grpc
 
 
@@ -125,4 +126,10 @@ def build(
     components: list[Component] = [StoreLifecycle(metadata), bus, bus_audit, journal, clients]
     if http_reranker is not None:
         components.append(http_reranker)
-    return ServiceRuntime(settings.service_name, server, telemetry, components)
+    return ServiceRuntime(
+        settings.service_name,
+        server,
+        telemetry,
+        components,
+        metrics=MetricsEndpoint.from_settings(settings),
+    )

@@ -17,6 +17,7 @@ from locus.impact.settings import ImpactSettings
 from locus.messaging import EventBus
 from locus.rpc import RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import configure_logging, setup_telemetry
+from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import impact_pb2, impact_pb2_grpc
 
 
@@ -54,7 +55,11 @@ def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -
         impact_pb2.DESCRIPTOR.services_by_name["ImpactService"].full_name,
     )
     runtime = ImpactRuntime(
-        settings.service_name, server, telemetry, [StoreLifecycle(store), graphs, bus]
+        settings.service_name,
+        server,
+        telemetry,
+        [StoreLifecycle(store), graphs, bus],
+        metrics=MetricsEndpoint.from_settings(settings),
     )
     runtime.graphs = graphs
     return runtime

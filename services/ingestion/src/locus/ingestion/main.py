@@ -17,6 +17,7 @@ from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
 from locus.rpc import RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import configure_logging, setup_telemetry
+from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
 
 
@@ -43,4 +44,5 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
         server,
         telemetry,
         [StoreLifecycle(store), bus, ingestion.progress_checks],
+        metrics=MetricsEndpoint.from_settings(settings),
     )

@@ -38,6 +38,7 @@ from locus.retrieval.settings import RetrievalSettings
 from locus.retrieval.vectors_lane import VectorsLane
 from locus.rpc import Component, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import Telemetry, configure_logging, setup_telemetry
+from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import events_pb2, retrieval_pb2, retrieval_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ class RetrievalRuntime(ServiceRuntime):
     searcher: Searcher
 
 
-def make_embedder(settings: RetrievalSettings) -> Embedder:
+def make_embedder(settings: RetrievalSettings, telemetry: Telemetry | None = None) -> Embedder:
     """The embedder of queries: the endpoint when one is set, else the local model in this
     process (a query must never wait behind a batch of the vectors lane)."""
     if settings.embeddings_url:
@@ -83,6 +84,7 @@ def make_embedder(settings: RetrievalSettings) -> Embedder:
             api_key=settings.embeddings_api_key,
             batch_size=settings.embed_batch_size,
             timeout_seconds=settings.rpc_timeout_seconds,
+            tracer_provider=telemetry.provider if telemetry else None,
         )
     return _local_embedder(settings)
 
@@ -184,7 +186,7 @@ def build(
         migrate_on_start=settings.migrate_on_start,
     )
     lane_embedder = embedder
-    embedder = embedder or make_embedder(settings)
+    embedder = embedder or make_embedder(settings, telemetry)
     lane_embedder = lane_embedder or make_lane_embedder(settings, embedder)
     bm25 = bm25 or make_bm25(settings)
     vectors = vectors or make_vectors(settings, embedder.dimension)
@@ -246,7 +248,13 @@ def build(
         _Opened(projects),
         bus,
     ]
-    runtime = RetrievalRuntime(settings.service_name, server, telemetry, components)
+    runtime = RetrievalRuntime(
+        settings.service_name,
+        server,
+        telemetry,
+        components,
+        metrics=MetricsEndpoint.from_settings(settings),
+    )
     runtime.indexer = indexer
     runtime.vectors_lane = lane
     runtime.vectors_lanes = lanes
