@@ -326,3 +326,33 @@ def test_names_that_are_not_utf8_are_skipped_shown_escaped(root: Path) -> None:
     assert len(found) == 3  # nothing under the directory
     for path in found:
         path.encode("utf-8")  # every reported path can be stored and sent
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["first scan", "rescan"])
+def test_a_file_deleted_mid_walk_is_skipped_as_unreadable(
+    root: Path, write_file: WriteFile, cached: bool
+) -> None:
+    """Issue 12's "file deleted mid-scan", made deterministic: the walk lists a directory, then
+    reads its files one by one; the second is deleted after the first was yielded."""
+    write_file(root, "a.py", "x = 1\n")
+    write_file(root, "b.py", "y = 2\n")
+    write_file(root, "sub/c.py", "z = 3\n")
+    cache = ReadCache(settle_seconds=0) if cached else None
+    if cache is not None:
+        list(walk_source(root, max_file_bytes=LIMIT, cache=cache))
+
+    walking = walk_source(root, max_file_bytes=LIMIT, cache=cache)
+    first = next(walking)
+    (root / "b.py").unlink()
+    (root / "sub" / "c.py").unlink()
+    (root / "sub").rmdir()
+    rest = {item.relative_path: item for item in walking}
+
+    assert first.relative_path == "a.py"
+    assert isinstance(first, ScannedFile)
+    gone = skipped(rest["b.py"])
+    assert gone.reason is SkipReason.UNREADABLE
+    assert "No such file or directory" in gone.detail
+    # A directory deleted after its parent was listed cannot be listed: skipped, not raised.
+    assert skipped(rest["sub"]).reason is SkipReason.UNREADABLE
+    assert "sub/c.py" not in rest
