@@ -248,3 +248,22 @@ def test_without_a_stack_or_nats_url_the_command_says_so(tmp_path: Path) -> None
     assert unreachable.returncode == 3
     assert "cannot reach NATS at nats://***@127.0.0.1:1" in unreachable.stderr
     assert SECRET not in unreachable.stderr
+
+
+async def test_letters_that_cannot_be_replayed_are_reported_and_kept(bus: Bus) -> None:
+    dead_letters = bus.subjects.dead_letter(bus.subjects.scan_requested)
+    jetstream = bus.bus.jetstream()
+    await jetstream.publish(dead_letters, b"\xff not a DeadLetter", stream=bus.stream)
+    stray = events_pb2.DeadLetter(subject="elsewhere.no.stream", payload=b"x", consumer="w")
+    await jetstream.publish(dead_letters, stray.SerializeToString(), stream=bus.stream)
+
+    letters = await bus.listed()
+    assert [letter["error"][:17] for letter in letters] == ["not a DeadLetter:", ""]
+    replayed = await bus.locus("replay", "--all", "--json")
+    assert replayed.returncode == 1, replayed.stdout + replayed.stderr
+    report = json.loads(replayed.stdout)
+    assert report["replayed"] == []
+    assert len(report["problems"]) == 2
+    assert "is not a dead letter" in report["problems"][0]
+    assert report["problems"][1].startswith(f"{letters[1]['sequence']}: ")
+    assert len(await bus.listed()) == 2  # nothing removed that was not replayed

@@ -193,6 +193,10 @@ def dlq_replay(
                     done.append(await queue.replay(letter))
                 except NotADeadLetter as error:
                     problems.append(str(error))
+                except Exception as error:  # the publish was refused (no stream for it, ...)
+                    problems.append(
+                        f"{letter.sequence}: {type(error).__name__}: {redact(str(error))}"
+                    )
         if json_output:
             print_json(
                 context.out,
