@@ -88,9 +88,7 @@ def shallow_lines(source: bytes, max_levels: int = MAX_INDENT_LEVELS) -> Shallow
                 spans.append(ByteSpan(line_starts[row], line_starts[skipped], row, skipped))
             else:  # to the end of the file, which may lack a final newline
                 last = len(lines) - 1
-                spans.append(
-                    ByteSpan(line_starts[row], len(source), row, last, len(lines[last]))
-                )
+                spans.append(ByteSpan(line_starts[row], len(source), row, last, len(lines[last])))
         row = skipped + 1
     note = (
         f"{len(deep):,} line(s) nested deeper than {max_levels} indentation levels "
