@@ -32,9 +32,9 @@ def resolve_source_root(path: str, allowed_bases: Sequence[Path]) -> Path:
     try:
         resolved = Path(os.path.realpath(Path(path).expanduser()))
     except (OSError, ValueError) as error:  # e.g. /proc/1/root: permission denied
+        reason = getattr(error, "strerror", None) or error
         raise InvalidSourceRoot(
-            path,
-            f"the source root {path} cannot be resolved ({getattr(error, 'strerror', None) or error})",
+            path, f"the source root {path} cannot be resolved ({reason})"
         ) from None
     resolved_bases = [Path(os.path.realpath(base.expanduser())) for base in allowed_bases]
     shown_path = path if str(resolved) == path else f"{path} (resolves to {resolved})"
