@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import Any
 
 import grpc
 import pytest
-from locus_up import LOCUS, start_locus_up, stop_locus_up
+from locus_up import run_locus, start_locus_up, stop_locus_up
 
 from locus.v1 import common_pb2, gateway_pb2_grpc, ingestion_pb2, ingestion_pb2_grpc, retrieval_pb2
 
@@ -61,17 +60,6 @@ class Scanned:
     def state(self) -> dict[str, Any]:
         data: dict[str, Any] = json.loads((self.data_dir / "stack.json").read_text())
         return data
-
-
-def run_locus(environment: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LOCUS), *arguments],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from locus_up import LOCUS, start_locus_up, stop_locus_up
+from locus_up import run_locus, start_locus_up, stop_locus_up
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -25,17 +24,6 @@ FIXTURE_PACKAGE = REPOSITORY / "tests" / "unit" / "ast" / "fixtures" / "uploads"
 SERVICES = ("gateway", "ingestion", "ast", "retrieval", "impact", "answer")
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
-
-
-def run_locus(environment: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LOCUS), *arguments],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def scrape(address: str) -> Samples:

@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-from locus_up import LOCUS, start_locus_up, stop_locus_up
+from locus_up import run_locus as run_command
+from locus_up import start_locus_up, stop_locus_up
 
 from locus.v1 import ast_pb2, common_pb2, gateway_pb2_grpc
 
@@ -27,14 +27,8 @@ GO_PACKAGE = "github.com/acme/pricing/discount"
 
 
 def run_locus(environment: dict[str, str], *arguments: str) -> Any:
-    result = subprocess.run(
-        [str(LOCUS), *arguments],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    """The command's output (parsed with --json); it must succeed."""
+    result = run_command(environment, *arguments, timeout=300)
     assert result.returncode == 0, f"locus {arguments}: {result.stdout}\n{result.stderr}"
     return json.loads(result.stdout) if "--json" in arguments else result.stdout
 

@@ -7,28 +7,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from locus_up import LOCUS, start_locus_up, stop_locus_up
+from locus_up import run_locus, start_locus_up, stop_locus_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FIXTURE_PACKAGE = REPOSITORY / "tests" / "unit" / "ast" / "fixtures" / "uploads"
-
-
-def run_locus(environment: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LOCUS), *arguments],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

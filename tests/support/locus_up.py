@@ -47,3 +47,17 @@ def stop_locus_up(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=60)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
+
+
+def run_locus(
+    environment: dict[str, str], *arguments: str, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """One `locus` command against the stack ``environment`` points at (LOCUS_HOME)."""
+    return subprocess.run(
+        [str(LOCUS), *arguments],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

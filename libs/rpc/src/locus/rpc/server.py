@@ -9,6 +9,7 @@ redacted (no credentials) and bounded (no unbounded input echoed into the traile
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -69,49 +70,46 @@ def _decode(deserializer: Deserializer | None, raw: Any) -> Any:
         ) from None
 
 
-class _Measured:
-    """RED of one call: its duration, and its status code (OK unless it aborted)."""
+def _code_of(context: grpc.aio.ServicerContext, error: BaseException) -> str:
+    """The status a call that ended with ``error`` answered (its abort's code, else why)."""
+    code = context.code()
+    if not isinstance(code, grpc.StatusCode) or code == grpc.StatusCode.OK:
+        cancelled = isinstance(error, (asyncio.CancelledError, GeneratorExit))
+        code = grpc.StatusCode.CANCELLED if cancelled else grpc.StatusCode.UNKNOWN
+    return str(code.name)
 
-    def __init__(self, method: str, context: grpc.aio.ServicerContext) -> None:
-        self._method, self._context = method, context
-        self._started = time.perf_counter()
 
-    def done(self, error: BaseException | None = None) -> None:
-        RPC_SECONDS.labels(self._method).observe(time.perf_counter() - self._started)
-        code = self._context.code() if error is not None else None
-        if error is not None and not isinstance(code, grpc.StatusCode):
-            code = grpc.StatusCode.CANCELLED if isinstance(error, asyncio.CancelledError) else None
-        name = code.name if isinstance(code, grpc.StatusCode) else "OK"
-        if error is not None and name == "OK":
-            name = "UNKNOWN"
-        RPC_REQUESTS.labels(self._method, name).inc()
+@contextlib.asynccontextmanager
+async def _serving(method: str, context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+    """One call of ``method``: its request ID made current, set on the span and returned to the
+    caller; ServiceError and unexpected errors turned into their status; its RED metrics
+    (duration, status code) recorded however it ends."""
+    started, code = time.perf_counter(), "OK"
+    request_id = _request_id_for(context)
+    try:
+        with with_request_id(request_id):
+            trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
+            await context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
+            try:
+                yield
+            except grpc.aio.AbortError:
+                raise
+            except Exception as error:
+                await _fail(context, error)
+    except BaseException as error:
+        code = _code_of(context, error)
+        raise
+    finally:
+        RPC_SECONDS.labels(method).observe(time.perf_counter() - started)
+        RPC_REQUESTS.labels(method, code).inc()
 
 
 def _wrap_unary(
     behavior: Behavior, deserializer: Deserializer | None = None, method: str = ""
 ) -> Behavior:
     async def wrapped(raw: Any, context: grpc.aio.ServicerContext) -> Any:
-        measured = _Measured(method, context)
-        request_id = _request_id_for(context)
-        with with_request_id(request_id):
-            trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
-            await context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
-            try:
-                reply = await behavior(_decode(deserializer, raw), context)
-            except grpc.aio.AbortError as error:
-                measured.done(error)
-                raise
-            except BaseException as error:
-                if not isinstance(error, Exception):
-                    measured.done(error)
-                    raise
-                try:
-                    await _fail(context, error)
-                except grpc.aio.AbortError as aborted:
-                    measured.done(aborted)
-                    raise
-            measured.done()
-            return reply
+        async with _serving(method, context):
+            return await behavior(_decode(deserializer, raw), context)
 
     return wrapped
 
@@ -120,27 +118,9 @@ def _wrap_stream(
     behavior: Behavior, deserializer: Deserializer | None = None, method: str = ""
 ) -> Behavior:
     async def wrapped(raw: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        measured = _Measured(method, context)
-        request_id = _request_id_for(context)
-        with with_request_id(request_id):
-            trace.get_current_span().set_attribute(REQUEST_ID_ATTRIBUTE, request_id)
-            await context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
-            try:
-                async for item in behavior(_decode(deserializer, raw), context):
-                    yield item
-            except grpc.aio.AbortError as error:
-                measured.done(error)
-                raise
-            except BaseException as error:
-                if not isinstance(error, Exception):
-                    measured.done(error)
-                    raise
-                try:
-                    await _fail(context, error)
-                except grpc.aio.AbortError as aborted:
-                    measured.done(aborted)
-                    raise
-            measured.done()
+        async with _serving(method, context):
+            async for item in behavior(_decode(deserializer, raw), context):
+                yield item
 
     return wrapped
 
