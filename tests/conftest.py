@@ -18,6 +18,7 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from required import unavailable
 from sqlalchemy.engine import make_url
+from stores import BACKENDS, database_url_for
 
 from locus.messaging import EmbeddedNatsServer
 
@@ -285,3 +286,9 @@ async def postgres_database_url(postgres_server: PostgresServer) -> AsyncIterato
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await admin.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def store_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of a fresh database of each backend a store runs on (SQLite, PostgreSQL)."""
+    return database_url_for(request, tmp_path)

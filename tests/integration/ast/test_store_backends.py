@@ -6,9 +6,9 @@ both, so no SQLite-only SQL can creep in."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
+from stores import drop_everything
 
 from locus.ast.adapters.store import AstStore, FileVersion, SymbolQuery
 from locus.ast.domain import FileAnalysis, extract
@@ -37,40 +37,20 @@ def handle_100_percent(request):
 '''
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An SQLite file, or a new database on the PostgreSQL server of tests/conftest.py."""
-    if request.param == "sqlite":
-        return f"sqlite+aiosqlite:///{tmp_path / 'ast.db'}"
-    url: str = request.getfixturevalue("postgres_database_url")
-    return url
-
-
 @pytest.fixture
-async def store(store_url: str) -> AsyncIterator[AstStore]:
+async def store(store_database_url: str) -> AsyncIterator[AstStore]:
     """A fresh, initialized store: an SQLite file, or a new database on the PostgreSQL server."""
-    database = Database(store_url)
+    database = Database(store_database_url)
     if not database.is_sqlite:
-        await _drop_ast_tables(database)
+        await drop_everything(database)
     ast_store = AstStore(database)
     await ast_store.initialize()
     try:
         yield ast_store
     finally:
         if not database.is_sqlite:
-            await _drop_ast_tables(database)
+            await drop_everything(database)
         await ast_store.close()
-
-
-async def _drop_ast_tables(database: Database) -> None:
-    """Only matters on a server that refused CREATE DATABASE: its own database is shared."""
-    from sqlalchemy import text
-
-    from locus.ast.adapters.tables import Base
-
-    async with database.engine.begin() as connection:
-        await connection.run_sync(Base.metadata.drop_all)
-        await connection.execute(text("DROP TABLE IF EXISTS alembic_version_ast"))
 
 
 def version(path: str, seq: int, *, file_id: str = "", sha: str = "a" * 64) -> FileVersion:

@@ -23,6 +23,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, MetaData, insert, inspect, select, text
 from sqlalchemy.orm import DeclarativeBase
+from stores import drop_everything
 
 from locus.ast.adapters.migrations import SCHEMA as AST_SCHEMA
 from locus.ast.adapters.store import AstStore
@@ -84,36 +85,15 @@ EARLIER_REVISIONS = [
 ]
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
-    url: str = request.getfixturevalue("postgres_database_url")
-    return url
-
-
 @pytest.fixture
-async def database(database_url: str) -> AsyncIterator[Database]:
-    database = Database(database_url)
-    await _drop_everything(database)  # a server that refused CREATE DATABASE shares its own
+async def database(store_database_url: str) -> AsyncIterator[Database]:
+    database = Database(store_database_url)
+    await drop_everything(database)  # a server that refused CREATE DATABASE shares its own
     try:
         yield database
     finally:
-        await _drop_everything(database)
+        await drop_everything(database)
         await database.dispose()
-
-
-async def _drop_everything(database: Database) -> None:
-    if database.is_sqlite:
-        return
-
-    def drop(connection: Connection) -> None:
-        metadata = MetaData()
-        metadata.reflect(connection)
-        metadata.drop_all(connection)
-
-    async with database.engine.begin() as connection:
-        await connection.run_sync(drop)
 
 
 # rows of whatever tables a database holds, made from their reflected columns

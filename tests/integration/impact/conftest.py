@@ -16,6 +16,7 @@ import nats
 import pytest
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
+from stores import drop_everything
 
 from locus.ast.domain import FileAnalysis, extract
 from locus.database import Database
@@ -268,40 +269,20 @@ class ImpactHarness:
         )
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def impact_store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An SQLite file, or a new database on the PostgreSQL server of tests/conftest.py."""
-    if request.param == "sqlite":
-        return f"sqlite+aiosqlite:///{tmp_path / 'impact.db'}"
-    url: str = request.getfixturevalue("postgres_database_url")
-    return url
-
-
 @pytest.fixture
-async def impact_store(impact_store_url: str) -> AsyncIterator[ImpactStore]:
+async def impact_store(store_database_url: str) -> AsyncIterator[ImpactStore]:
     """A fresh, initialized store: an SQLite file, or a new database on PostgreSQL."""
-    database = Database(impact_store_url)
+    database = Database(store_database_url)
     if not database.is_sqlite:
-        await _drop_impact_tables(database)
+        await drop_everything(database)
     store = ImpactStore(database)
     await store.initialize()
     try:
         yield store
     finally:
         if not database.is_sqlite:
-            await _drop_impact_tables(database)
+            await drop_everything(database)
         await store.close()
-
-
-async def _drop_impact_tables(database: Database) -> None:
-    """Only matters on a server that refused CREATE DATABASE: its own database is shared."""
-    from sqlalchemy import text
-
-    from locus.impact.adapters.tables import Base
-
-    async with database.engine.begin() as connection:
-        await connection.run_sync(Base.metadata.drop_all)
-        await connection.execute(text("DROP TABLE IF EXISTS alembic_version_impact"))
 
 
 @pytest.fixture
