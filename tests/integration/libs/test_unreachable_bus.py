@@ -53,3 +53,27 @@ def test_a_service_without_its_bus_says_so_and_obeys_sigterm(tmp_path: Path) -> 
     assert "stopping before start-up finished" in text
     assert "s3cret-pass" not in text
     assert "locus:***@127.0.0.1" in text or "***@127.0.0.1" in text
+
+
+def test_a_store_behind_the_code_refuses_to_start_with_one_clear_line(tmp_path: Path) -> None:
+    """migrate-on-start off and a database older than the code: exit 2, the reason, no traceback."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment |= {
+        "LOCUS_NATS_URL": f"nats://127.0.0.1:{closed_port()}",
+        "LOCUS_IMPACT_GRPC_PORT": "0",
+        "LOCUS_IMPACT_DATA_DIR": str(tmp_path / "impact"),
+        "LOCUS_IMPACT_MIGRATE_ON_START": "false",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "locus.impact"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "impact cannot start" in output
+    assert "locus migrate" in output
+    assert "Traceback" not in output

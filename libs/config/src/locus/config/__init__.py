@@ -4,7 +4,8 @@ from locus.config.settings import (
     PeerAddresses,
     ServiceSettings,
     SettingsError,
+    StartupRefused,
     load_settings,
 )
 
-__all__ = ["PeerAddresses", "ServiceSettings", "SettingsError", "load_settings"]
+__all__ = ["PeerAddresses", "ServiceSettings", "SettingsError", "StartupRefused", "load_settings"]

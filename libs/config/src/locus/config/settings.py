@@ -17,7 +17,12 @@ from pydantic_settings import SettingsError as SourceError
 from locus.config.redaction import safe_message
 
 
-class SettingsError(RuntimeError):
+class StartupRefused(RuntimeError):
+    """A service cannot start as it is configured or as its store is; the message says what to
+    do, and the service exits with it (status 2), without a traceback."""
+
+
+class SettingsError(StartupRefused):
     """Settings are missing or invalid; the message says which variable to fix."""
 
 

@@ -27,6 +27,7 @@ from alembic.util import CommandError
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
+from locus.config import StartupRefused
 from locus.database.engine import Database
 
 FIRST_REVISION = "0001"
@@ -65,7 +66,7 @@ class Migration:
     after: str
 
 
-class SchemaError(RuntimeError):
+class SchemaError(StartupRefused):
     """The stored schema cannot be used or migrated; the message says what to do."""
 
 

@@ -12,6 +12,7 @@ import signal
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
+from locus.config import StartupRefused
 from locus.rpc.server import RpcServer
 from locus.telemetry import Telemetry
 from locus.telemetry.metrics import MetricsEndpoint
@@ -98,7 +99,13 @@ class ServiceRuntime:
             await self.metrics.stop()
 
     async def run(self) -> None:
-        await run_until_signalled(self.start, self.stop)
+        """Serve until signalled; a start-up the service refuses (StartupRefused: a schema
+        behind the code with migrate-on-start off, ...) exits with status 2 and its message."""
+        try:
+            await run_until_signalled(self.start, self.stop)
+        except StartupRefused as refused:
+            log.error("%s cannot start: %s", self.name, refused)
+            raise SystemExit(2) from None
 
 
 async def run_until_signalled(
