@@ -77,8 +77,8 @@ $(RELIABILITY_STAMP): $(STAMP)
 	$(PIP) install -q hypothesis==6.170.17
 	touch $(RELIABILITY_STAMP)
 
-reliability: setup $(RELIABILITY_STAMP) ## fuzz every RPC of a real stack on loopback (≥ 10,000 requests; status counts, crashed processes); not part of make test (RELIABILITY_ARGS="--requests N --json f")
-	$(PY) bench/reliability/fuzz.py $(RELIABILITY_ARGS)
+reliability: setup $(RELIABILITY_STAMP) ## chaos (kill -9 mid-scan vs a clean scan), fuzz (10,000 RPCs), hostile files, Locate/Ask load, dead letters on loopback stacks; ~25 min; not part of make test (RELIABILITY_ARGS="--parts chaos,fuzz --requests N --json f")
+	$(PY) bench/reliability/run.py $(RELIABILITY_ARGS)
 
 BENCH_STAMP := $(VENV)/.locus-bench-installed
 $(BENCH_STAMP): $(STAMP)

@@ -1,8 +1,10 @@
-"""Locate under concurrency: N clients, each with its own gRPC channel to the gateway, call
-Locate in a loop for a fixed time (a call started before the end is waited for), each call
-with a client deadline. A call answered RESOURCE_EXHAUSTED or UNAVAILABLE counts as shed (the
-client then waits 100 ms before its next call, as a polite client backs off); any other error
-status counts as a failure under its status name (DEADLINE_EXCEEDED, ...).
+"""Locate (or Ask) under concurrency: N clients, each with its own gRPC channel to the gateway,
+call Locate (Ask: its whole answer stream read) in a loop for a fixed time (a call started
+before the end is waited for), each call with a client deadline. A call answered
+RESOURCE_EXHAUSTED or UNAVAILABLE counts as shed (the client then waits 100 ms before its next
+call, as a polite client backs off); any other error status counts as a failure under its status
+name (DEADLINE_EXCEEDED, ...), and an Ask whose stream carries a GenerationError event under
+"ANSWER_ERROR".
 
 The clients run in the benchmark's own process, on the same cores as the stack: at high
 client counts part of the latency is the client's own.
@@ -14,6 +16,7 @@ import asyncio
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Literal
 
 import grpc
 from locate_latency import percentile
@@ -22,6 +25,7 @@ from locus.v1 import gateway_pb2, gateway_pb2_grpc
 
 SHED_CODES = (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE)
 BACK_OFF_AFTER_SHED_SECONDS = 0.1
+Rpc = Literal["Locate", "Ask"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ async def _client_loop(
     until: float,
     deadline_seconds: float,
     tally: _Tally,
+    rpc: Rpc,
 ) -> None:
     stub = gateway_pb2_grpc.GatewayStub(channel)
     call = 0
@@ -65,7 +70,12 @@ async def _client_loop(
         call += 1
         began = time.perf_counter()
         try:
-            await stub.Locate(request, timeout=deadline_seconds)
+            if rpc == "Ask":
+                if not await _ask(stub, request, deadline_seconds):
+                    tally.failures["ANSWER_ERROR"] += 1
+                    continue
+            else:
+                await stub.Locate(request, timeout=deadline_seconds)
         except grpc.aio.AioRpcError as error:
             if error.code() in SHED_CODES:
                 tally.shed += 1
@@ -76,6 +86,18 @@ async def _client_loop(
         tally.latencies_ms.append((time.perf_counter() - began) * 1000)
 
 
+async def _ask(
+    stub: gateway_pb2_grpc.GatewayStub, request: gateway_pb2.LocateRequest, deadline_seconds: float
+) -> bool:
+    """One Ask, its stream read to the end; False when the answer ended in an error event."""
+    ask = gateway_pb2.AskRequest(project_id=request.project_id, question=request.question)
+    answered = True
+    async for event in stub.Ask(ask, timeout=deadline_seconds):
+        if event.WhichOneof("event") == "error":
+            answered = False
+    return answered
+
+
 async def run_load_level(
     gateway_address: str,
     project: str,
@@ -84,6 +106,7 @@ async def run_load_level(
     clients: int,
     duration_seconds: float,
     deadline_seconds: float,
+    rpc: Rpc = "Locate",
 ) -> LoadLevel:
     channels = [grpc.aio.insecure_channel(gateway_address) for _ in range(clients)]
     try:
@@ -102,6 +125,7 @@ async def run_load_level(
                     began + duration_seconds,
                     deadline_seconds,
                     tally,
+                    rpc,
                 )
                 for number, channel in enumerate(channels)
             )

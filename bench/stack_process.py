@@ -78,8 +78,10 @@ class BenchStack:
         locus_home: Path,
         model_dir: Path,
         console_log: Path,
+        environment: dict[str, str] | None = None,
     ) -> None:
         self._data_dir = data_dir
+        self._environment = environment or {}  # LOCUS_* settings of this run, on top
         self._allowed_bases = allowed_bases
         self._locus_home = locus_home
         self._model_dir = model_dir
@@ -95,6 +97,7 @@ class BenchStack:
         environment = {k: v for k, v in os.environ.items() if not k.startswith("LOCUS_")}
         environment["LOCUS_HOME"] = str(self._locus_home)
         environment["LOCUS_RETRIEVAL_MODEL_DIR"] = str(self._model_dir)
+        environment |= self._environment
         command = [str(Path(sys.executable).parent / "locus"), "up", "--data-dir"]
         command.append(str(self._data_dir))
         for base in self._allowed_bases:
@@ -121,6 +124,15 @@ class BenchStack:
             self.stop()
             raise RuntimeError(f"unreadable {self.state_file}; see {self._console_log}")
         return state, time.perf_counter() - started
+
+    def wait(self, timeout_seconds: float) -> int | None:
+        """Wait for `locus up` to exit on its own; its exit code, None while it still runs."""
+        if self._process is None:
+            return None
+        try:
+            return self._process.wait(timeout=timeout_seconds)
+        except subprocess.TimeoutExpired:
+            return None
 
     def stop(self, *, timeout_seconds: float = 120) -> None:
         """Stop it as Ctrl-C would (services in reverse order, nats-server last)."""

@@ -254,7 +254,7 @@ def _fuzz(state: Any, repository: Path, requests: int, work: Path) -> dict[str, 
     channels = {name: grpc.insecure_channel(state.address_of(name)) for name in SERVICES}
     known = harvest(channels["gateway"], channels["ingestion"], "fuzz")
     methods = [(name, service, m) for name, service in SERVICES.items() for m in service.methods]
-    per_method = max(requests // len(methods), 10)
+    per_method = max(-(-requests // len(methods)), 10)  # rounded up: at least `requests`
     raw_share = max(per_method // 8, 2)
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     defects: dict[str, list[dict[str, str]]] = defaultdict(list)
