@@ -188,3 +188,28 @@ async def test_request_id_and_trace_cross_the_bus(
     assert publish.context.trace_id == process.context.trace_id
     assert publish.attributes["locus.request_id"] == "req-42"
     assert process.attributes["locus.request_id"] == "req-42"
+
+
+async def test_work_longer_than_the_ack_wait_is_not_redelivered_while_it_runs(
+    bus_factory: Callable[..., Awaitable[EventBus]],
+) -> None:
+    """The consumer says it is still at work (every third of ack_wait), so a short ack_wait —
+    which bounds how late a crashed process's work is redone — never duplicates slow work."""
+    calls: list[int] = []
+
+    async def slow(event: events_pb2.ScanRequested, delivery: Delivery) -> None:
+        calls.append(delivery.attempt)
+        await asyncio.sleep(5.0)
+
+    bus = await bus_factory(
+        lambda b: b.subscribe(
+            b.subjects.scan_requested, events_pb2.ScanRequested, "slow", slow, max_workers=2
+        ),
+        ack_wait_seconds=1.5,
+    )
+    await bus.publish(
+        bus.subjects.scan_requested, events_pb2.ScanRequested(job_id="j1"), message_id="slow-1"
+    )
+    await wait_for(lambda: len(calls) == 1)
+    await asyncio.sleep(6.0)
+    assert calls == [1]

@@ -75,7 +75,9 @@ class ServiceSettings(BaseSettings):
     # is behind (`locus migrate` upgrades it).
     migrate_on_start: bool = True
     max_deliver: int = Field(default=5, ge=1, le=100)
-    ack_wait_seconds: float = Field(default=120.0, gt=0)
+    # How long JetStream waits for an ack before redelivering; consumers say they are still at
+    # work every third of it, so it bounds how late the work of a crashed process is redone.
+    ack_wait_seconds: float = Field(default=30.0, gt=0)
     rpc_timeout_seconds: float = Field(default=30.0, gt=0)
     shutdown_grace_seconds: float = Field(default=10.0, ge=0)
     log_level: str = "INFO"

@@ -32,7 +32,7 @@ from opentelemetry.baggage.propagation import W3CBaggagePropagator
 
 from locus.config import ServiceSettings
 from locus.config.redaction import redact
-from locus.messaging.delivery import Delivery
+from locus.messaging.delivery import Delivery, keep_in_progress
 from locus.messaging.lanes import LaneHandler, PriorityLanes
 from locus.messaging.subjects import Subjects
 from locus.telemetry import (
@@ -134,7 +134,7 @@ class EventBus:
         subjects: Subjects | None = None,
         stream_name: str = "LOCUS",
         max_deliver: int = 5,
-        ack_wait_seconds: float = 120.0,
+        ack_wait_seconds: float = 30.0,
         retry_backoff_seconds: float = 0.5,
         max_age_days: float = 7.0,
         graceful_timeout_seconds: float = 10.0,
@@ -365,6 +365,7 @@ class EventBus:
                 request_id=request_id,
                 progress=message.in_progress,
             )
+            keep_alive = asyncio.create_task(keep_in_progress([raw], self.ack_wait_seconds))
             try:
                 await handler(event, delivery)
             except MalformedEvent as error:
@@ -395,6 +396,8 @@ class EventBus:
                     await message.nack(delay=self.retry_backoff_seconds * attempt)
                     outcome = "retried"
                 return
+            finally:
+                keep_alive.cancel()
             await message.ack()
             outcome = "ok"
         finally:

@@ -1,9 +1,14 @@
-"""What a handler may want to know about the message it is processing."""
+"""What a handler may want to know about the message it is processing, and the keep-alive that
+holds its ack deadline while it works."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+
+from nats.aio.msg import Msg
 
 
 @dataclass(frozen=True)
@@ -20,3 +25,15 @@ class Delivery:
     @property
     def is_last_attempt(self) -> bool:
         return self.attempt >= self.max_deliver
+
+
+async def keep_in_progress(messages: Sequence[Msg], ack_wait_seconds: float) -> None:
+    """While a handler works on ``messages``, tell JetStream every third of ``ack_wait`` that it
+    is still at it: a message is then redelivered only when its consumer is gone (a crashed
+    process), and that happens one ``ack_wait`` after the crash, so ``ack_wait`` stays short."""
+    interval = max(1.0, min(20.0, ack_wait_seconds / 3))
+    while True:
+        await asyncio.sleep(interval)
+        for message in messages:
+            with contextlib.suppress(Exception):
+                await message.in_progress()

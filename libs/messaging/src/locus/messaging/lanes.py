@@ -22,7 +22,7 @@ from nats.aio.msg import Msg
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from opentelemetry import baggage, context, propagate, trace
 
-from locus.messaging.delivery import Delivery
+from locus.messaging.delivery import Delivery, keep_in_progress
 from locus.telemetry import REQUEST_ID_ATTRIBUTE, REQUEST_ID_BAGGAGE_KEY
 from locus.telemetry.metrics import EVENT_SECONDS, EVENTS
 
@@ -197,7 +197,7 @@ class PriorityLanes(Generic[EventT]):
             context.detach(token)
 
     async def _handle(self, items: list[LaneItem[EventT]], messages: list[Msg]) -> None:
-        keep_alive = asyncio.create_task(self._keep_in_progress(messages))
+        keep_alive = asyncio.create_task(keep_in_progress(messages, self._bus.ack_wait_seconds))
         started = time.perf_counter()
         try:
             await self._handle_kept_alive(items, messages)
@@ -231,16 +231,6 @@ class PriorityLanes(Generic[EventT]):
                 )
             await message.ack()
             self._count(message.subject, "dead_lettered" if item.rejected else "ok")
-
-    async def _keep_in_progress(self, messages: list[Msg]) -> None:
-        """A long batch tells JetStream it is still at work on its messages, so they are not
-        redelivered to another replica before the batch ends."""
-        interval = max(1.0, min(20.0, self._bus.ack_wait_seconds / 3))
-        while True:
-            await asyncio.sleep(interval)
-            for message in messages:
-                with contextlib.suppress(Exception):
-                    await message.in_progress()
 
     async def _failed(self, item: LaneItem[EventT], message: Msg, error: Exception) -> None:
         if item.delivery.is_last_attempt:
