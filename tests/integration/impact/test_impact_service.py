@@ -225,6 +225,30 @@ async def test_unknown_seeds_among_known_ones_are_listed_in_trailing_metadata(
     assert trailers["locus-unknown-seed-file-ids"] == "f_missing"
 
 
+async def test_unknown_seeds_that_are_no_metadata_are_listed_escaped_and_bounded(
+    impact: Any,
+) -> None:
+    """Found by `make reliability`'s fuzz: seeds with NUL bytes or non-ASCII characters, or an
+    80,000-character one, went into the trailers as they were and failed the call as INTERNAL
+    "Invalid metadata"; now they are escaped to printable ASCII and the list is cut at 2,000
+    bytes, saying how many were left out."""
+    await impact.publish_files("j1", 1, "policy.py", "client.py")
+    seed = impact.files["policy.py"].node_id(ENFORCE)
+    call = impact.stub.Compute(
+        impact_pb2.ComputeImpactRequest(
+            project_id=impact.project_id,
+            seed_node_ids=[seed, "n_\x00nul", "日本語"],
+            seed_file_ids=["f_" + "x" * 80_000, "f_missing"],
+        )
+    )
+    response = await call
+    trailers = dict(await call.trailing_metadata())
+
+    assert UPLOAD in impacted(response)
+    assert trailers["locus-unknown-seed-node-ids"] == "n_\\x00nul,\\u65e5\\u672c\\u8a9e"
+    assert trailers["locus-unknown-seed-file-ids"] == "... (2 more)"
+
+
 async def test_graphs_are_rebuilt_after_changes_and_survive_a_restart(
     impact_settings: Any, start_impact: Any
 ) -> None:

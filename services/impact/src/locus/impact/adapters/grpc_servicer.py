@@ -2,7 +2,8 @@
 
 Seeds that are not in the graph while others are: the answer covers the known ones and lists
 the unknown ones in the trailing metadata ``locus-unknown-seed-node-ids`` /
-``locus-unknown-seed-file-ids`` (comma-separated).
+``locus-unknown-seed-file-ids`` (comma-separated, escaped to printable ASCII, at most 2,000
+bytes).
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ log = logging.getLogger(__name__)
 UNKNOWN_NODES_METADATA = "locus-unknown-seed-node-ids"
 UNKNOWN_FILES_METADATA = "locus-unknown-seed-file-ids"
 _MAX_LISTED = 100
+# A metadata value must be printable ASCII, and the headers of a whole call fit in 8 KiB: an id
+# a caller made up (NUL bytes, 80,000 characters) failed the call as INTERNAL "Invalid metadata".
+_MAX_TRAILER_BYTES = 2000
+_ROOM_FOR_THE_REST = 32  # ",... (N more)"
 
 
 class ImpactServicer(impact_pb2_grpc.ImpactServiceServicer):
@@ -110,9 +115,22 @@ def _report_unknown_seeds(
 ) -> None:
     trailers = []
     if node_ids:
-        trailers.append((UNKNOWN_NODES_METADATA, ",".join(node_ids[:_MAX_LISTED])))
+        trailers.append((UNKNOWN_NODES_METADATA, listed_in_metadata(node_ids)))
     if file_ids:
-        trailers.append((UNKNOWN_FILES_METADATA, ",".join(file_ids[:_MAX_LISTED])))
+        trailers.append((UNKNOWN_FILES_METADATA, listed_in_metadata(file_ids)))
     if trailers:
         log.info("ignored unknown seeds of project %s: %s", project_id, trailers)
         context.set_trailing_metadata(tuple(trailers))
+
+
+def listed_in_metadata(ids: tuple[str, ...]) -> str:
+    """The ids comma-separated as a valid metadata value: each escaped to printable ASCII
+    (``\\x00``, ``\\u65e5``), as many as fit in _MAX_TRAILER_BYTES, then how many were left out."""
+    kept: list[str] = []
+    for raw in ids[:_MAX_LISTED]:
+        escaped = raw.encode("unicode_escape").decode("ascii")
+        if len(",".join([*kept, escaped])) > _MAX_TRAILER_BYTES - _ROOM_FOR_THE_REST:
+            break
+        kept.append(escaped)
+    left_out = len(ids) - len(kept)
+    return ",".join([*kept, f"... ({left_out} more)"] if left_out else kept)
