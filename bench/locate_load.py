@@ -38,6 +38,8 @@ class LoadLevel:
     p50_ms: float = float("nan")
     p95_ms: float = float("nan")
     background: str = ""  # what else ran meanwhile (the scan's progress)
+    shed_codes: dict[str, int] = field(default_factory=dict)  # shed calls by status name
+    first_messages: dict[str, str] = field(default_factory=dict)  # status name → its first
 
     @property
     def calls_per_second(self) -> float:
@@ -51,8 +53,9 @@ class LoadLevel:
 @dataclass
 class _Tally:
     latencies_ms: list[float] = field(default_factory=list)
-    shed: int = 0
+    shed: Counter[str] = field(default_factory=Counter)
     failures: Counter[str] = field(default_factory=Counter)
+    first_messages: dict[str, str] = field(default_factory=dict)
 
 
 async def _client_loop(
@@ -77,8 +80,9 @@ async def _client_loop(
             else:
                 await stub.Locate(request, timeout=deadline_seconds)
         except grpc.aio.AioRpcError as error:
+            tally.first_messages.setdefault(error.code().name, (error.details() or "")[:200])
             if error.code() in SHED_CODES:
-                tally.shed += 1
+                tally.shed[error.code().name] += 1
                 await asyncio.sleep(BACK_OFF_AFTER_SHED_SECONDS)
             else:
                 tally.failures[error.code().name] += 1
@@ -137,7 +141,9 @@ async def run_load_level(
         clients=clients,
         seconds=elapsed,
         succeeded=len(tally.latencies_ms),
-        shed=tally.shed,
+        shed=sum(tally.shed.values()),
+        shed_codes=dict(tally.shed),
+        first_messages=tally.first_messages,
         failures=dict(tally.failures),
         p50_ms=percentile(tally.latencies_ms, 0.5),
         p95_ms=percentile(tally.latencies_ms, 0.95),

@@ -53,14 +53,21 @@ class ChaosRun:
 
 def copy_repository(repository: Path, destination: Path) -> int:
     """The files git tracks in ``repository`` (less LEFT_OUT) copied to ``destination``; or the
-    whole directory when it is no git work tree. The number of files copied."""
-    listed = subprocess.run(
-        ["git", "-C", str(repository), "ls-files", "-z"], capture_output=True, check=False
+    whole directory (less __pycache__) when it is not the top of a git work tree. The number of
+    files copied."""
+    top = subprocess.run(
+        ["git", "-C", str(repository), "rev-parse", "--show-toplevel"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
-    if listed.returncode != 0:
+    if top.returncode != 0 or Path(top.stdout.strip()).resolve() != repository.resolve():
         ignored = shutil.ignore_patterns(".git", "__pycache__")
         shutil.copytree(repository, destination, ignore=ignored, symlinks=True)
         return sum(1 for path in destination.rglob("*") if path.is_file())
+    listed = subprocess.run(
+        ["git", "-C", str(repository), "ls-files", "-z"], capture_output=True, check=True
+    )
     copied = 0
     for name in listed.stdout.decode().split("\0"):
         source = repository / name
@@ -107,11 +114,14 @@ def kill_point_reached(target: str, job: ingestion_pb2.ScanJob, fraction: float)
 class ChaosStack:
     """One `locus up` on a private data dir, and the calls the chaos runs make to it."""
 
-    def __init__(self, work: Path, *, vectors: bool) -> None:
+    def __init__(self, work: Path, *, vectors: bool, ack_wait: float | None = None) -> None:
         self.data_dir = work / "data"
         self.vectors = vectors
         (work / "allowed").mkdir(parents=True, exist_ok=True)
         environment = {} if vectors else {"LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED": "false"}
+        if ack_wait is not None:  # how long JetStream waits before redelivering unacked work
+            for consumer in ("INGESTION", "AST", "RETRIEVAL", "IMPACT"):
+                environment[f"LOCUS_{consumer}_ACK_WAIT_SECONDS"] = str(ack_wait)
         self.stack = BenchStack(
             data_dir=self.data_dir,
             allowed_bases=[work / "allowed"],
@@ -200,12 +210,13 @@ def run_chaos(
     kill_fraction: float = 0.3,
     scan_timeout: float = 900,
     vectors: bool = False,
+    ack_wait: float | None = None,
 ) -> dict[str, Any]:
     """The chaos part: its rows, the clean scan's figures and what the tree was."""
     tree = work / "allowed" / "tree"
     files = copy_repository(repository, tree)
     print(f"chaos: {files} files of {repository} in {tree}", flush=True)
-    chaos = ChaosStack(work, vectors=vectors)
+    chaos = ChaosStack(work, vectors=vectors, ack_wait=ack_wait)
     started_in = chaos.start()
     print(f"chaos: stack up in {started_in:.1f} s; clean scan", flush=True)
     try:
@@ -235,6 +246,7 @@ def run_chaos(
         "tree": str(repository),
         "files": files,
         "vectors": vectors,
+        "ack_wait_s": ack_wait or 120.0,  # the services' default
         "kill_fraction": kill_fraction,
         "clean_seconds": round(clean_seconds, 1),
         "clean_progress": progress(clean_job),
@@ -380,7 +392,8 @@ def print_table(result: dict[str, Any]) -> None:
     runs = result["runs"]
     indexes = list(result["index_sizes"])
     print(
-        f"\nchaos: {result['files']} files ({result['tree']}); clean scan "
+        f"\nchaos: {result['files']} files ({result['tree']}); ack wait "
+        f"{result.get('ack_wait_s')} s; clean scan "
         f"{result['clean_seconds']} s ({result['clean_progress']}); index sizes "
         + ", ".join(f"{k} {v}" for k, v in result["index_sizes"].items())
     )

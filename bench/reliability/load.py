@@ -5,6 +5,7 @@ calls answered, shed, failed by gRPC code, p50/p95 per level."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from dataclasses import asdict
@@ -22,6 +23,8 @@ from stack_process import BenchStack
 from system_bench import QUESTIONS
 
 from locus.v1 import gateway_pb2_grpc, ingestion_pb2
+
+SCAN_CHECK_SECONDS = 0.5
 
 
 async def run_load(
@@ -87,27 +90,32 @@ async def _level(
     deadline: float,
     background: FullScansInBackground | None,
 ) -> dict[str, Any]:
-    started_scan = background is not None and await background.ensure_one_runs()
-    level = await run_load_level(
-        gateway_address,
-        "load",
-        QUESTIONS,
-        clients=clients,
-        duration_seconds=seconds,
-        deadline_seconds=deadline,
-        rpc=rpc,
-    )
+    scans_before = len(background.scans) if background else 0
+    keeping = asyncio.create_task(_keep_scanning(background)) if background else None
+    try:
+        level = await run_load_level(
+            gateway_address,
+            "load",
+            QUESTIONS,
+            clients=clients,
+            duration_seconds=seconds,
+            deadline_seconds=deadline,
+            rpc=rpc,
+        )
+    finally:
+        if keeping is not None:
+            keeping.cancel()
     row = asdict(level) | {"rpc": rpc, "calls_per_second": round(level.calls_per_second, 1)}
     if background is not None:
         job = await background.latest_job()
         row["background"] = (
-            f"scan {len(background.scans)}{' (new)' if started_scan else ''}, at the end "
+            f"full scans ({len(background.scans) - scans_before} started), the last at "
             f"{job.stats.files_indexed}/{changed_file_count(job)} searchable"
         )
     else:
         row["background"] = "none"
     print(
-        f"load: {rpc}, {clients} clients: {level.succeeded} ok, {level.shed} shed, "
+        f"load: {rpc}, {clients} clients: {level.succeeded} ok, shed {level.shed_codes}, "
         f"failures {level.failures}, p50 {level.p50_ms:.0f} ms, p95 {level.p95_ms:.0f} ms "
         f"({row['background']})",
         flush=True,
@@ -115,17 +123,29 @@ async def _level(
     return row
 
 
+async def _keep_scanning(background: FullScansInBackground) -> None:
+    """A full scan running for the whole level: another starts as soon as one is searchable."""
+    while True:
+        await background.ensure_one_runs()
+        await asyncio.sleep(SCAN_CHECK_SECONDS)
+
+
 def print_table(result: dict[str, Any]) -> None:
     print(
         f"\nload: gateway, {result['files']} files scanned, client deadline "
         f"{result['deadline_s']} s"
     )
-    print("| rpc | clients | during | ok | calls/s | shed | failed (by code) | p50 ms | p95 ms |")
+    print("| rpc | clients | meanwhile | ok | calls/s | shed | failed | p50 ms | p95 ms |")
     print("|---|---|---|---|---|---|---|---|---|")
     for row in result["levels"]:
         failures = ", ".join(f"{k} {v}" for k, v in row["failures"].items()) or "0"
+        shed = ", ".join(f"{k} {v}" for k, v in row["shed_codes"].items()) or "0"
         print(
             f"| {row['rpc']} | {row['clients']} | {row['background']} | {row['succeeded']} | "
-            f"{row['calls_per_second']} | {row['shed']} | {failures} | {row['p50_ms']:.0f} | "
+            f"{row['calls_per_second']} | {shed} | {failures} | {row['p50_ms']:.0f} | "
             f"{row['p95_ms']:.0f} |"
         )
+    for row in result["levels"]:
+        for code, message in row["first_messages"].items():
+            level = f"{row['rpc']}, {row['clients']} clients, meanwhile {row['background']}"
+            print(f"- {level}: first {code}: {message}")

@@ -79,6 +79,7 @@ def run_part(
             kill_fraction=arguments.kill_at,
             scan_timeout=arguments.scan_timeout,
             vectors=arguments.vectors,
+            ack_wait=arguments.ack_wait,
         )
         ok = all(
             run["completed"] == "yes" and not any(run["differences"].values())
@@ -144,6 +145,11 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--scan-timeout", type=float, default=900.0, help="seconds per scan")
     parser.add_argument(
         "--vectors", action="store_true", help="chaos: keep retrieval's vectors lane on"
+    )
+    parser.add_argument(
+        "--ack-wait",
+        type=float,
+        help="chaos: the consumers' ack wait in seconds (default: the services' own, 120)",
     )
     parser.add_argument("--requests", type=int, default=10_000, help="fuzz: requests in all")
     parser.add_argument("--clients", type=int, nargs="+", default=[4, 16], help="load levels")
