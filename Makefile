@@ -17,7 +17,7 @@ MODEL_DIR := .locus/models/all-minilm-l6-v2
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup protos lint format test test-unit test-integration demo up down bench bench-languages bench-quality train-ranker collect-ranker-data clean deploy-check reliability
+.PHONY: help setup protos lint format test test-unit test-integration demo up down bench bench-languages bench-quality train-ranker collect-ranker-data clean deploy-check packaging-check reliability
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
@@ -77,7 +77,7 @@ $(RELIABILITY_STAMP): $(STAMP)
 	$(PIP) install -q hypothesis==6.170.17
 	touch $(RELIABILITY_STAMP)
 
-reliability: setup $(RELIABILITY_STAMP) ## chaos (kill -9 mid-scan vs a clean scan), fuzz (10,000 RPCs), hostile files, Locate/Ask load, dead letters on loopback stacks; ~25 min; not part of make test (RELIABILITY_ARGS="--parts chaos,fuzz --requests N --json f")
+reliability: setup $(RELIABILITY_STAMP) ## chaos (kill -9 mid-scan vs a clean scan), fuzz (10,000 RPCs), hostile files, Locate/Ask load, dead letters on loopback stacks; ~13 min on 2 cores; not part of make test (RELIABILITY_ARGS="--parts chaos,fuzz --requests N --json f")
 	$(PY) bench/reliability/run.py $(RELIABILITY_ARGS)
 
 BENCH_STAMP := $(VENV)/.locus-bench-installed
@@ -113,6 +113,9 @@ demo: setup ## setup, start the stack, scan this repository and show what Locus 
 
 deploy-check: setup ## render the Helm chart; validate it, the compose file and the Dockerfiles (tools from PyPI)
 	bash deploy/check.sh
+
+packaging-check: setup ## each service installed alone in a fresh venv (as its image) starts, serves and stops (~5 min)
+	$(PY) deploy/packaging_check.py $(PACKAGING_ARGS)
 
 clean: ## remove the venv, generated code and local state
 	rm -rf $(VENV) $(PROTO_OUT)/locus/v1 .locus .mypy_cache .ruff_cache .pytest_cache
