@@ -246,7 +246,7 @@ def run_chaos(
         "tree": str(repository),
         "files": files,
         "vectors": vectors,
-        "ack_wait_s": ack_wait or 120.0,  # the services' default
+        "ack_wait_s": ack_wait,  # None: the services' default
         "kill_fraction": kill_fraction,
         "clean_seconds": round(clean_seconds, 1),
         "clean_progress": progress(clean_job),
@@ -391,9 +391,10 @@ def completion(job: ingestion_pb2.ScanJob | None) -> str:
 def print_table(result: dict[str, Any]) -> None:
     runs = result["runs"]
     indexes = list(result["index_sizes"])
+    ack_wait = result.get("ack_wait_s")
     print(
         f"\nchaos: {result['files']} files ({result['tree']}); ack wait "
-        f"{result.get('ack_wait_s')} s; clean scan "
+        f"{f'{ack_wait} s' if ack_wait else 'of the services (default)'}; clean scan "
         f"{result['clean_seconds']} s ({result['clean_progress']}); index sizes "
         + ", ".join(f"{k} {v}" for k, v in result["index_sizes"].items())
     )

@@ -149,7 +149,7 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument(
         "--ack-wait",
         type=float,
-        help="chaos: the consumers' ack wait in seconds (default: the services' own, 120)",
+        help="chaos: the consumers' ack wait in seconds (default: the services' own)",
     )
     parser.add_argument("--requests", type=int, default=10_000, help="fuzz: requests in all")
     parser.add_argument("--clients", type=int, nargs="+", default=[4, 16], help="load levels")
