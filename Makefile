@@ -77,7 +77,7 @@ $(RELIABILITY_STAMP): $(STAMP)
 	$(PIP) install -q hypothesis==6.170.17
 	touch $(RELIABILITY_STAMP)
 
-reliability: setup $(RELIABILITY_STAMP) ## chaos (kill -9 mid-scan vs a clean scan), fuzz (10,000 RPCs), hostile files, Locate/Ask load, dead letters on loopback stacks; ~13 min on 2 cores; not part of make test (RELIABILITY_ARGS="--parts chaos,fuzz --requests N --json f")
+reliability: setup $(RELIABILITY_STAMP) ## chaos (kill -9 mid-scan vs a clean scan), fuzz (10,000 RPCs), hostile files, Locate/Ask load, dead letters on loopback stacks; ~8 min on 2 cores; not part of make test (RELIABILITY_ARGS="--parts chaos,fuzz --requests N --json f")
 	$(PY) bench/reliability/run.py $(RELIABILITY_ARGS)
 
 BENCH_STAMP := $(VENV)/.locus-bench-installed
