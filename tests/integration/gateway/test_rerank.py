@@ -91,8 +91,10 @@ async def test_a_failing_rerank_endpoint_keeps_the_ranking_with_a_note(
 ) -> None:
     stack.require("ingestion", "ast", "retrieval")
     rerank_server.status = 503
+    # credentials in the endpoint's URL never reach the request log
+    with_credentials = rerank_server.url.replace("http://", "http://locus:s3cret-key@", 1)
     gateway = await start_gateway(
-        settings_update={"rerank_url": rerank_server.url, "rerank_model": "bge-reranker-v2-m3"}
+        settings_update={"rerank_url": with_credentials, "rerank_model": "bge-reranker-v2-m3"}
     )
     project = await scanned_project(gateway, sample_tree)
     request_id = f"rerank-down-{uuid.uuid4().hex[:8]}"
@@ -113,3 +115,6 @@ async def test_a_failing_rerank_endpoint_keeps_the_ranking_with_a_note(
     assert stored is not None
     assert "rerank skipped: rerank endpoint" in stored.notes
     assert "answered HTTP 503" in stored.notes
+    assert "s3cret-key" not in stored.notes
+    assert "locus:***@" not in stored.notes
+    assert "***@127.0.0.1" in stored.notes

@@ -33,6 +33,7 @@ from locus.gateway.domain.validation import (
     validate_comment,
     validate_rating,
 )
+from locus.telemetry import redact
 
 log = logging.getLogger(__name__)
 
@@ -161,10 +162,11 @@ class RequestJournal:
                 snapshot_id=entry.snapshot_id,
                 timings_ms=dict(entry.timings_ms),
                 error_code=error_code,
-                error_message=error_message[:4000],
+                # Redacted: an endpoint's URL in a message may carry its credentials.
+                error_message=redact(error_message)[:4000],
                 response=response,
                 answer_text=answer_text,
-                notes="\n".join(entry.notes)[:4000],
+                notes=redact("\n".join(entry.notes))[:4000],
             )
             task = asyncio.ensure_future(self._record(entry, outcome, list(citations)))
             self._pending.add(task)
