@@ -21,7 +21,7 @@ from typing import Any
 import grpc
 import pytest
 from index_snapshot import differences, index_snapshot
-from locus_up import LOCUS, start_locus_up, stop_locus_up
+from locus_up import run_locus, start_locus_up, stop_locus_up
 
 from locus.v1 import gateway_pb2_grpc, ingestion_pb2
 
@@ -36,17 +36,6 @@ class Up:
     environment: dict[str, str]
     data_dir: Path
     tree: Path
-
-
-def run_locus(environment: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LOCUS), *arguments],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
 
 
 def state(up: Up) -> dict[str, Any]:
