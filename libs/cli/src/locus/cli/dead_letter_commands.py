@@ -177,17 +177,11 @@ def dlq_replay(
                 letters = await queue.list(subject)
             else:
                 letters = []
-                wanted = queue.filter_subject(subject) if subject else None
                 for sequence in sequences or []:
                     try:
-                        letter = await queue.get(sequence)
+                        letters.append(await queue.get(sequence, subject))
                     except DeadLetterNotFound as error:
                         problems.append(f"{sequence}: {error}")
-                        continue
-                    if wanted and not _matches(letter.dead_letter_subject, wanted):
-                        problems.append(f"{sequence}: not a dead letter of {subject}")
-                        continue
-                    letters.append(letter)
             for letter in letters:
                 try:
                     done.append(await queue.replay(letter))
@@ -212,14 +206,3 @@ def dlq_replay(
         return ExitCode.FAILED if problems else ExitCode.OK
 
     _finish(run_command("dlq replay", body))
-
-
-def _matches(subject: str, pattern: str) -> bool:
-    """NATS subject matching: ``*`` one token, ``>`` the rest."""
-    tokens, wanted = subject.split("."), pattern.split(".")
-    for index, token in enumerate(wanted):
-        if token == ">":
-            return len(tokens) > index
-        if index >= len(tokens) or (token != "*" and token != tokens[index]):
-            return False
-    return len(tokens) == len(wanted)

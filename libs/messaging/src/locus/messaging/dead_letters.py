@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
 import nats
@@ -84,14 +84,7 @@ class Replayed:
     removed: bool
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "sequence": self.sequence,
-            "subject": self.subject,
-            "message_id": self.message_id,
-            "stream_sequence": self.stream_sequence,
-            "duplicate": self.duplicate,
-            "removed": self.removed,
-        }
+        return asdict(self)
 
 
 def _decode(sequence: int, subject: str, data: bytes, time: datetime | None) -> StoredDeadLetter:
@@ -202,16 +195,20 @@ class DeadLetters:
             found.append(letter)
         return found
 
-    async def get(self, sequence: int) -> StoredDeadLetter:
-        """The dead letter at stream ``sequence``; `DeadLetterNotFound` when there is none."""
+    async def get(self, sequence: int, subject: str | None = None) -> StoredDeadLetter:
+        """The dead letter at stream ``sequence`` (one of ``subject``'s, as `filter_subject`
+        reads it, when given); `DeadLetterNotFound` when there is none."""
         try:
-            message = await self._jetstream.get_msg(self.stream, seq=sequence)
+            # The first message at or after ``sequence`` on the filter: the server matches it.
+            message = await self._jetstream.get_msg(
+                self.stream, seq=sequence, subject=self.filter_subject(subject), next=True
+            )
         except NotFoundError:
-            raise DeadLetterNotFound(f"no message at sequence {sequence}") from None
-        subject = message.subject or ""
-        if not subject.startswith(f"{self.subjects.prefix}.dlq."):
-            raise DeadLetterNotFound(f"the message at sequence {sequence} is no dead letter")
-        return _decode(sequence, subject, message.data or b"", message.time)
+            message = None
+        if message is None or message.seq != sequence:
+            of = f" of {subject}" if subject else ""
+            raise DeadLetterNotFound(f"the message at sequence {sequence} is no dead letter{of}")
+        return _decode(sequence, message.subject or "", message.data or b"", message.time)
 
     async def replay(self, stored: StoredDeadLetter) -> Replayed:
         """Republish the letter's event to its original subject, then delete the letter."""
