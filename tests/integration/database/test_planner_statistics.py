@@ -26,6 +26,14 @@ class _Item(_Base):
 LOOKUP = "SELECT item_id FROM items WHERE project_id = ? AND item_id IN (?, ?, ?)"
 
 
+async def _start(database: Database) -> None:
+    """What a store's start does for its statistics: its schema in place (here by create_all,
+    for a table of the test's own), then ``refresh_statistics`` (``prepare_schema`` calls it)."""
+    async with database.engine.begin() as connection:
+        await connection.run_sync(_Base.metadata.create_all)
+    await database.refresh_statistics()
+
+
 async def _plan(database: Database) -> str:
     async with database.engine.connect() as connection:
         rows = await connection.exec_driver_sql(
@@ -45,7 +53,7 @@ async def _fill(database: Database, transactions: int, per_transaction: int) -> 
 
 async def test_a_store_that_grew_looks_up_by_key(tmp_path: Path) -> None:
     database = Database(f"sqlite:///{tmp_path / 'store.db'}")
-    await database.create_schema(_Base)
+    await _start(database)
     await _fill(database, transactions=80, per_transaction=50)  # past the first refresh
     plan = await _plan(database)
     await database.dispose()
@@ -58,7 +66,7 @@ async def test_a_store_written_before_statistics_existed_is_analysed_at_start(
 ) -> None:
     path = tmp_path / "store.db"
     first = Database(f"sqlite:///{path}")
-    await first.create_schema(_Base)
+    await _start(first)
     await _fill(first, transactions=10, per_transaction=400)  # too few commits to refresh
     async with first.engine.begin() as connection:
         await connection.exec_driver_sql("DROP TABLE IF EXISTS sqlite_stat1")
@@ -66,7 +74,7 @@ async def test_a_store_written_before_statistics_existed_is_analysed_at_start(
     await first.dispose()
 
     restarted = Database(f"sqlite:///{path}")
-    await restarted.create_schema(_Base)
+    await _start(restarted)
     plan = await _plan(restarted)
     await restarted.dispose()
     assert "sqlite_autoindex_items_1" in plan, plan

@@ -13,7 +13,6 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.orm import DeclarativeBase
 
 
 def normalize_url(url: str) -> str:
@@ -49,11 +48,6 @@ class Database:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._commits = 0
         self._next_analyze = _FIRST_ANALYZE_AFTER
-
-    async def create_schema(self, base: type[DeclarativeBase]) -> None:
-        async with self.engine.begin() as connection:
-            await connection.run_sync(base.metadata.create_all)
-        await self.refresh_statistics()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
