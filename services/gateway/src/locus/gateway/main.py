@@ -80,6 +80,7 @@ def build(
             max_document_chars=settings.rerank_max_document_chars,
             timeout_seconds=settings.rerank_timeout_seconds,
             tracer=telemetry.tracer("locus.gateway"),
+            tracer_provider=telemetry.provider,
         )
     journal = RequestJournal(metadata, audit_trail, drain_seconds=settings.shutdown_grace_seconds)
     hand = hand_ranking(settings)

@@ -11,12 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import httpx
-from opentelemetry import propagate, trace
+from opentelemetry import trace
+from opentelemetry.trace import TracerProvider
 
 from locus.gateway.domain.errors import RerankerUnavailable
 from locus.gateway.domain.ranking import Ranking
 from locus.gateway.domain.reranking import apply_relevance, rerank_window
-from locus.telemetry import REQUEST_ID_HEADER, current_request_id
+from locus.telemetry.http import traced_http_client
 
 
 class HttpReranker:
@@ -30,6 +31,7 @@ class HttpReranker:
         max_document_chars: int = 2000,
         timeout_seconds: float = 10.0,
         tracer: trace.Tracer | None = None,
+        tracer_provider: TracerProvider | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._url = f"{self.base_url}/rerank"
@@ -39,11 +41,14 @@ class HttpReranker:
         self._max_chars = max_document_chars
         self._timeout = timeout_seconds
         self._tracer = tracer or trace.get_tracer("locus.gateway")
+        self._tracer_provider = tracer_provider
         self._client: httpx.AsyncClient | None = None
 
     async def start(self) -> None:
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        self._client = httpx.AsyncClient(headers=headers, timeout=self._timeout)
+        self._client = traced_http_client(
+            self._tracer_provider, headers=headers, timeout=self._timeout
+        )
 
     async def stop(self) -> None:
         if self._client is not None:
@@ -67,13 +72,8 @@ class HttpReranker:
         ) as span:
             span.set_attribute("server.address", self.base_url)
             span.set_attribute("locus.rerank.documents", len(window.documents))
-            headers: dict[str, str] = {}
-            propagate.inject(headers)
-            request_id = current_request_id()
-            if request_id:
-                headers[REQUEST_ID_HEADER] = request_id
             try:
-                response = await self._client.post(self._url, json=body, headers=headers)
+                response = await self._client.post(self._url, json=body)
             except httpx.HTTPError as error:
                 raise RerankerUnavailable(
                     f"rerank endpoint {self._url} unreachable: {type(error).__name__}: {error}"
