@@ -14,7 +14,13 @@ from locus.rpc.errors import (
     ServiceError,
     Unavailable,
 )
-from locus.rpc.lifecycle import Component, ServiceRuntime, StoreLifecycle, run_until_signalled
+from locus.rpc.lifecycle import (
+    Component,
+    ServiceRuntime,
+    StoreLifecycle,
+    run_service,
+    run_until_signalled,
+)
 from locus.rpc.server import RpcServer
 from locus.rpc.worker_processes import die_with_parent
 
@@ -35,6 +41,7 @@ __all__ = [
     "Unavailable",
     "die_with_parent",
     "make_channel",
+    "run_service",
     "run_until_signalled",
     "wait_until_serving",
 ]

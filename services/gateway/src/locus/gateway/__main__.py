@@ -1,19 +1,12 @@
 """python -m locus.gateway"""
 
-import asyncio
-
-from locus.config import load_settings
 from locus.gateway.main import build
 from locus.gateway.settings import GatewaySettings
-
-
-async def serve() -> None:
-    # gRPC aio objects bind to the running loop, so the runtime is built inside it.
-    await build(load_settings(GatewaySettings)).run()
+from locus.rpc import run_service
 
 
 def main() -> None:
-    asyncio.run(serve())
+    run_service(build, GatewaySettings)
 
 
 if __name__ == "__main__":

@@ -1,19 +1,12 @@
 """python -m locus.ingestion"""
 
-import asyncio
-
-from locus.config import load_settings
 from locus.ingestion.main import build
 from locus.ingestion.settings import IngestionSettings
-
-
-async def serve() -> None:
-    # gRPC aio objects bind to the running loop, so the runtime is built inside it.
-    await build(load_settings(IngestionSettings)).run()
+from locus.rpc import run_service
 
 
 def main() -> None:
-    asyncio.run(serve())
+    run_service(build, IngestionSettings)
 
 
 if __name__ == "__main__":

@@ -1,19 +1,12 @@
 """python -m locus.retrieval"""
 
-import asyncio
-
-from locus.config import load_settings
 from locus.retrieval.main import build
 from locus.retrieval.settings import RetrievalSettings
-
-
-async def serve() -> None:
-    # gRPC aio objects bind to the running loop, so the runtime is built inside it.
-    await build(load_settings(RetrievalSettings)).run()
+from locus.rpc import run_service
 
 
 def main() -> None:
-    asyncio.run(serve())
+    run_service(build, RetrievalSettings)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""A service whose NATS server cannot be reached says so in its log (without the URL's
-credentials) while it waits, and stops at once on SIGTERM instead of hanging in start-up."""
+"""How a service process starts when it cannot: without its bus it says so in its log (without
+the URL's credentials) while it waits and stops at once on SIGTERM; a start-up it refuses
+(invalid settings, a store behind the code) exits 2 with one clear line, no traceback."""
 
 from __future__ import annotations
 
@@ -76,4 +77,22 @@ def test_a_store_behind_the_code_refuses_to_start_with_one_clear_line(tmp_path: 
     assert result.returncode == 2, output
     assert "impact cannot start" in output
     assert "locus migrate" in output
+    assert "Traceback" not in output
+
+
+def test_invalid_settings_refuse_the_start_with_the_variable_to_fix() -> None:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment["LOCUS_IMPACT_GRPC_PORT"] = "99999"
+    result = subprocess.run(
+        [sys.executable, "-m", "locus.impact"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "cannot start: invalid settings" in output
+    assert "LOCUS_IMPACT_GRPC_PORT" in output
     assert "Traceback" not in output
