@@ -1,8 +1,10 @@
 """What the retrieval service's vectors lane did, read from its log: one line per batch,
 
     <asctime> INFO retrieval ... vectors for 64 parts (0 stale) in 3.21s: 812 chunks written,
-    60 files embedded, cache 10 hits / 790 embedded (totals 10 / 790)
+    60 files embedded, cache 10 hits / 790 embedded (totals 10 / 790); 0.00s yielded to
+    searchable work
 
+(the batch's own time leaves out the seconds it waited for the searchable path to go quiet),
 summed over the lines written after a given offset of the log file (the start of a scan).
 """
 

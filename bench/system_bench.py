@@ -33,7 +33,8 @@ Per repository:
 Quick run: ``--skip-concurrency --skip-restart --edits 2 --rescans 1``; ``--skip-embedded``
 does not wait for vectors (later figures then run beside a busy vectors lane).
 ``--json FILE`` writes every figure. The stack runs with default settings (LOCUS_* variables
-of the calling environment are not passed on).
+of the calling environment are not passed on; ``--setting LOCUS_NAME=VALUE`` sets one for an
+A/B run, and the report's first line names it).
 
 Usage: python bench/system_bench.py [--repo DIR ...] [--json FILE] [--skip-concurrency]
        [--skip-restart] [--skip-embedded] [--edits N] [--rescans N] [--rounds R]
@@ -393,8 +394,21 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--embed-sample", type=int, default=512, help="texts for the embedder")
     parser.add_argument("--scan-timeout", type=float, default=3600.0)
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, data)")
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="LOCUS_NAME=VALUE",
+        help="a LOCUS_* setting for the stack of this run (repeatable), for A/B runs",
+    )
     args = parser.parse_args()
     args.repo = [path.resolve() for path in (args.repo or [REPO_ROOT])]
+    args.environment = {}
+    for setting in args.setting:
+        name, equals, value = setting.partition("=")
+        if not equals or not name.startswith("LOCUS_"):
+            parser.error(f"--setting {setting!r}: expected LOCUS_NAME=VALUE")
+        args.environment[name] = value
     return args
 
 
@@ -408,11 +422,13 @@ def main() -> None:
         locus_home=work_dir / "home",
         model_dir=MODEL_DIR,
         console_log=work_dir / "locus-up.log",
+        environment=args.environment,
     )
     print(
         f"# Locus system benchmark\n\n{os.cpu_count()} cores, load average "
         f"{os.getloadavg()[0]:.1f} at the start (other work on the machine shows in every "
-        f"figure); work dir {work_dir}",
+        f"figure); work dir {work_dir}"
+        + "".join(f"; {name}={value}" for name, value in args.environment.items()),
         flush=True,
     )
     try:

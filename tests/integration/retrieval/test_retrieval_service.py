@@ -306,6 +306,26 @@ async def test_files_are_searchable_before_their_vectors_are_in(
     assert any(h.vector_rank for h in hybrid.hits)
 
 
+async def test_the_vectors_lane_waits_until_the_searchable_path_is_quiet(
+    harness_factory: Any, make_events: Any
+) -> None:
+    """Searchable first: no file is embedded while files are being made searchable (nor in
+    the quiet period after), and then every one is."""
+    harness = await harness_factory(vectors_yield_quiet_seconds=3.0)
+    for path in FILES:
+        await harness.publish_file(make_events(path, job_id="job_1", snapshot_seq=1))
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_1")) == len(FILES))
+    lane = harness.runtime.vectors_lane.stats
+    assert lane.vectors_embedded == 0
+    assert harness.reported("job_1", "vectors") == {}
+
+    await harness.updates.wait_for(
+        lambda seen: len(harness.reported("job_1", "vectors")) == len(FILES)
+    )
+    assert lane.vectors_embedded > 0
+    assert lane.yielded_seconds > 1.0
+
+
 async def test_the_vectors_lane_embeds_source_before_tests_and_docs(
     harness: Any, make_events: Any, file_id: Callable[[str], str]
 ) -> None:

@@ -35,7 +35,7 @@ from locus.retrieval.domain.search_request import SearchLimits
 from locus.retrieval.indexing import Indexer
 from locus.retrieval.searching import Searcher
 from locus.retrieval.settings import RetrievalSettings
-from locus.retrieval.vectors_lane import VectorsLane
+from locus.retrieval.vectors_lane import SearchableActivity, VectorsLane
 from locus.rpc import Component, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import Telemetry, configure_logging, setup_telemetry
 from locus.telemetry.metrics import MetricsEndpoint
@@ -210,7 +210,13 @@ def build(
         linger_seconds=settings.batch_linger_seconds,
         stream_linger_seconds=settings.stream_batch_linger_seconds,
     )
-    register_event_handlers(bus, batcher, reporter, fetch_batch=settings.fetch_batch)
+    activity = SearchableActivity(
+        quiet_seconds=settings.vectors_yield_quiet_seconds,
+        max_wait_seconds=settings.vectors_yield_max_seconds,
+    )
+    register_event_handlers(
+        bus, batcher, reporter, fetch_batch=settings.fetch_batch, activity=activity
+    )
     lane = VectorsLane(
         store,
         vectors,
@@ -218,6 +224,8 @@ def build(
         reporter,
         vector_writes,
         cache_every=settings.vectors_cache_every,
+        embed_slice=settings.embed_batch_size,
+        activity=activity,
     )
     lanes = register_vectors_lane(bus, lane, reporter, batch_size=settings.vectors_fetch_batch)
     if not settings.vectors_lane_enabled:

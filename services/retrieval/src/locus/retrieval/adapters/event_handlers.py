@@ -33,7 +33,7 @@ from locus.retrieval.domain.model import (
     ReportStatus,
     VectorWork,
 )
-from locus.retrieval.vectors_lane import VectorsLane
+from locus.retrieval.vectors_lane import SearchableActivity, VectorsLane
 from locus.v1 import common_pb2, events_pb2
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,10 @@ def register_event_handlers(
     reporter: BusIndexReporter,
     *,
     fetch_batch: int,
+    activity: SearchableActivity | None = None,
 ) -> None:
+    activity = activity or SearchableActivity(quiet_seconds=0)
+
     async def on_files_parsed(event: events_pb2.FilesParsed, delivery: Delivery) -> None:
         try:
             part = parsed_part(event)
@@ -131,7 +134,8 @@ def register_event_handlers(
             await _report_failure(reporter, event, f"malformed files.parsed: {error}")
             raise MalformedEvent(str(error)) from error
         try:
-            await _with_progress(batcher.submit(part), delivery)
+            with activity.working():  # the vectors lane waits while this has files in hand
+                await _with_progress(batcher.submit(part), delivery)
         except Exception as error:
             if delivery.is_last_attempt:
                 await _report_failure(reporter, event, f"{type(error).__name__}: {error}")
