@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from stores import drop_everything
 
-from locus.ast.adapters.store import AstStore, FileVersion, SymbolQuery
+from locus.ast.adapters.store import AstStore, FileVersion, FileWrite, SymbolQuery
 from locus.ast.domain import FileAnalysis, extract
 from locus.database import Database
 
@@ -106,6 +106,49 @@ async def test_targets_resolve_across_files_whenever_the_target_arrives(store: A
     assert await store.retract_file(version("app/service.py", 2))
     [dangling] = await store.outgoing(run.node_id, 10)
     assert dangling.target_node_id == ""
+
+
+async def test_files_written_in_one_transaction_each_get_their_own_outcome(
+    store: AstStore,
+) -> None:
+    """A group commit: a caller and its callee arriving together resolve each other; a file the
+    store holds a newer snapshot of is left as it is; a deletion leaves its tombstone."""
+    old = await store.replace_file(
+        version("app/old.py", 5), analyse("app/old.py", CALLEE), unsupported_language=False
+    )
+    gone = await store.replace_file(
+        version("app/gone.py", 1), analyse("app/gone.py", CALLEE), unsupported_language=False
+    )
+    assert old is not None and gone is not None
+
+    caller, callee, stale, deleted = await store.write_files(
+        [
+            FileWrite(version("app/main.py", 2), analyse("app/main.py", CALLER)),
+            FileWrite(version("app/service.py", 2), analyse("app/service.py", CALLEE)),
+            FileWrite(version("app/old.py", 2), analyse("app/old.py", CALLER)),
+            FileWrite(version("app/gone.py", 2), None),
+        ]
+    )
+    assert caller is not None and callee is not None and deleted is not None
+    handle = next(s for s in callee.symbols if s.qualified_name == "app.service.handle")
+    call = next(r for r in caller.relations if r.relation.target_name == "handle")
+    assert call.target_node_id == handle.node_id
+    assert [(d.target_module, d.target_file_id) for d in caller.dependencies] == [
+        ("app.service", callee.file.file_id)
+    ]
+    assert stale is None
+    assert await store.stored_snapshot_seqs([old.file.file_id]) == {old.file.file_id: 5}
+    kept = await store.file_index(old.file.file_id)
+    assert kept is not None
+    assert [s.qualified_name for s in kept.symbols] == [s.qualified_name for s in old.symbols]
+    assert deleted.file.deleted and not deleted.symbols
+    assert await store.file_index(gone.file.file_id) is None
+    assert await store.stored_snapshot_seqs([gone.file.file_id]) == {gone.file.file_id: 2}
+
+    with pytest.raises(ValueError, match="twice"):
+        await store.write_files(
+            [FileWrite(version("app/a.py", 3), None), FileWrite(version("app/a.py", 4), None)]
+        )
 
 
 async def test_replacing_a_file_is_idempotent_and_older_snapshots_are_ignored(

@@ -47,3 +47,23 @@ def test_chunks_of_several_files_give_one_document_each() -> None:
     assert {(d.file_id, d.text) for d in documents} == {("f1", "a\nb"), ("f2", "x")}
     with pytest.raises(ValueError, match="at least one chunk"):
         whole_file([])
+
+
+def test_a_whole_file_reuses_its_chunks_analysis_only_when_they_are_exactly_its_text() -> None:
+    from locus.retrieval.adapters.tantivy_bm25 import _terms_of_whole_file
+    from locus.retrieval.domain.analyzer import indexed_terms
+
+    chunks = [chunk(1, "def parseHTTPHeaders(raw):"), chunk(0, "class UploadClient:"), chunk(2, "")]
+    document = whole_file(chunks)
+
+    def analysed(parts: list[IndexedChunk]) -> list[tuple[int, int, str, str]]:
+        return [(c.ordinal, c.start_line, c.text, indexed_terms(c.text)) for c in parts]
+
+    reused = _terms_of_whole_file(document, analysed(chunks))
+    assert reused is not None
+    assert reused.split() == indexed_terms(document.text).split()
+    assert "parsehttpheaders" in reused.split()
+    assert "upload" in reused.split()
+    assert _terms_of_whole_file(document, analysed(chunks[:2])) is None  # a chunk missing
+    changed = [chunk(1, "def parse(raw):"), chunks[1], chunks[2]]
+    assert _terms_of_whole_file(document, analysed(changed)) is None  # another version's text

@@ -26,7 +26,7 @@ from opentelemetry import trace
 
 from locus.ast.adapters.messages import files_parsed_parts, source_root
 from locus.ast.adapters.parser_pool import ParserPool
-from locus.ast.adapters.store import AstStore, FileVersion
+from locus.ast.adapters.store import AstStore, FileVersion, FileWrite
 from locus.ast.domain import FileAnalysis, UndecodableSource, supported_languages
 from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.plain_text import plain_text_analysis
@@ -38,6 +38,7 @@ from locus.v1 import common_pb2, events_pb2
 log = logging.getLogger(__name__)
 
 STAGE = "ast"
+_GROUP_LIMIT = 64  # files per store transaction
 
 
 @dataclass(frozen=True)
@@ -149,19 +150,33 @@ class AstIndexer:
         ]
         reports: list[events_pb2.IndexedFile] = []
         try:
-            for (changed, version), task in zip(files, tasks, strict=True):
-                prepared = await task
-                status, error = await self._commit(event, changed, version, prepared)
-                reports.append(
-                    events_pb2.IndexedFile(
-                        file_id=changed.file_id,
-                        sha256=changed.sha256,
-                        change_type=changed.change_type,
-                        status=status,
-                        error=error,
+            start = 0
+            while start < len(files):
+                await tasks[start]
+                end, ids = start + 1, {files[start][1].file_id}
+                while (
+                    end < len(files)
+                    and tasks[end].done()
+                    and files[end][1].file_id not in ids
+                    and end - start < _GROUP_LIMIT
+                ):
+                    ids.add(files[end][1].file_id)
+                    end += 1
+                group = [(*files[i], tasks[i].result()) for i in range(start, end)]
+                for (changed, _, _), (status, error) in zip(
+                    group, await self._commit(event, group), strict=True
+                ):
+                    reports.append(
+                        events_pb2.IndexedFile(
+                            file_id=changed.file_id,
+                            sha256=changed.sha256,
+                            change_type=changed.change_type,
+                            status=status,
+                            error=error,
+                        )
                     )
-                )
                 await progress()  # extends the ack deadline of a long batch
+                start = end
         finally:
             for task in tasks:
                 task.cancel()
@@ -210,48 +225,57 @@ class AstIndexer:
     async def _commit(
         self,
         event: events_pb2.FilesChanged,
-        changed: events_pb2.ChangedFile,
-        version: FileVersion,
-        prepared: _Prepared,
-    ) -> tuple[events_pb2.IndexStatus, str]:
-        if prepared.error:
-            log.warning("%s: %s", version.relative_path, prepared.error)
-            return events_pb2.INDEX_STATUS_FAILED, prepared.error
-        if prepared.skipped:
-            return events_pb2.INDEX_STATUS_SKIPPED, ""
-        header = events_pb2.FilesParsed(
-            job_id=event.job_id,
-            project_id=event.project_id,
-            snapshot_id=event.snapshot_id,
-            snapshot_seq=event.snapshot_seq,
-            file=changed,
-        )
-        if prepared.retract:
-            if not await self._store.retract_file(version):
-                return events_pb2.INDEX_STATUS_SKIPPED, ""
-            header.part_count = 1
-            await self._publish_parts(event, changed, [header])
-            return events_pb2.INDEX_STATUS_INDEXED, ""
-        assert prepared.analysis is not None
-        analysis = prepared.analysis
-        index = await self._store.replace_file(
-            version, analysis, unsupported_language=prepared.unsupported_language
-        )
-        if index is None:
-            return events_pb2.INDEX_STATUS_SKIPPED, ""
-        header.module_name = analysis.module_name
-        header.parse_errors = analysis.parse_errors
-        header.unsupported_language = prepared.unsupported_language
-        parts = files_parsed_parts(
-            header,
-            index,
-            max_items=self._settings.max_items_per_part,
-            max_bytes=self._settings.max_part_bytes,
-        )
-        await self._publish_parts(event, changed, parts)
-        if analysis.omitted:  # indexed, with the reason part of it is not
-            log.warning("%s: %s", version.relative_path, analysis.omitted)
-        return events_pb2.INDEX_STATUS_INDEXED, analysis.omitted or ""
+        group: list[tuple[events_pb2.ChangedFile, FileVersion, _Prepared]],
+    ) -> list[tuple[events_pb2.IndexStatus, str]]:
+        """Store the group's files in one transaction, then publish each one's files.parsed;
+        the status of each file, in order."""
+        writes = [
+            FileWrite(version, prepared.analysis, prepared.unsupported_language)
+            for _, version, prepared in group
+            if not prepared.error and not prepared.skipped
+        ]
+        stored = iter(await self._store.write_files(writes) if writes else [])
+        outcomes: list[tuple[events_pb2.IndexStatus, str]] = []
+        for changed, version, prepared in group:
+            if prepared.error:
+                log.warning("%s: %s", version.relative_path, prepared.error)
+                outcomes.append((events_pb2.INDEX_STATUS_FAILED, prepared.error))
+                continue
+            if prepared.skipped:
+                outcomes.append((events_pb2.INDEX_STATUS_SKIPPED, ""))
+                continue
+            index = next(stored)
+            if index is None:  # the store holds a newer snapshot of the file
+                outcomes.append((events_pb2.INDEX_STATUS_SKIPPED, ""))
+                continue
+            header = events_pb2.FilesParsed(
+                job_id=event.job_id,
+                project_id=event.project_id,
+                snapshot_id=event.snapshot_id,
+                snapshot_seq=event.snapshot_seq,
+                file=changed,
+            )
+            if prepared.retract:
+                header.part_count = 1
+                await self._publish_parts(event, changed, [header])
+                outcomes.append((events_pb2.INDEX_STATUS_INDEXED, ""))
+                continue
+            analysis = prepared.analysis
+            assert analysis is not None
+            header.module_name = analysis.module_name
+            header.parse_errors = analysis.parse_errors
+            header.unsupported_language = prepared.unsupported_language
+            parts = files_parsed_parts(
+                header,
+                index,
+                max_items=self._settings.max_items_per_part,
+                max_bytes=self._settings.max_part_bytes,
+            )
+            await self._publish_parts(event, changed, parts)
+            if analysis.omitted:  # indexed, with the reason part of it is not
+                log.warning("%s: %s", version.relative_path, analysis.omitted)
+            outcomes.append((events_pb2.INDEX_STATUS_INDEXED, analysis.omitted or ""))
+        return outcomes
 
     async def _publish_parts(
         self,

@@ -1,10 +1,12 @@
 """The ast store: per file, its symbols, relations, dependencies and chunks. One SQLAlchemy
 implementation for SQLite and PostgreSQL (portable SQL only).
 
-Writes: a file is replaced or retracted in ONE transaction that deletes every row of its
-``file_id`` and inserts the new ones, so a redelivered event, a duplicate or a crash mid-batch
-converges to the same rows. Each file keeps the ``snapshot_seq`` of the event that wrote it; an
-event with an older ``snapshot_seq`` changes nothing.
+Writes: files are replaced or retracted together in ONE transaction (``write_files``: the
+files of a batch that are ready at once) that deletes every row of their ``file_id``s and
+inserts the new ones, each table in one multi-row statement, so a redelivered event, a
+duplicate or a crash mid-batch converges to the same rows. Each file keeps the ``snapshot_seq``
+of the event that wrote it; an event with an older ``snapshot_seq`` changes nothing for that
+file (the others of the transaction are written).
 
 Reads: relation targets and file dependencies are resolved when read, by name, against the
 symbols of the same project as they are now (a join, not a stored id): a target file that
@@ -42,6 +44,7 @@ RowT = TypeVar("RowT", bound=Base)
 MODULE_SEPARATOR = "."
 _TYPE_KINDS = ("class", "interface", "struct", "enum", "trait")
 _IN_LIST_SIZE = 500
+_INSERT_ROWS = 2000  # rows per multi-row INSERT statement (executemany)
 _INCOMING_SCAN_LIMIT = 5000
 
 
@@ -108,6 +111,16 @@ class FileIndex:
 
 
 @dataclass(frozen=True)
+class FileWrite:
+    """One file of a ``write_files`` transaction: replaced by ``analysis``, or retracted (a
+    tombstone keeps its snapshot_seq) when there is none."""
+
+    version: FileVersion
+    analysis: FileAnalysis | None
+    unsupported_language: bool = False
+
+
+@dataclass(frozen=True)
 class SymbolQuery:
     project_id: str
     text: str  # lowercase; "" matches every symbol
@@ -147,49 +160,78 @@ class AstStore:
         """Replace everything stored for the file and return it as stored, relations and
         dependencies resolved inside the same transaction; None (and no change) when the store
         already holds a newer snapshot of the file."""
-        rows = _rows_of(version, analysis, unsupported_language=unsupported_language)
-        async with self._db.transaction() as session:
-            if not await _clear_unless_newer(session, version):
-                return None
-            await session.execute(insert(table_of(FileRow)), [rows.file])
-            for table, values in (
-                (SymbolRow, rows.symbols),
-                (RelationRow, rows.relations),
-                (FileDependencyRow, rows.dependencies),
-                (ChunkRow, rows.chunks),
-            ):
-                for batch in _batches(values, _IN_LIST_SIZE):
-                    await session.execute(insert(table_of(table)), batch)
-            # Plain (transient) row objects: what was just written, without reading it back.
-            file = _transient(FileRow, rows.file)
-            relations = [_transient(RelationRow, values) for values in rows.relations]
-            return FileIndex(
-                file=file,
-                symbols=[_transient(SymbolRow, values) for values in rows.symbols],
-                relations=await _resolve_relations(session, version.project_id, relations),
-                dependencies=_resolve_dependencies(
-                    file,
-                    [_transient(FileDependencyRow, values) for values in rows.dependencies],
-                    await _module_files(session, version.project_id, rows.dependencies),
-                ),
-                chunks=[_transient(ChunkRow, values) for values in rows.chunks],
-            )
+        return (await self.write_files([FileWrite(version, analysis, unsupported_language)]))[0]
 
     async def retract_file(self, version: FileVersion) -> bool:
         """Delete everything of a deleted file, keeping a tombstone with its snapshot_seq; False
         (and no change) when the store already holds a newer snapshot of it."""
-        tombstone = _file_values(version) | {
-            "sha256": "",
-            "module_name": "",
-            "unsupported_language": False,
-            "parse_errors": 0,
-            "deleted": True,
-        }
+        return (await self.write_files([FileWrite(version, None)]))[0] is not None
+
+    async def write_files(self, writes: Sequence[FileWrite]) -> list[FileIndex | None]:
+        """Replace or retract every file of ``writes`` (distinct file ids) in one transaction.
+        Per write, in order: the file as stored (relations and dependencies resolved against the
+        project as it is with all of them in; a retracted file: its tombstone and no rows), or
+        None when the store holds a newer snapshot of that file (nothing of it changes)."""
+        file_ids = [w.version.file_id for w in writes]
+        if len(set(file_ids)) != len(file_ids):
+            raise ValueError("write_files: a file appears twice in one transaction")
+        rows = [
+            _rows_of(w.version, w.analysis, unsupported_language=w.unsupported_language)
+            if w.analysis is not None
+            else _tombstone_rows(w.version)
+            for w in writes
+        ]
         async with self._db.transaction() as session:
-            if not await _clear_unless_newer(session, version):
-                return False
-            await session.execute(insert(table_of(FileRow)), [tombstone])
-        return True
+            allowed = await _clear_unless_newer(session, [w.version for w in writes])
+            kept = [r for w, r in zip(writes, rows, strict=True) if w.version.file_id in allowed]
+            for table, values in (
+                (FileRow, [r.file for r in kept]),
+                (SymbolRow, [v for r in kept for v in r.symbols]),
+                (RelationRow, [v for r in kept for v in r.relations]),
+                (FileDependencyRow, [v for r in kept for v in r.dependencies]),
+                (ChunkRow, [v for r in kept for v in r.chunks]),
+            ):
+                for batch in _batches(values, _INSERT_ROWS):
+                    await session.execute(insert(table_of(table)), batch)
+            # Plain (transient) row objects: what was just written, without reading it back.
+            relations = {
+                r.file["file_id"]: [_transient(RelationRow, v) for v in r.relations] for r in kept
+            }
+            resolved: dict[str, list[ResolvedRelation]] = {}
+            modules: dict[str, dict[str, list[str]]] = {}
+            for project_id in {str(r.file["project_id"]) for r in kept}:
+                of_project = [r for r in kept if r.file["project_id"] == project_id]
+                targets = await _resolve_relations(
+                    session,
+                    project_id,
+                    [relation for r in of_project for relation in relations[r.file["file_id"]]],
+                )
+                for relation in targets:
+                    resolved.setdefault(relation.relation.file_id, []).append(relation)
+                modules[project_id] = await _module_files(
+                    session, project_id, [d for r in of_project for d in r.dependencies]
+                )
+        indexes: list[FileIndex | None] = []
+        for r in rows:
+            file_id = str(r.file["file_id"])
+            if file_id not in allowed:
+                indexes.append(None)
+                continue
+            file = _transient(FileRow, r.file)
+            indexes.append(
+                FileIndex(
+                    file=file,
+                    symbols=[_transient(SymbolRow, values) for values in r.symbols],
+                    relations=resolved.get(file_id, []),
+                    dependencies=_resolve_dependencies(
+                        file,
+                        [_transient(FileDependencyRow, values) for values in r.dependencies],
+                        modules[file.project_id],
+                    ),
+                    chunks=[_transient(ChunkRow, values) for values in r.chunks],
+                )
+            )
+        return indexes
 
     # reads
 
@@ -575,6 +617,18 @@ def _rows_of(
     return _FileRows(file_row, symbols, relations, dependencies, chunks)
 
 
+def _tombstone_rows(version: FileVersion) -> _FileRows:
+    """A deleted file: its row marked deleted (keeping the snapshot_seq), nothing else."""
+    tombstone = _file_values(version) | {
+        "sha256": "",
+        "module_name": "",
+        "unsupported_language": False,
+        "parse_errors": 0,
+        "deleted": True,
+    }
+    return _FileRows(tombstone, [], [], [], [])
+
+
 def _transient(model: type[RowT], values: Mapping[str, object]) -> RowT:
     """A transient row object holding ``values``, as the ORM's own loading builds one: the
     values go straight into its ``__dict__``. The mapped ``__init__`` fires an attribute event
@@ -599,23 +653,24 @@ def _file_values(version: FileVersion) -> dict[str, object]:
     }
 
 
-async def _clear_unless_newer(session: AsyncSession, version: FileVersion) -> bool:
-    """Delete every row of the file unless the store holds a newer snapshot of it (then False).
-    FOR UPDATE serializes writers of one file on PostgreSQL (SQLite has one writer anyway)."""
-    stored = await session.scalar(
-        select(FileRow.snapshot_seq).where(FileRow.file_id == version.file_id).with_for_update()
-    )
-    if stored is None:
-        return True  # never stored: nothing to delete
-    if int(stored) > version.snapshot_seq:
-        return False
-    await _delete_file(session, version.file_id)
-    return True
-
-
-async def _delete_file(session: AsyncSession, file_id: str) -> None:
-    for table in (ChunkRow, FileDependencyRow, RelationRow, SymbolRow, FileRow):
-        await session.execute(delete(table).where(table.file_id == file_id))
+async def _clear_unless_newer(session: AsyncSession, versions: Sequence[FileVersion]) -> set[str]:
+    """The file ids of ``versions`` to write: every one unless the store holds a newer snapshot
+    of it; the rows stored for those are deleted. FOR UPDATE serializes writers of one file on
+    PostgreSQL (SQLite has one writer anyway)."""
+    stored: dict[str, int] = {}
+    for batch in _batches(sorted(v.file_id for v in versions), _IN_LIST_SIZE):
+        rows = await session.execute(
+            select(FileRow.file_id, FileRow.snapshot_seq)
+            .where(FileRow.file_id.in_(batch))
+            .with_for_update()
+        )
+        stored.update((file_id, int(seq)) for file_id, seq in rows)
+    allowed = {v.file_id for v in versions if stored.get(v.file_id, -1) <= v.snapshot_seq}
+    replaced = sorted(file_id for file_id in allowed if file_id in stored)
+    for batch in _batches(replaced, _IN_LIST_SIZE):
+        for table in (ChunkRow, FileDependencyRow, RelationRow, SymbolRow, FileRow):
+            await session.execute(delete(table).where(table.file_id.in_(batch)))
+    return allowed
 
 
 async def _resolve_relations(

@@ -239,9 +239,21 @@ class TantivyBM25Index:
     def _write(
         self, remove_files: list[str], chunks: list[IndexedChunk], files: list[WholeFile]
     ) -> None:
-        # Analysis outside the lock.
-        documents = [self._document(chunk) for chunk in chunks]
-        file_documents = [self._file_document(file) for file in files]
+        # Analysis outside the lock. A whole file whose text is the texts of this batch's chunks
+        # joined by newlines (which no word spans) reuses their analysed text.
+        text_terms = [indexed_terms(chunk.text) for chunk in chunks]
+        documents = [
+            self._document(chunk, terms) for chunk, terms in zip(chunks, text_terms, strict=True)
+        ]
+        of_file: dict[str, list[tuple[int, int, str, str]]] = {}
+        for chunk, terms in zip(chunks, text_terms, strict=True):
+            of_file.setdefault(chunk.file_id, []).append(
+                (chunk.ordinal, chunk.start_line, chunk.text, terms)
+            )
+        file_documents = [
+            self._file_document(file, _terms_of_whole_file(file, of_file.get(file.file_id, [])))
+            for file in files
+        ]
         with self._lock:
             index, writer = self._ready()
             files_index, files_writer = self._files_ready()
@@ -260,24 +272,25 @@ class TantivyBM25Index:
                 files_writer.commit()
                 files_index.reload()
 
-    def _file_document(self, file: WholeFile) -> tantivy.Document:
+    def _file_document(self, file: WholeFile, text_terms: str | None = None) -> tantivy.Document:
         document = tantivy.Document()
         for name in FILE_KEYWORD_FIELDS:
             document.add_text(name, getattr(file, name))
         document.add_integer("snapshot_seq", file.snapshot_seq)
-        document.add_text("text", indexed_terms(file.path) + " " + indexed_terms(file.text))
+        text = indexed_terms(file.text) if text_terms is None else text_terms
+        document.add_text("text", indexed_terms(file.path) + " " + text)
         payload = {"file_id": file.file_id, "path": file.path, "language": file.language}
         document.add_bytes("payload", json.dumps({**payload, "chunks": file.chunks}).encode())
         return document
 
-    def _document(self, chunk: IndexedChunk) -> tantivy.Document:
+    def _document(self, chunk: IndexedChunk, text_terms: str | None = None) -> tantivy.Document:
         document = tantivy.Document()
         for name in KEYWORD_FIELDS:
             document.add_text(name, getattr(chunk, name))
         document.add_text("snapshot_id", chunk.snapshot_id)
         document.add_integer("snapshot_seq", chunk.snapshot_seq)
         document.add_unsigned("file_key", file_key(chunk.file_id))
-        document.add_text("text", indexed_terms(chunk.text))
+        document.add_text("text", indexed_terms(chunk.text) if text_terms is None else text_terms)
         document.add_text("symbol", indexed_terms(chunk.symbol_qualified_name))
         document.add_text("name", indexed_terms(chunk.symbol_name))
         document.add_text("path_tokens", indexed_terms(chunk.path))
@@ -433,3 +446,14 @@ def _stored_chunks(searcher: tantivy.Searcher, query: tantivy.Query) -> list[Ind
 
 def _chunk_at(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> IndexedChunk:
     return IndexedChunk.from_payload(json.loads(bytes(searcher.doc(address)["payload"][0])))
+
+
+def _terms_of_whole_file(file: WholeFile, chunks: list[tuple[int, int, str, str]]) -> str | None:
+    """The analysed text of ``file`` from its chunks' (ordinal, start line, text, analysed
+    text) when their texts in order are exactly the file's; None when they are not."""
+    if len(chunks) != file.chunks:
+        return None
+    chunks.sort(key=lambda chunk: (chunk[0], chunk[1]))
+    if "\n".join(chunk[2] for chunk in chunks) != file.text:
+        return None
+    return " ".join(chunk[3] for chunk in chunks)
