@@ -119,7 +119,8 @@ async def test_files_written_in_one_transaction_each_get_their_own_outcome(
     gone = await store.replace_file(
         version("app/gone.py", 1), analyse("app/gone.py", CALLEE), unsupported_language=False
     )
-    assert old is not None and gone is not None
+    assert old is not None
+    assert gone is not None
 
     caller, callee, stale, deleted = await store.write_files(
         [
@@ -129,7 +130,9 @@ async def test_files_written_in_one_transaction_each_get_their_own_outcome(
             FileWrite(version("app/gone.py", 2), None),
         ]
     )
-    assert caller is not None and callee is not None and deleted is not None
+    assert caller is not None
+    assert callee is not None
+    assert deleted is not None
     handle = next(s for s in callee.symbols if s.qualified_name == "app.service.handle")
     call = next(r for r in caller.relations if r.relation.target_name == "handle")
     assert call.target_node_id == handle.node_id
@@ -141,7 +144,8 @@ async def test_files_written_in_one_transaction_each_get_their_own_outcome(
     kept = await store.file_index(old.file.file_id)
     assert kept is not None
     assert [s.qualified_name for s in kept.symbols] == [s.qualified_name for s in old.symbols]
-    assert deleted.file.deleted and not deleted.symbols
+    assert deleted.file.deleted
+    assert not deleted.symbols
     assert await store.file_index(gone.file.file_id) is None
     assert await store.stored_snapshot_seqs([gone.file.file_id]) == {gone.file.file_id: 2}
 
