@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from opentelemetry import trace
@@ -153,15 +153,12 @@ class AstIndexer:
             start = 0
             while start < len(files):
                 await tasks[start]
-                end, ids = start + 1, {files[start][1].file_id}
-                while (
-                    end < len(files)
-                    and tasks[end].done()
-                    and files[end][1].file_id not in ids
-                    and end - start < _GROUP_LIMIT
-                ):
-                    ids.add(files[end][1].file_id)
-                    end += 1
+                end = group_end(
+                    [version.file_id for _, version in files],
+                    [task.done() for task in tasks],
+                    start,
+                    _GROUP_LIMIT,
+                )
                 group = [(*files[i], tasks[i].result()) for i in range(start, end)]
                 for (changed, _, _), (status, error) in zip(
                     group, await self._commit(event, group), strict=True
@@ -292,6 +289,16 @@ class AstIndexer:
                     f"{part.part_index}"
                 ),
             )
+
+
+def group_end(file_ids: Sequence[str], ready: Sequence[bool], start: int, limit: int) -> int:
+    """Where the store transaction that begins at ``start`` (a ready file) ends: after the
+    run of ready files that follows it, before a file it already holds, at most ``limit``."""
+    end, seen = start + 1, {file_ids[start]}
+    while end < len(file_ids) and ready[end] and file_ids[end] not in seen and end - start < limit:
+        seen.add(file_ids[end])
+        end += 1
+    return end
 
 
 def _decided_without_content(
