@@ -79,3 +79,41 @@ async def test_parts_arriving_together_are_all_kept(
     assert len(snapshot.symbols) == len(client.analysis.symbols)
     assert len(snapshot.relations) == len(client.analysis.relations)
     assert len(snapshot.dependencies) == len(client.analysis.dependencies)
+
+
+async def test_one_batch_applies_its_parts_in_order_as_applying_them_one_by_one_would(
+    impact_store: ImpactStore, uploads: dict[str, Any]
+) -> None:
+    """Within one transaction: a redelivered part of a stored file replaces its rows, a new
+    version later in the batch drops what an earlier event of the batch added, a stale event
+    changes nothing, and the graph ends as one-by-one application leaves it."""
+    client, policy = uploads["client.py"], uploads["policy.py"]
+    stored = [parsed_file_from_event(e) for e in client.event("j1", 1, parts=2)]
+    for part in stored:
+        await impact_store.apply(part)
+
+    policy_v2 = [parsed_file_from_event(e) for e in policy.event("j2", 2, parts=2)]
+    policy_v3 = [parsed_file_from_event(e) for e in policy.event("j3", 3)]
+    outcomes = await impact_store.apply_batch(
+        [stored[0], *policy_v2, replace(stored[1], snapshot_seq=0), *policy_v3]
+    )
+
+    assert [o.decision for o in outcomes] == [
+        UpdateDecision.SAME_VERSION,
+        UpdateDecision.NEW_VERSION,
+        UpdateDecision.SAME_VERSION,
+        UpdateDecision.STALE,
+        UpdateDecision.NEW_VERSION,
+    ]
+    assert [o.complete for o in outcomes] == [True, False, True, True, True]
+    snapshot = await impact_store.load_project(client.project_id)
+    assert snapshot is not None
+    assert sorted(f.file_id for f in snapshot.files) == sorted(
+        [stored[0].file_id, policy_v3[0].file_id]
+    )
+    assert len(snapshot.symbols) == len(client.analysis.symbols) + len(policy.analysis.symbols)
+    assert len(snapshot.relations) == len(client.analysis.relations) + len(
+        policy.analysis.relations
+    )
+    again = await impact_store.apply(policy_v2[0])  # the batch left policy.py at seq 3
+    assert (again.decision, again.held_snapshot_seq) == (UpdateDecision.STALE, 3)

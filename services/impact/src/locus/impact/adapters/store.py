@@ -1,5 +1,6 @@
 """The impact store: the persisted graph projection, one SQLAlchemy implementation for SQLite
-and PostgreSQL. Applying a files.parsed part is one transaction."""
+and PostgreSQL. A batch of files.parsed parts is applied in one transaction of a few statements
+(``_BatchWrite``)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ from locus.impact.domain import (
 
 _ROW_TABLES = (SymbolRow, RelationRow, DependencyRow)
 _LOCK_STRIPES = 64
+_IN_LIST_SIZE = 500
+_INSERT_ROWS = 2000  # rows per multi-row INSERT statement
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,9 @@ class ImpactStore:
                 for stripe in stripes:
                     await locks.enter_async_context(self._file_locks[stripe])
             async with self._db.transaction() as session:
-                outcomes = [await self._apply_in(session, event) for event in events]
+                write = _BatchWrite(await _stored_versions(session, events))
+                outcomes = [write.apply(event) for event in events]
+                await write.flush(session)
                 for project_id in dict.fromkeys(
                     e.project_id
                     for e, o in zip(events, outcomes, strict=True)
@@ -125,118 +130,6 @@ class ImpactStore:
                 ):
                     await self._bump_version(session, project_id)
             return outcomes
-
-    async def _apply_in(self, session: AsyncSession, event: ParsedFile) -> ApplyOutcome:
-        # populate_existing: an earlier event of the batch may have changed the row.
-        row = await session.get(
-            FileRow, event.file_id, with_for_update=True, populate_existing=True
-        )
-        held = _held(row)
-        if held is not None and held.project_id != event.project_id:
-            raise InvalidParsedFile(
-                f"file {event.file_id} belongs to project {held.project_id}, not {event.project_id}"
-            )
-        decision = decide_update(held, event)
-        if decision is UpdateDecision.STALE:
-            assert held is not None
-            return ApplyOutcome(
-                decision, is_complete(held.part_count, held.parts_done), held.snapshot_seq
-            )
-        if decision is UpdateDecision.NEW_VERSION:
-            for table in _ROW_TABLES:
-                await session.execute(delete(table).where(table.file_id == event.file_id))
-            parts_done: frozenset[int] = frozenset()
-        else:
-            assert held is not None
-            parts_done = held.parts_done
-            for table in _ROW_TABLES:
-                await session.execute(
-                    delete(table).where(
-                        table.file_id == event.file_id, table.part_index == event.part_index
-                    )
-                )
-        await self._insert_part(session, event)
-        parts_done = parts_done | {event.part_index}
-        values: dict[str, Any] = {
-            "project_id": event.project_id,
-            "snapshot_id": event.snapshot_id,
-            "snapshot_seq": event.snapshot_seq,
-            "sha256": event.sha256,
-            "relative_path": event.relative_path,
-            "module_name": event.module_name,
-            "language": event.language,
-            "deleted": event.deleted,
-            "part_count": max(event.part_count, 1),
-            "parts_done": ",".join(str(p) for p in sorted(parts_done)),
-        }
-        if row is None:
-            await session.execute(insert(FileRow).values(file_id=event.file_id, **values))
-        else:
-            await session.execute(
-                update(FileRow).where(FileRow.file_id == event.file_id).values(**values)
-            )
-        return ApplyOutcome(
-            decision, is_complete(max(event.part_count, 1), parts_done), event.snapshot_seq
-        )
-
-    async def _insert_part(self, session: AsyncSession, event: ParsedFile) -> None:
-        key = {"file_id": event.file_id, "part_index": event.part_index}
-        project = {"project_id": event.project_id}
-        symbols = [
-            {
-                **key,
-                **project,
-                "ordinal": ordinal,
-                "node_id": s.node_id,
-                "qualified_name": s.qualified_name,
-                "scope_name": s.scope_name,
-                "name": s.name,
-                "kind": s.kind,
-                "relative_path": s.relative_path or event.relative_path,
-                "start_line": s.start_line,
-                "end_line": s.end_line,
-                "language": s.language or event.language,
-                "snapshot_id": s.snapshot_id or event.snapshot_id,
-                "signature": s.signature,
-                "docstring": s.docstring,
-                "parent_node_id": s.parent_node_id,
-                "parent_qualified_name": s.parent_qualified_name,
-            }
-            for ordinal, s in enumerate(event.symbols)
-        ]
-        relations = [
-            {
-                **key,
-                **project,
-                "ordinal": ordinal,
-                "kind": r.kind,
-                "source_node_id": r.source_node_id,
-                "source_qualified_name": r.source_qualified_name,
-                "target_name": r.target_name,
-                "target_qualified_name": r.target_qualified_name,
-                "target_node_id": r.target_node_id,
-                "line": r.line,
-            }
-            for ordinal, r in enumerate(event.relations)
-        ]
-        dependencies = [
-            {
-                **key,
-                **project,
-                "ordinal": ordinal,
-                "target_module": d.target_module,
-                "target_file_id": d.target_file_id,
-                "line": d.line,
-            }
-            for ordinal, d in enumerate(event.dependencies)
-        ]
-        for table, rows in (
-            (SymbolRow, symbols),
-            (RelationRow, relations),
-            (DependencyRow, dependencies),
-        ):
-            if rows:
-                await session.execute(insert(table_of(table)), rows)
 
     async def _bump_version(self, session: AsyncSession, project_id: str) -> None:
         result = await session.execute(
@@ -318,3 +211,176 @@ class ImpactStore:
             )
             dependencies = [GraphDependency(*r) for r in dependency_rows]
             return ProjectSnapshot(int(version), files, symbols, relations, dependencies)
+
+
+async def _stored_versions(
+    session: AsyncSession, events: Sequence[ParsedFile]
+) -> dict[str, HeldVersion]:
+    """The version the store holds of each file of ``events`` (locked for this transaction)."""
+    held: dict[str, HeldVersion] = {}
+    file_ids = sorted({event.file_id for event in events})
+    for start in range(0, len(file_ids), _IN_LIST_SIZE):
+        rows = await session.scalars(
+            select(FileRow)
+            .where(FileRow.file_id.in_(file_ids[start : start + _IN_LIST_SIZE]))
+            .with_for_update()
+        )
+        for row in rows:
+            version = _held(row)
+            assert version is not None
+            held[row.file_id] = version
+    return held
+
+
+class _BatchWrite:
+    """What a batch of parts does to the store, decided in memory in event order and written
+    by ``flush`` in a few statements: the rows stored before the batch that a new version (or
+    a redelivered part) replaces are deleted per table in one statement, every new row is
+    inserted per table in one multi-row statement, and each file's row is written once. A file
+    the store never held has nothing to delete."""
+
+    def __init__(self, stored: dict[str, HeldVersion]) -> None:
+        self._stored = stored  # as the store held them before the batch
+        self._held = dict(stored)  # as the batch has left them so far
+        self._delete_files: set[str] = set()
+        self._delete_parts: set[tuple[str, int]] = set()
+        self._rows: dict[tuple[str, int], _PartRows] = {}
+        self._files: dict[str, dict[str, Any]] = {}
+
+    def apply(self, event: ParsedFile) -> ApplyOutcome:
+        held = self._held.get(event.file_id)
+        if held is not None and held.project_id != event.project_id:
+            raise InvalidParsedFile(
+                f"file {event.file_id} belongs to project {held.project_id}, not {event.project_id}"
+            )
+        decision = decide_update(held, event)
+        if decision is UpdateDecision.STALE:
+            assert held is not None
+            return ApplyOutcome(
+                decision, is_complete(held.part_count, held.parts_done), held.snapshot_seq
+            )
+        if decision is UpdateDecision.NEW_VERSION:
+            if event.file_id in self._stored:
+                self._delete_files.add(event.file_id)
+            for key in [key for key in self._rows if key[0] == event.file_id]:
+                del self._rows[key]
+            parts_done: frozenset[int] = frozenset()
+        else:
+            assert held is not None
+            parts_done = held.parts_done
+            if event.file_id in self._stored:
+                self._delete_parts.add((event.file_id, event.part_index))
+        self._rows[(event.file_id, event.part_index)] = _part_rows(event)
+        parts_done = parts_done | {event.part_index}
+        part_count = max(event.part_count, 1)
+        self._held[event.file_id] = HeldVersion(
+            project_id=event.project_id,
+            snapshot_seq=event.snapshot_seq,
+            sha256=event.sha256,
+            deleted=event.deleted,
+            part_count=part_count,
+            parts_done=parts_done,
+        )
+        self._files[event.file_id] = {
+            "file_id": event.file_id,
+            "project_id": event.project_id,
+            "snapshot_id": event.snapshot_id,
+            "snapshot_seq": event.snapshot_seq,
+            "sha256": event.sha256,
+            "relative_path": event.relative_path,
+            "module_name": event.module_name,
+            "language": event.language,
+            "deleted": event.deleted,
+            "part_count": part_count,
+            "parts_done": ",".join(str(p) for p in sorted(parts_done)),
+        }
+        return ApplyOutcome(decision, is_complete(part_count, parts_done), event.snapshot_seq)
+
+    async def flush(self, session: AsyncSession) -> None:
+        replaced = sorted(self._delete_files)
+        stored_files = sorted(file_id for file_id in self._files if file_id in self._stored)
+        for start in range(0, len(replaced), _IN_LIST_SIZE):
+            batch = replaced[start : start + _IN_LIST_SIZE]
+            for table in _ROW_TABLES:
+                await session.execute(delete(table).where(table.file_id.in_(batch)))
+        for file_id, part_index in sorted(self._delete_parts):
+            if file_id not in self._delete_files:
+                for table in _ROW_TABLES:
+                    await session.execute(
+                        delete(table).where(
+                            table.file_id == file_id, table.part_index == part_index
+                        )
+                    )
+        for start in range(0, len(stored_files), _IN_LIST_SIZE):
+            batch = stored_files[start : start + _IN_LIST_SIZE]
+            await session.execute(delete(FileRow).where(FileRow.file_id.in_(batch)))
+        inserts: list[tuple[Any, list[dict[str, Any]]]] = [
+            (FileRow, list(self._files.values())),
+            (SymbolRow, [row for part in self._rows.values() for row in part.symbols]),
+            (RelationRow, [row for part in self._rows.values() for row in part.relations]),
+            (DependencyRow, [row for part in self._rows.values() for row in part.dependencies]),
+        ]
+        for table, rows in inserts:
+            for start in range(0, len(rows), _INSERT_ROWS):
+                await session.execute(insert(table_of(table)), rows[start : start + _INSERT_ROWS])
+
+
+@dataclass(frozen=True)
+class _PartRows:
+    symbols: list[dict[str, Any]]
+    relations: list[dict[str, Any]]
+    dependencies: list[dict[str, Any]]
+
+
+def _part_rows(event: ParsedFile) -> _PartRows:
+    key = {"file_id": event.file_id, "part_index": event.part_index}
+    project = {"project_id": event.project_id}
+    symbols = [
+        {
+            **key,
+            **project,
+            "ordinal": ordinal,
+            "node_id": s.node_id,
+            "qualified_name": s.qualified_name,
+            "scope_name": s.scope_name,
+            "name": s.name,
+            "kind": s.kind,
+            "relative_path": s.relative_path or event.relative_path,
+            "start_line": s.start_line,
+            "end_line": s.end_line,
+            "language": s.language or event.language,
+            "snapshot_id": s.snapshot_id or event.snapshot_id,
+            "signature": s.signature,
+            "docstring": s.docstring,
+            "parent_node_id": s.parent_node_id,
+            "parent_qualified_name": s.parent_qualified_name,
+        }
+        for ordinal, s in enumerate(event.symbols)
+    ]
+    relations = [
+        {
+            **key,
+            **project,
+            "ordinal": ordinal,
+            "kind": r.kind,
+            "source_node_id": r.source_node_id,
+            "source_qualified_name": r.source_qualified_name,
+            "target_name": r.target_name,
+            "target_qualified_name": r.target_qualified_name,
+            "target_node_id": r.target_node_id,
+            "line": r.line,
+        }
+        for ordinal, r in enumerate(event.relations)
+    ]
+    dependencies = [
+        {
+            **key,
+            **project,
+            "ordinal": ordinal,
+            "target_module": d.target_module,
+            "target_file_id": d.target_file_id,
+            "line": d.line,
+        }
+        for ordinal, d in enumerate(event.dependencies)
+    ]
+    return _PartRows(symbols, relations, dependencies)
