@@ -2,9 +2,9 @@
 
 from dataclasses import dataclass, field
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from locus.ast.domain.languages import CompiledLanguage
+from locus.ast.domain.languages import CompiledLanguage, QueryMatches
 from locus.ast.domain.model import CALLABLE_KINDS, CONTAINER_KINDS, SymbolKind
 from locus.ast.domain.source_text import SourceText, leaf_tokens, normalized_tokens_text
 
@@ -103,12 +103,12 @@ class _Found:
 
 
 def _matched_definitions(
-    root: Node, compiled: CompiledLanguage
+    matched: QueryMatches, compiled: CompiledLanguage
 ) -> tuple[list[_Found], dict[int, Node]]:
     assert compiled.definitions is not None
     wrappers: dict[int, Node] = {}
     found: dict[int, _Found] = {}
-    for _, captures in QueryCursor(compiled.definitions).matches(root):
+    for captures in matched.matches("definitions"):
         if "wrapper" in captures:
             wrapped = captures["wrapped"][0]
             wrapper = captures["wrapper"][0]
@@ -166,7 +166,7 @@ def _receiver_type(node: Node, source: SourceText) -> str:
 
 
 def collect_definitions(
-    root: Node, compiled: CompiledLanguage, source: SourceText, namespace: str
+    matched: QueryMatches, compiled: CompiledLanguage, source: SourceText, namespace: str
 ) -> list[Definition]:
     """All definitions in document order, each linked to its enclosing definition.
 
@@ -175,7 +175,7 @@ def collect_definitions(
         return []
     spec = compiled.spec
     separator = spec.separator
-    found, wrappers = _matched_definitions(root, compiled)
+    found, wrappers = _matched_definitions(matched, compiled)
 
     def qualify(scope_name: str) -> str:
         return f"{namespace}{spec.joiner}{scope_name}" if namespace else scope_name
@@ -246,14 +246,17 @@ def collect_definitions(
 
 
 def attach_docstrings(
-    root: Node, compiled: CompiledLanguage, source: SourceText, definitions: list[Definition]
+    matched: QueryMatches,
+    compiled: CompiledLanguage,
+    source: SourceText,
+    definitions: list[Definition],
 ) -> str | None:
     """Sets each definition's docstring and returns the module's docstring."""
     if compiled.docstrings is None:
         return None
     by_node_id = {definition.node.id: definition for definition in definitions}
     module_docstring: str | None = None
-    captured = QueryCursor(compiled.docstrings).captures(root).get("docstring", [])
+    captured = matched.captures("docstrings", "docstring")
     for literal in sorted(captured, key=lambda node: node.start_byte):
         text = compiled.spec.docstring_text(source.decode(literal.start_byte, literal.end_byte))
         owner = innermost_definition(literal, by_node_id)

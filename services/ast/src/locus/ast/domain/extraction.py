@@ -6,7 +6,7 @@ The extractor is language-generic: everything language-specific comes from the l
 
 from typing import cast
 
-from tree_sitter import Node, Parser, Point, QueryCursor, Range
+from tree_sitter import Node, Parser, Point, Range
 
 from locus.ast.domain.chunk_layout import layout_chunks
 from locus.ast.domain.chunking import number_chunks
@@ -17,7 +17,7 @@ from locus.ast.domain.definitions import (
 )
 from locus.ast.domain.indentation_limit import shallow_lines
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
-from locus.ast.domain.languages import CompiledLanguage, compiled_language
+from locus.ast.domain.languages import QueryMatches, compiled_language
 from locus.ast.domain.model import ChunkingPolicy, FileAnalysis, Symbol, SymbolKind
 from locus.ast.domain.relations import extract_relations
 from locus.ast.domain.source_text import SourceText
@@ -46,11 +46,9 @@ def _last_segment(module_name: str, separator: str) -> str:
     return module_name.rpartition(separator)[2]
 
 
-def declared_package(root: Node, compiled: CompiledLanguage, source: SourceText) -> str | None:
+def declared_package(matched: QueryMatches, source: SourceText) -> str | None:
     """The file's package/namespace declaration, whitespace removed; None when it has none."""
-    if compiled.package is None:
-        return None
-    for node in QueryCursor(compiled.package).captures(root).get("package.name", []):
+    for node in matched.captures("package", "package.name"):
         return "".join(source.decode(node.start_byte, node.end_byte).split())
     return None
 
@@ -92,11 +90,12 @@ def extract(
             tree_root = parser.parse(source).root_node
             omitted = shallow.note
     text = SourceText(relative_path, source)
+    matched = QueryMatches(compiled, tree_root)
     module_name = spec.module_name_for_path(relative_path, root)
-    namespace = spec.definition_namespace(module_name, declared_package(tree_root, compiled, text))
+    namespace = spec.definition_namespace(module_name, declared_package(matched, text))
 
-    definitions = collect_definitions(tree_root, compiled, text, namespace)
-    module_docstring = attach_docstrings(tree_root, compiled, text, definitions)
+    definitions = collect_definitions(matched, compiled, text, namespace)
+    module_docstring = attach_docstrings(matched, compiled, text, definitions)
     module_comment = attach_doc_comments(tree_root, compiled, text, definitions)
     if module_docstring is None:
         module_docstring = module_comment
@@ -131,7 +130,7 @@ def extract(
         if definition.is_symbol
     )
     relations, dependencies = extract_relations(
-        tree_root,
+        matched,
         compiled,
         text,
         module_name,

@@ -10,10 +10,10 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
 from locus.ast.domain.definitions import Definition, innermost_definition
-from locus.ast.domain.languages import CompiledLanguage
+from locus.ast.domain.languages import CompiledLanguage, QueryMatches
 from locus.ast.domain.model import FileDependency, Relation
 from locus.ast.domain.source_text import SourceText
 
@@ -174,7 +174,11 @@ def _captured_text(
 
 
 def _collect_imports(
-    root: Node, compiled: CompiledLanguage, source: SourceText, module_name: str, is_package: bool
+    matched: QueryMatches,
+    compiled: CompiledLanguage,
+    source: SourceText,
+    module_name: str,
+    is_package: bool,
 ) -> _Imports:
     imports = _Imports()
     if compiled.imports is None:
@@ -182,7 +186,7 @@ def _collect_imports(
     spec = compiled.spec
     separator = spec.separator
     joiner = spec.joiner
-    matches = [captures for _, captures in QueryCursor(compiled.imports).matches(root)]
+    matches = list(matched.matches("imports"))
     matches.sort(
         key=lambda captures: min(node.start_byte for nodes in captures.values() for node in nodes)
     )
@@ -244,7 +248,7 @@ def _contains(definitions: list[Definition], module_name: str) -> list[Relation]
 
 
 def _inherits(
-    root: Node,
+    matched: QueryMatches,
     compiled: CompiledLanguage,
     source: SourceText,
     by_node_id: dict[int, Definition],
@@ -253,7 +257,7 @@ def _inherits(
     if compiled.inheritance is None:
         return []
     bases: list[tuple[Definition, Node]] = []
-    for _, captures in QueryCursor(compiled.inheritance).matches(root):
+    for captures in matched.matches("inheritance"):
         subclass = by_node_id.get(captures["inherits.class"][0].id)
         if subclass is not None:
             bases.extend((subclass, base) for base in captures["inherits.base"])
@@ -275,7 +279,7 @@ def _inherits(
 
 
 def _calls(
-    root: Node,
+    matched: QueryMatches,
     compiled: CompiledLanguage,
     source: SourceText,
     module_name: str,
@@ -288,7 +292,7 @@ def _calls(
     # `Invoice.new`), where no single node spans receiver and name without the arguments.
     targets: dict[int, Node] = {}
     ends: dict[int, int] = {}
-    for _, captures in QueryCursor(compiled.calls).matches(root):
+    for captures in matched.matches("calls"):
         last = captures.get("call.last")
         for node in captures.get("call.target", []):
             targets.setdefault(node.id, node)
@@ -319,7 +323,7 @@ def _calls(
 
 
 def extract_relations(
-    root: Node,
+    matched: QueryMatches,
     compiled: CompiledLanguage,
     source: SourceText,
     module_name: str,
@@ -330,14 +334,14 @@ def extract_relations(
     """Relations in the order contains, imports, inherits, calls (each in document order) and
     the file's dependencies in order of first import. `namespace` prefixes the file's
     definitions ("" when they are global)."""
-    imports = _collect_imports(root, compiled, source, module_name, is_package)
+    imports = _collect_imports(matched, compiled, source, module_name, is_package)
     resolver = _NameResolver(compiled, definitions, imports.bindings, namespace)
     by_node_id = {definition.node.id: definition for definition in definitions}
     relations = [
         *_contains(definitions, module_name),
         *imports.relations,
-        *_inherits(root, compiled, source, by_node_id, resolver),
-        *_calls(root, compiled, source, module_name, by_node_id, resolver),
+        *_inherits(matched, compiled, source, by_node_id, resolver),
+        *_calls(matched, compiled, source, module_name, by_node_id, resolver),
     ]
     dependencies = [
         FileDependency(module, line, tuple(names))
