@@ -110,6 +110,10 @@ class Indexer:
         states: dict[str, FileState | None] = dict(
             await self._store.file_states([p.file_id for p in parts])
         )
+        # A file with no saved state has no vectors (the lane writes them only for the saved
+        # version): a first scan removes none. Its BM25 documents are removed all the same (a
+        # crash between the BM25 write and the save leaves some behind).
+        indexed_before = {file_id for file_id, state in states.items() if state is not None}
         plans: dict[str, _FilePlan] = {}
         reports: list[FileReport] = []
         works: dict[tuple[str, int], VectorWork] = {}
@@ -179,6 +183,7 @@ class Indexer:
                             )
                         )
         remove_files = [file_id for file_id, plan in plans.items() if plan.clear]
+        remove_vectors = [file_id for file_id in remove_files if file_id in indexed_before]
         chunks = [chunk for plan in plans.values() for chunk in plan.chunks.values()]
         documents = await self._whole_files(completed, plans, states)
         await self._bm25.write(remove_files, chunks, documents)
@@ -186,8 +191,8 @@ class Indexer:
         # One critical section with the lane: it must never see the old version still current
         # after its vectors were removed (it would write them back).
         async with self._vector_writes:
-            if remove_files:
-                await self._vectors.write(remove_files, [])
+            if remove_vectors:
+                await self._vectors.write(remove_vectors, [])
             await self._store.save(list(changed.values()), snapshots)
         # Queued after the versions are saved, so the lane finds the version it embeds for;
         # a crash in between redelivers the parts, which are then queued as duplicates.
