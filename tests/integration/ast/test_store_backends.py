@@ -6,6 +6,8 @@ both, so no SQLite-only SQL can creep in."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
 
 import pytest
 from stores import drop_everything
@@ -111,8 +113,9 @@ async def test_targets_resolve_across_files_whenever_the_target_arrives(store: A
 async def test_files_written_in_one_transaction_each_get_their_own_outcome(
     store: AstStore,
 ) -> None:
-    """A group commit: a caller and its callee arriving together resolve each other; a file the
-    store holds a newer snapshot of is left as it is; a deletion leaves its tombstone."""
+    """A group commit: a callee written before its caller in the same transaction resolves
+    the call; a file the store holds a newer snapshot of is left as it is; a deletion leaves
+    its tombstone."""
     old = await store.replace_file(
         version("app/old.py", 5), analyse("app/old.py", CALLEE), unsupported_language=False
     )
@@ -122,10 +125,10 @@ async def test_files_written_in_one_transaction_each_get_their_own_outcome(
     assert old is not None
     assert gone is not None
 
-    caller, callee, stale, deleted = await store.write_files(
+    callee, caller, stale, deleted = await store.write_files(
         [
-            FileWrite(version("app/main.py", 2), analyse("app/main.py", CALLER)),
             FileWrite(version("app/service.py", 2), analyse("app/service.py", CALLEE)),
+            FileWrite(version("app/main.py", 2), analyse("app/main.py", CALLER)),
             FileWrite(version("app/old.py", 2), analyse("app/old.py", CALLER)),
             FileWrite(version("app/gone.py", 2), None),
         ]
@@ -153,6 +156,69 @@ async def test_files_written_in_one_transaction_each_get_their_own_outcome(
         await store.write_files(
             [FileWrite(version("app/a.py", 3), None), FileWrite(version("app/a.py", 4), None)]
         )
+
+
+RENAMED_SERVICE = b'''"""The service, renamed."""
+
+
+def serve(request):
+    return request
+'''
+LATE_CALLER = b"""from .service import serve
+
+
+def go(request):
+    return serve(request)
+"""
+
+
+async def test_a_group_commit_resolves_as_committing_its_files_one_by_one(
+    store: AstStore,
+) -> None:
+    """However files are grouped (which depends on timing), each one's relations and imports
+    resolve against what it would see had the files been committed one by one in order: a
+    file before a changed file still sees that file's stored version, a file after it sees
+    the new one."""
+
+    def of(project: str, path: str, seq: int) -> FileVersion:
+        return replace(version(path, seq), project_id=project, file_id=f"{project}:{path}")
+
+    changes = [
+        ("app/main.py", CALLER),  # calls app.service.handle: stored, replaced after it
+        ("app/service.py", RENAMED_SERVICE),
+        ("app/late.py", LATE_CALLER),  # calls app.service.serve: new, written before it
+    ]
+    outcomes: dict[str, list[Any]] = {}
+    for project in ("p_one_by_one", "p_grouped"):
+        stored = await store.replace_file(
+            of(project, "app/service.py", 1),
+            analyse("app/service.py", CALLEE),
+            unsupported_language=False,
+        )
+        assert stored is not None
+        if project == "p_one_by_one":
+            outcomes[project] = [
+                await store.replace_file(
+                    of(project, path, 2), analyse(path, source), unsupported_language=False
+                )
+                for path, source in changes
+            ]
+        else:
+            outcomes[project] = await store.write_files(
+                [FileWrite(of(project, path, 2), analyse(path, source)) for path, source in changes]
+            )
+
+    def resolved(index: Any) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+        return (
+            [(r.relation.target_qualified_name, bool(r.target_node_id)) for r in index.relations],
+            [(d.target_module, bool(d.target_file_id)) for d in index.dependencies],
+        )
+
+    one_by_one = [resolved(index) for index in outcomes["p_one_by_one"]]
+    assert [resolved(index) for index in outcomes["p_grouped"]] == one_by_one
+    main, _, late = one_by_one
+    assert ("app.service.handle", True) in main[0]  # the stored version, before it changed
+    assert ("app.service.serve", True) in late[0]
 
 
 async def test_replacing_a_file_is_idempotent_and_older_snapshots_are_ignored(

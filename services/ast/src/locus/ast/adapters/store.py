@@ -169,9 +169,10 @@ class AstStore:
 
     async def write_files(self, writes: Sequence[FileWrite]) -> list[FileIndex | None]:
         """Replace or retract every file of ``writes`` (distinct file ids) in one transaction.
-        Per write, in order: the file as stored (relations and dependencies resolved against the
-        project as it is with all of them in; a retracted file: its tombstone and no rows), or
-        None when the store holds a newer snapshot of that file (nothing of it changes)."""
+        Per write, in order: the file as stored (a retracted file: its tombstone and no rows),
+        its relations and imports resolved as if the files had been committed one by one in
+        this order (``_GroupDefinitions``), or None when the store holds a newer snapshot of
+        that file (nothing of it changes)."""
         file_ids = [w.version.file_id for w in writes]
         if len(set(file_ids)) != len(file_ids):
             raise ValueError("write_files: a file appears twice in one transaction")
@@ -182,8 +183,20 @@ class AstStore:
             for w in writes
         ]
         async with self._db.transaction() as session:
-            allowed = await _clear_unless_newer(session, [w.version for w in writes])
+            stored = await _stored_seqs(session, [w.version.file_id for w in writes])
+            allowed = {
+                w.version.file_id
+                for w in writes
+                if stored.get(w.version.file_id, -1) <= w.version.snapshot_seq
+            }
             kept = [r for w, r in zip(writes, rows, strict=True) if w.version.file_id in allowed]
+            visible = _GroupDefinitions(kept)
+            for project_id in {str(r.file["project_id"]) for r in kept}:
+                visible.add_stored(
+                    project_id,
+                    await _definitions_named(session, project_id, visible.names_of(project_id)),
+                )
+            await _delete_files(session, sorted(f for f in allowed if f in stored))
             for table, values in (
                 (FileRow, [r.file for r in kept]),
                 (SymbolRow, [v for r in kept for v in r.symbols]),
@@ -193,24 +206,8 @@ class AstStore:
             ):
                 for batch in _batches(values, _INSERT_ROWS):
                     await session.execute(insert(table_of(table)), batch)
-            # Plain (transient) row objects: what was just written, without reading it back.
-            relations = {
-                r.file["file_id"]: [_transient(RelationRow, v) for v in r.relations] for r in kept
-            }
-            resolved: dict[str, list[ResolvedRelation]] = {}
-            modules: dict[str, dict[str, list[str]]] = {}
-            for project_id in {str(r.file["project_id"]) for r in kept}:
-                of_project = [r for r in kept if r.file["project_id"] == project_id]
-                targets = await _resolve_relations(
-                    session,
-                    project_id,
-                    [relation for r in of_project for relation in relations[r.file["file_id"]]],
-                )
-                for relation in targets:
-                    resolved.setdefault(relation.relation.file_id, []).append(relation)
-                modules[project_id] = await _module_files(
-                    session, project_id, [d for r in of_project for d in r.dependencies]
-                )
+        # What was just written, as plain row objects (not read back), each file's relations
+        # and imports resolved as if the files had been committed one by one in order.
         indexes: list[FileIndex | None] = []
         for r in rows:
             file_id = str(r.file["file_id"])
@@ -218,15 +215,17 @@ class AstStore:
                 indexes.append(None)
                 continue
             file = _transient(FileRow, r.file)
+            dependencies = [_transient(FileDependencyRow, values) for values in r.dependencies]
             indexes.append(
                 FileIndex(
                     file=file,
                     symbols=[_transient(SymbolRow, values) for values in r.symbols],
-                    relations=resolved.get(file_id, []),
+                    relations=[
+                        ResolvedRelation(relation, visible.target_of(relation))
+                        for relation in (_transient(RelationRow, v) for v in r.relations)
+                    ],
                     dependencies=_resolve_dependencies(
-                        file,
-                        [_transient(FileDependencyRow, values) for values in r.dependencies],
-                        modules[file.project_id],
+                        file, dependencies, visible.files_by_module(file_id, r.dependencies)
                     ),
                     chunks=[_transient(ChunkRow, values) for values in r.chunks],
                 )
@@ -657,24 +656,140 @@ def _file_values(version: FileVersion) -> dict[str, object]:
     }
 
 
-async def _clear_unless_newer(session: AsyncSession, versions: Sequence[FileVersion]) -> set[str]:
-    """The file ids of ``versions`` to write: every one unless the store holds a newer snapshot
-    of it; the rows stored for those are deleted. FOR UPDATE serializes writers of one file on
-    PostgreSQL (SQLite has one writer anyway)."""
+async def _stored_seqs(session: AsyncSession, file_ids: Sequence[str]) -> dict[str, int]:
+    """The snapshot_seq stored for each of ``file_ids`` that is stored, rows locked for the
+    transaction (FOR UPDATE serializes writers of one file on PostgreSQL; SQLite has one
+    writer anyway)."""
     stored: dict[str, int] = {}
-    for batch in _batches(sorted(v.file_id for v in versions), _IN_LIST_SIZE):
+    for batch in _batches(sorted(file_ids), _IN_LIST_SIZE):
         rows = await session.execute(
             select(FileRow.file_id, FileRow.snapshot_seq)
             .where(FileRow.file_id.in_(batch))
             .with_for_update()
         )
         stored.update((file_id, int(seq)) for file_id, seq in rows)
-    allowed = {v.file_id for v in versions if stored.get(v.file_id, -1) <= v.snapshot_seq}
-    replaced = sorted(file_id for file_id in allowed if file_id in stored)
-    for batch in _batches(replaced, _IN_LIST_SIZE):
+    return stored
+
+
+async def _delete_files(session: AsyncSession, file_ids: Sequence[str]) -> None:
+    for batch in _batches(file_ids, _IN_LIST_SIZE):
         for table in (ChunkRow, FileDependencyRow, RelationRow, SymbolRow, FileRow):
             await session.execute(delete(table).where(table.file_id.in_(batch)))
-    return allowed
+
+
+@dataclass(frozen=True, slots=True)
+class _Definition:
+    qualified_name: str
+    file_id: str
+    node_id: str
+    kind: str
+
+
+async def _definitions_named(
+    session: AsyncSession, project_id: str, names: Sequence[str]
+) -> list[_Definition]:
+    found: list[_Definition] = []
+    for batch in _batches(names, _IN_LIST_SIZE):
+        rows = await session.execute(
+            select(
+                SymbolRow.qualified_name, SymbolRow.file_id, SymbolRow.node_id, SymbolRow.kind
+            ).where(SymbolRow.project_id == project_id, SymbolRow.qualified_name.in_(batch))
+        )
+        found.extend(_Definition(*row) for row in rows)
+    return found
+
+
+class _GroupDefinitions:
+    """The symbols each file of a group commit resolves its relations and imports against:
+    exactly what committing the files one by one, in order, would show the k-th file — the
+    project as stored before the group, where the group's files up to k have their new rows
+    instead of their stored ones and the later ones still have their stored ones. So the
+    resolution does not depend on how the files were grouped (which depends on timing)."""
+
+    _LAST = 1 << 62
+
+    def __init__(self, kept: Sequence[_FileRows]) -> None:
+        self._position = {str(r.file["file_id"]): k for k, r in enumerate(kept)}
+        self._project = {str(r.file["file_id"]): str(r.file["project_id"]) for r in kept}
+        # name → (first, last position that sees it, definition)
+        self._named: dict[tuple[str, str], list[tuple[int, int, _Definition]]] = {}
+        self._wanted: dict[str, set[str]] = {}
+        for r in kept:
+            project_id = str(r.file["project_id"])
+            wanted = self._wanted.setdefault(project_id, set())
+            wanted.update(str(v["target_qualified_name"]) for v in r.relations)
+            for dependency in r.dependencies:
+                wanted.update(
+                    _candidate_modules(
+                        str(dependency["target_module"]), str(dependency["imported_names"])
+                    )
+                )
+            first = self._position[str(r.file["file_id"])]
+            for v in r.symbols:
+                definition = _Definition(
+                    str(v["qualified_name"]), str(v["file_id"]), str(v["node_id"]), str(v["kind"])
+                )
+                self._add(project_id, definition, first, self._LAST)
+
+    def names_of(self, project_id: str) -> list[str]:
+        return sorted(name for name in self._wanted.get(project_id, ()) if name)
+
+    def add_stored(self, project_id: str, definitions: Sequence[_Definition]) -> None:
+        """Symbols of the project as stored before the group: a group file's are seen by the
+        files before it only (it replaces them)."""
+        for definition in definitions:
+            replaced_at = self._position.get(definition.file_id)
+            last = self._LAST if replaced_at is None else replaced_at - 1
+            self._add(project_id, definition, 0, last)
+
+    def _add(self, project_id: str, definition: _Definition, first: int, last: int) -> None:
+        if first <= last:
+            key = (project_id, definition.qualified_name)
+            self._named.setdefault(key, []).append((first, last, definition))
+
+    def _seen_by(self, file_id: str, name: str) -> list[_Definition]:
+        k = self._position[file_id]
+        named = self._named.get((self._project[file_id], name), [])
+        return [definition for first, last, definition in named if first <= k <= last]
+
+    def target_of(self, relation: RelationRow) -> str:
+        """The node a relation's target names: in the referring file first, else the
+        smallest node id ("" when none)."""
+        name = relation.target_qualified_name
+        options = self._seen_by(relation.file_id, name) if name else []
+        if not options:
+            return ""
+        own = relation.file_id
+        return min(options, key=lambda d: (d.file_id != own, d.node_id)).node_id
+
+    def files_by_module(
+        self, file_id: str, dependencies: Sequence[Mapping[str, object]]
+    ) -> dict[str, list[str]]:
+        """``_module_files`` for one file of the group, from what it sees."""
+        candidates_per_import = [
+            _candidate_modules(str(d["target_module"]), str(d["imported_names"]))
+            for d in dependencies
+        ]
+        files_by_module: dict[str, list[str]] = {}
+        for module in sorted({m for candidates in candidates_per_import for m in candidates}):
+            files = [d.file_id for d in self._seen_by(file_id, module) if d.kind == "module"]
+            if files:
+                files_by_module[module] = files
+        missing = sorted(
+            {
+                module
+                for candidates in candidates_per_import
+                if not any(candidate in files_by_module for candidate in candidates)
+                for module in candidates
+            }
+        )
+        for module in missing:
+            for definition in self._seen_by(file_id, module):
+                if definition.kind in _TYPE_KINDS:
+                    files = files_by_module.setdefault(module, [])
+                    if definition.file_id not in files:
+                        files.append(definition.file_id)
+        return files_by_module
 
 
 async def _resolve_relations(
