@@ -4,6 +4,7 @@ over gRPC out."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -324,6 +325,27 @@ async def test_the_vectors_lane_waits_until_the_searchable_path_is_quiet(
     )
     assert lane.vectors_embedded > 0
     assert lane.yielded_seconds > 1.0
+
+
+async def test_the_vectors_lane_waits_while_searches_keep_coming(
+    harness_factory: Any, make_events: Any
+) -> None:
+    """Queries come before background embedding: while searches arrive within the quiet
+    period nothing is embedded; once they stop, the files get their vectors."""
+    harness = await harness_factory(vectors_yield_quiet_seconds=2.0)
+    for path in FILES:
+        await harness.publish_file(make_events(path, job_id="job_1", snapshot_seq=1))
+    await harness.updates.wait_for(lambda seen: len(harness.reported("job_1")) == len(FILES))
+    lane = harness.runtime.vectors_lane.stats
+    for _ in range(10):  # 4 s of searches, one every 0.4 s: longer than the quiet period
+        response = await harness.stub.Search(search("UploadClient"))
+        assert response.hits
+        await asyncio.sleep(0.4)
+    assert lane.vectors_embedded == 0
+    await harness.updates.wait_for(
+        lambda seen: len(harness.reported("job_1", "vectors")) == len(FILES)
+    )
+    assert lane.yielded_seconds > 3.0
 
 
 async def test_the_vectors_lane_embeds_source_before_tests_and_docs(

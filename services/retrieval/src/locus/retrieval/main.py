@@ -32,10 +32,11 @@ from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
 from locus.retrieval.adapters.torch_embedder import SentenceTransformerEmbedder
 from locus.retrieval.domain.ports import BM25Index, Embedder, ProjectCatalog, VectorIndex
 from locus.retrieval.domain.search_request import SearchLimits
+from locus.retrieval.foreground import ForegroundActivity
 from locus.retrieval.indexing import Indexer
 from locus.retrieval.searching import Searcher
 from locus.retrieval.settings import RetrievalSettings
-from locus.retrieval.vectors_lane import SearchableActivity, VectorsLane
+from locus.retrieval.vectors_lane import VectorsLane
 from locus.rpc import Component, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import Telemetry, configure_logging, setup_telemetry
 from locus.telemetry.metrics import MetricsEndpoint
@@ -210,7 +211,7 @@ def build(
         linger_seconds=settings.batch_linger_seconds,
         stream_linger_seconds=settings.stream_batch_linger_seconds,
     )
-    activity = SearchableActivity(
+    activity = ForegroundActivity(
         quiet_seconds=settings.vectors_yield_quiet_seconds,
         max_wait_seconds=settings.vectors_yield_max_seconds,
     )
@@ -224,7 +225,6 @@ def build(
         reporter,
         vector_writes,
         cache_every=settings.vectors_cache_every,
-        embed_slice=settings.embed_batch_size,
         activity=activity,
     )
     lanes = register_vectors_lane(bus, lane, reporter, batch_size=settings.vectors_fetch_batch)
@@ -244,7 +244,7 @@ def build(
     server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
     server.add_service(
         retrieval_pb2_grpc.add_RetrievalServiceServicer_to_server,
-        RetrievalServicer(searcher, limits),
+        RetrievalServicer(searcher, limits, activity),
         retrieval_pb2.DESCRIPTOR.services_by_name["RetrievalService"].full_name,
     )
     components: list[Component] = [

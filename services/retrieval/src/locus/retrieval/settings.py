@@ -73,10 +73,10 @@ class RetrievalSettings(ServiceSettings):
     vectors_lane_enabled: bool = True
     vectors_fetch_batch: int = Field(default=64, ge=1, le=1000)
     vectors_cache_every: int = Field(default=256, ge=1, le=100_000)
-    # Searchable comes first: the lane embeds only after the searchable path of this process
-    # has been idle this long (0: never waits), and waits at most vectors_yield_max_seconds
-    # before each slice of embed_batch_size texts, so vectors still move under a stream of
-    # changes that never stops.
+    # Foreground work comes first: the lane embeds only after this process has had no
+    # files.parsed in hand and no Search running for this long (0: never waits), and waits at
+    # most vectors_yield_max_seconds before each sub-batch of vectors_cache_every texts, so
+    # vectors still move under changes or queries that never stop.
     vectors_yield_quiet_seconds: float = Field(default=1.0, ge=0, le=60)
     vectors_yield_max_seconds: float = Field(default=60.0, ge=0, le=3600)
     vector_classes: Annotated[list[str], NoDecode] = Field(

@@ -12,19 +12,19 @@ Each batch of ``VectorWork`` (many file parts, most valuable first):
    is reported embedded.
 Every step is safe to repeat: a redelivered part finds its vectors in the cache.
 
-Searchable comes first: before each slice of texts it embeds, the lane waits while this
-process's searchable path has files in hand or had some within a quiet period
-(``SearchableActivity``), so a scan is not slowed by embedding on the cores it needs; it never
-waits longer than a bound per slice, so vectors keep moving under changes that never stop.
+Searchable files and searches come first: before each sub-batch of texts it embeds, the lane
+waits while this process has files.parsed in hand or a Search running, or had one within a
+quiet period (``ForegroundActivity``), so neither a scan nor a query shares its cores with
+embedding; it never waits longer than a bound per sub-batch, so vectors keep moving under
+changes or queries that never stop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,6 +41,7 @@ from locus.retrieval.domain.model import (
     VectorWork,
 )
 from locus.retrieval.domain.ports import Embedder, IndexReporter, VectorIndex
+from locus.retrieval.foreground import ForegroundActivity
 from locus.telemetry.metrics import CACHE_LOOKUPS, EMBEDDED_CHUNKS
 
 log = logging.getLogger(__name__)
@@ -58,58 +59,7 @@ class VectorsLaneStats:
     vectors_embedded: int = 0
     vectors_from_cache: int = 0
     embed_seconds: float = 0.0
-    yielded_seconds: float = 0.0  # waiting for the searchable path to go quiet
-
-
-class SearchableActivity:
-    """Whether this process's searchable path is busy: files in hand now, or within the last
-    ``quiet_seconds``. ``quiet()`` waits until it is not, at most ``max_wait_seconds``
-    (0 quiet seconds: never waits)."""
-
-    def __init__(
-        self,
-        quiet_seconds: float = 1.0,
-        max_wait_seconds: float = 60.0,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._quiet = quiet_seconds
-        self._max_wait = max_wait_seconds
-        self._clock = clock
-        self._in_flight = 0
-        self._last_active = float("-inf")
-        self._idle = asyncio.Event()
-        self._idle.set()
-
-    @contextlib.contextmanager
-    def working(self) -> Iterator[None]:
-        """Around the handling of one searchable message."""
-        self._in_flight += 1
-        self._idle.clear()
-        try:
-            yield
-        finally:
-            self._in_flight -= 1
-            self._last_active = self._clock()
-            if not self._in_flight:
-                self._idle.set()
-
-    def busy(self) -> bool:
-        if self._quiet <= 0:
-            return False
-        return self._in_flight > 0 or self._clock() - self._last_active < self._quiet
-
-    async def quiet(self) -> float:
-        """Wait until the searchable path is quiet (or the bound passed); the seconds waited."""
-        started = self._clock()
-        deadline = started + self._max_wait
-        while self.busy() and (now := self._clock()) < deadline:
-            if self._in_flight:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._idle.wait(), deadline - now)
-            else:
-                await asyncio.sleep(min(self._last_active + self._quiet, deadline) - now)
-        return self._clock() - started
+    yielded_seconds: float = 0.0  # waiting for foreground work to go quiet
 
 
 def is_current(state: FileState | None, work: VectorWork) -> bool:
@@ -133,8 +83,7 @@ class VectorsLane:
         vector_writes: asyncio.Lock,
         *,
         cache_every: int = 256,
-        embed_slice: int = 32,
-        activity: SearchableActivity | None = None,
+        activity: ForegroundActivity | None = None,
     ) -> None:
         self._store = store
         self._vectors = vectors
@@ -142,8 +91,7 @@ class VectorsLane:
         self._reporter = reporter
         self._vector_writes = vector_writes  # shared with the searchable path
         self._cache_every = cache_every
-        self._embed_slice = embed_slice
-        self._activity = activity or SearchableActivity(quiet_seconds=0)
+        self._activity = activity or ForegroundActivity(quiet_seconds=0)
         self.stats = VectorsLaneStats()
 
     async def embed(self, works: Sequence[VectorWork]) -> None:
@@ -183,7 +131,7 @@ class VectorsLane:
         yielded = self.stats.yielded_seconds - yielded_before
         log.info(
             "vectors for %d parts (%d stale) in %.2fs: %d chunks written, %d files embedded, "
-            "cache %d hits / %d embedded (totals %d / %d); %.2fs yielded to searchable work",
+            "cache %d hits / %d embedded (totals %d / %d); %.2fs yielded to foreground work",
             len(works),
             len(works) - len(still),
             time.perf_counter() - started - yielded,
@@ -210,13 +158,12 @@ class VectorsLane:
         text_of = {c.content_sha256: c.text for c in chunks}
         for start in range(0, len(missing), self._cache_every):
             keys = missing[start : start + self._cache_every]
-            fresh: list[NDArray[np.float32]] = []
-            for first in range(0, len(keys), self._embed_slice):
-                self.stats.yielded_seconds += await self._activity.quiet()
-                began = time.perf_counter()
-                texts = [text_of[sha] for sha in keys[first : first + self._embed_slice]]
-                fresh.extend(await self._embedder.embed(texts))
-                self.stats.embed_seconds += time.perf_counter() - began
+            # One call per sub-batch: the embedder sorts a call's texts by length, so large
+            # calls pad little (calls of 32 texts halved the lane's rate).
+            self.stats.yielded_seconds += await self._activity.quiet()
+            began = time.perf_counter()
+            fresh = await self._embedder.embed([text_of[sha] for sha in keys])
+            self.stats.embed_seconds += time.perf_counter() - began
             made = dict(zip(keys, fresh, strict=True))
             await self._store.save_vectors(model, made)
             vectors.update(made)

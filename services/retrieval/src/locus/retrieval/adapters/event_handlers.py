@@ -33,7 +33,8 @@ from locus.retrieval.domain.model import (
     ReportStatus,
     VectorWork,
 )
-from locus.retrieval.vectors_lane import SearchableActivity, VectorsLane
+from locus.retrieval.foreground import ForegroundActivity
+from locus.retrieval.vectors_lane import VectorsLane
 from locus.v1 import common_pb2, events_pb2
 
 log = logging.getLogger(__name__)
@@ -123,9 +124,9 @@ def register_event_handlers(
     reporter: BusIndexReporter,
     *,
     fetch_batch: int,
-    activity: SearchableActivity | None = None,
+    activity: ForegroundActivity | None = None,
 ) -> None:
-    activity = activity or SearchableActivity(quiet_seconds=0)
+    activity = activity or ForegroundActivity(quiet_seconds=0)
 
     async def on_files_parsed(event: events_pb2.FilesParsed, delivery: Delivery) -> None:
         try:

@@ -13,19 +13,27 @@ from locus.retrieval.domain.errors import (
 )
 from locus.retrieval.domain.model import FileHit
 from locus.retrieval.domain.search_request import SearchLimits, plan_search
+from locus.retrieval.foreground import ForegroundActivity
 from locus.retrieval.searching import Searcher
 from locus.rpc import FailedPrecondition, InvalidArgument, Unavailable
 from locus.v1 import retrieval_pb2, retrieval_pb2_grpc
 
 
 class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
-    def __init__(self, searcher: Searcher, limits: SearchLimits) -> None:
+    def __init__(
+        self, searcher: Searcher, limits: SearchLimits, activity: ForegroundActivity | None = None
+    ) -> None:
         self._searcher = searcher
         self._limits = limits
+        self._activity = activity or ForegroundActivity(quiet_seconds=0)
 
     async def Search(
         self, request: retrieval_pb2.SearchRequest, context: grpc.aio.ServicerContext
     ) -> retrieval_pb2.SearchResponse:
+        with self._activity.working():  # the vectors lane waits while searches come
+            return await self._search(request)
+
+    async def _search(self, request: retrieval_pb2.SearchRequest) -> retrieval_pb2.SearchResponse:
         mode = SEARCH_MODES.get(request.mode)
         if mode is None:
             raise InvalidArgument(
