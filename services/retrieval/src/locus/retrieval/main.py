@@ -225,6 +225,7 @@ def build(
         reporter,
         vector_writes,
         cache_every=settings.vectors_cache_every,
+        embed_slice=settings.vectors_embed_slice,
         activity=activity,
     )
     lanes = register_vectors_lane(bus, lane, reporter, batch_size=settings.vectors_fetch_batch)

@@ -75,8 +75,11 @@ class RetrievalSettings(ServiceSettings):
     vectors_cache_every: int = Field(default=256, ge=1, le=100_000)
     # Foreground work comes first: the lane embeds only after this process has had no
     # files.parsed in hand and no Search running for this long (0: never waits), and waits at
-    # most vectors_yield_max_seconds before each sub-batch of vectors_cache_every texts, so
+    # most vectors_yield_max_seconds before each call of vectors_embed_slice texts, so
     # vectors still move under changes or queries that never stop.
+    # Texts per embedder call of the lane (its texts sorted by length, so a small call pads
+    # as little as a large one); foreground work waits at most one call.
+    vectors_embed_slice: int = Field(default=128, ge=1, le=4096)
     vectors_yield_quiet_seconds: float = Field(default=1.0, ge=0, le=60)
     vectors_yield_max_seconds: float = Field(default=60.0, ge=0, le=3600)
     vector_classes: Annotated[list[str], NoDecode] = Field(

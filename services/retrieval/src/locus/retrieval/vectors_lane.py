@@ -83,6 +83,7 @@ class VectorsLane:
         vector_writes: asyncio.Lock,
         *,
         cache_every: int = 256,
+        embed_slice: int = 128,
         activity: ForegroundActivity | None = None,
     ) -> None:
         self._store = store
@@ -91,12 +92,14 @@ class VectorsLane:
         self._reporter = reporter
         self._vector_writes = vector_writes  # shared with the searchable path
         self._cache_every = cache_every
+        self._embed_slice = embed_slice
         self._activity = activity or ForegroundActivity(quiet_seconds=0)
         self.stats = VectorsLaneStats()
 
     async def embed(self, works: Sequence[VectorWork]) -> None:
         started = time.perf_counter()
         yielded_before = self.stats.yielded_seconds
+        embedding_before = self.stats.embed_seconds
         file_ids = [w.part.file_id for w in works]
         states = await self._store.file_states(file_ids)
         current = [w for w in works if is_current(states.get(w.part.file_id), w)]
@@ -131,7 +134,8 @@ class VectorsLane:
         yielded = self.stats.yielded_seconds - yielded_before
         log.info(
             "vectors for %d parts (%d stale) in %.2fs: %d chunks written, %d files embedded, "
-            "cache %d hits / %d embedded (totals %d / %d); %.2fs yielded to foreground work",
+            "cache %d hits / %d embedded (totals %d / %d); %.2fs yielded to foreground work, "
+            "%.2fs embedding",
             len(works),
             len(works) - len(still),
             time.perf_counter() - started - yielded,
@@ -142,6 +146,7 @@ class VectorsLane:
             self.stats.vectors_from_cache,
             self.stats.vectors_embedded,
             yielded,
+            self.stats.embed_seconds - embedding_before,
         )
 
     async def _vectors_for(
@@ -154,16 +159,23 @@ class VectorsLane:
         model = self._embedder.model_id
         hashes = list(dict.fromkeys(c.content_sha256 for c in chunks))
         vectors = await self._store.cached_vectors(model, hashes)
-        missing = [sha for sha in hashes if sha not in vectors]
         text_of = {c.content_sha256: c.text for c in chunks}
+        # Shortest first: the embedder pads each of its batches to its longest text, so texts
+        # of like length in one call keep the padding small however small the calls are (calls
+        # of 32 unsorted texts halved the lane's rate); small calls let foreground work in
+        # between them.
+        missing = sorted(
+            (sha for sha in hashes if sha not in vectors), key=lambda sha: len(text_of[sha])
+        )
         for start in range(0, len(missing), self._cache_every):
             keys = missing[start : start + self._cache_every]
-            # One call per sub-batch: the embedder sorts a call's texts by length, so large
-            # calls pad little (calls of 32 texts halved the lane's rate).
-            self.stats.yielded_seconds += await self._activity.quiet()
-            began = time.perf_counter()
-            fresh = await self._embedder.embed([text_of[sha] for sha in keys])
-            self.stats.embed_seconds += time.perf_counter() - began
+            fresh: list[NDArray[np.float32]] = []
+            for first in range(0, len(keys), self._embed_slice):
+                self.stats.yielded_seconds += await self._activity.quiet()
+                began = time.perf_counter()
+                texts = [text_of[sha] for sha in keys[first : first + self._embed_slice]]
+                fresh.extend(await self._embedder.embed(texts))
+                self.stats.embed_seconds += time.perf_counter() - began
             made = dict(zip(keys, fresh, strict=True))
             await self._store.save_vectors(model, made)
             vectors.update(made)

@@ -26,14 +26,18 @@ from locus.rpc import die_with_parent
 log = logging.getLogger(__name__)
 
 _worker_embedder: Embedder | None = None  # the child process's own embedder
+# One event loop for the child's life: a loop (and its thread pool) per call cost each of the
+# lane's calls a new thread.
+_worker_loop: asyncio.AbstractEventLoop | None = None
 
 
 def _start_worker(inner: Embedder, nice: int, idle: bool, parent_pid: int) -> None:
-    global _worker_embedder
+    global _worker_embedder, _worker_loop
     die_with_parent(parent_pid)
     if nice:
         os.nice(nice)
-    asyncio.run(inner.open())
+    _worker_loop = asyncio.new_event_loop()
+    _worker_loop.run_until_complete(inner.open())
     if idle:
         _schedule_idle()
     _worker_embedder = inner
@@ -53,9 +57,9 @@ def _schedule_idle() -> None:
 
 
 def _embed_in_worker(texts: list[str]) -> NDArray[np.float32]:
-    if _worker_embedder is None:
+    if _worker_embedder is None or _worker_loop is None:
         raise RuntimeError("the embedding worker was not started")
-    return asyncio.run(_worker_embedder.embed(texts))
+    return _worker_loop.run_until_complete(_worker_embedder.embed(texts))
 
 
 class BackgroundEmbedder:
