@@ -47,12 +47,16 @@ def state(up: Up) -> dict[str, Any]:
 def up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Up]:
     root = tmp_path_factory.mktemp("supervision")
     tree = root / "allowed" / "locus"
-    # A real tree big enough that a scan is still running when the kills land.
-    for part in ("libs", "services"):
+    # A real tree big enough that a scan is still running when the kills land: this
+    # repository's code and tests (not copies of it: the same qualified names in several files
+    # resolve by what each file sees when it is committed, which a crash reorders).
+    for part in ("libs", "services", "tests", "bench"):
         shutil.copytree(
             REPOSITORY / part,
             tree / part,
-            ignore=shutil.ignore_patterns("*_pb2*", "__pycache__", "*.egg-info", "fixtures"),
+            ignore=shutil.ignore_patterns(
+                "*_pb2*", "__pycache__", "*.egg-info", "fixtures", "candidates"
+            ),
         )
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
     environment |= {
@@ -90,7 +94,7 @@ def test_killed_services_restart_and_the_scan_ends_with_a_clean_runs_index(up: U
     job_id = json.loads(started.stdout)["job_id"]
     killed = {}
     for name in ("ast", "retrieval"):
-        time.sleep(1.5)
+        time.sleep(0.5)
         with grpc.insecure_channel(state(up)["gateway_addr"]) as channel:
             job = gateway_pb2_grpc.GatewayStub(channel).GetScan(
                 ingestion_pb2.GetScanRequest(job_id=job_id), timeout=30
