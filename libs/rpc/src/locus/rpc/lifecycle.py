@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import sys
@@ -124,6 +125,12 @@ async def run_until_signalled(
         await asyncio.wait({starting, signalled}, return_when=asyncio.FIRST_COMPLETED)
         if starting.done():
             starting.result()  # a failed start-up raises here
+            # What start-up built (modules, clients, models, caches) lives as long as the
+            # process: frozen out of the collector's way, a full collection scans only what
+            # requests made since. Without it, full collections over a service's start-up
+            # heap paused requests (the ranking's 30 ms stage took 130-160 ms now and then).
+            gc.collect()
+            gc.freeze()
             await signalled
         else:
             log.warning("stopping before start-up finished")
