@@ -244,3 +244,30 @@ def test_a_small_limit_shows_exactly_the_head_of_the_full_ranking(parts: Any, se
             shown = compute_impact(graph, query(*seeds, depth=depth, limit=limit))
             assert shown.symbols == everything.symbols[:limit]
             assert shown.files == everything.files[:limit]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_small_limit_shows_the_head_of_what_a_large_limit_shows(parts: Any, seed: int) -> None:
+    """On a random graph with many equal scores, the ``limit`` best symbols and files are the
+    first ``limit`` of the complete ranking, ties broken the same way (score, distance, name)."""
+    import random
+
+    rng = random.Random(seed)
+    f, s, r = parts.file, parts.symbol, parts.relation
+    files = [f(f"f{i}", f"src/m{i}.py", f"m{i}") for i in range(30)]
+    symbols = [
+        s(f"m{i % 30}.fn{i}", rng.choice(["function", "class"]), f"f{i % 30}") for i in range(300)
+    ]
+    names = [symbol.qualified_name for symbol in symbols]
+    relations = [
+        r(rng.choice(["calls", "inherits", "contains"]), a, b, f"f{names.index(a) % 30}")
+        for a, b in (rng.sample(names, 2) for _ in range(900))
+    ]
+    graph = build_graph(files, symbols, relations, [])
+    seeds = rng.sample(names, 3)
+    everything = compute_impact(graph, query(*seeds, limit=10_000))
+    assert len(everything.symbols) > 40
+    for limit in (1, 5, 20):
+        shown = compute_impact(graph, query(*seeds, limit=limit))
+        assert shown.symbols == everything.symbols[:limit]
+        assert shown.files == everything.files[:limit]

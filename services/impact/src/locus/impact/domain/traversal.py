@@ -10,6 +10,8 @@ path never visits a node twice.
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from locus.impact.domain.errors import InvalidImpactQuery, SeedsNotFound
@@ -132,9 +134,14 @@ def compute_impact(graph: CodeGraph, query: ImpactQuery) -> ImpactResult:
             if held is None or reach.score > held[0]:
                 best[node_id] = (reach.score, distance)
 
-    # Everything reached is ordered; only what the two lists show gets its reason chain.
-    ordered = [(round(score, 6), distance, node_id) for node_id, (score, distance) in best.items()]
-    ordered.sort(key=lambda r: (-r[0], r[1], graph.symbols[r[2]].qualified_name, r[2]))
+    # Only what the two lists show is ordered and gets its reason chain: the ``limit`` best
+    # symbols, and each file's best symbol (a depth-2 walk on a large project reaches
+    # thousands of symbols, and sorting them all was a third of the query).
+    def rank(r: tuple[float, int, str]) -> tuple[float, int, str, str]:
+        return (-r[0], r[1], graph.symbols[r[2]].qualified_name, r[2])
+
+    reached = [(round(score, 6), distance, node_id) for node_id, (score, distance) in best.items()]
+    ordered = heapq.nsmallest(query.limit, reached, key=rank)
 
     def impacted(score: float, distance: int, node_id: str) -> ImpactedSymbol:
         return ImpactedSymbol(
@@ -145,7 +152,7 @@ def compute_impact(graph: CodeGraph, query: ImpactQuery) -> ImpactResult:
         )
 
     files = []
-    for file_id, best_symbol in _rank_files(graph, ordered, set(query.seed_file_ids))[
+    for file_id, best_symbol in _rank_files(graph, reached, rank, set(query.seed_file_ids))[
         : query.limit
     ]:
         item = impacted(*best_symbol)
@@ -205,16 +212,22 @@ def _chain(layers: list[dict[str, _Reach]], node_id: str, distance: int) -> tupl
 
 
 def _rank_files(
-    graph: CodeGraph, ordered: list[tuple[float, int, str]], seed_file_ids: set[str]
+    graph: CodeGraph,
+    reached: list[tuple[float, int, str]],
+    rank: Callable[[tuple[float, int, str]], tuple[float, int, str, str]],
+    seed_file_ids: set[str],
 ) -> list[tuple[str, tuple[float, int, str]]]:
     """A file is as impacted as its most impacted symbol (which gives it its reason chain):
     each file with the (score, distance, node id) of that symbol, most impacted first."""
-    best: dict[str, tuple[float, int, str]] = {}
-    for item in ordered:  # already ranked: the first symbol seen per file is its best
+    best: dict[str, tuple[tuple[float, int, str, str], tuple[float, int, str]]] = {}
+    for item in reached:
         file_id = graph.symbols[item[2]].file_id
         if file_id not in seed_file_ids and file_id in graph.files:
-            best.setdefault(file_id, item)
-    files = list(best.items())
+            key = rank(item)
+            held = best.get(file_id)
+            if held is None or key < held[0]:
+                best[file_id] = (key, item)
+    files = [(file_id, item) for file_id, (_, item) in best.items()]
     files.sort(key=lambda f: (-f[1][0], f[1][1], graph.files[f[0]].relative_path))
     return files
 
