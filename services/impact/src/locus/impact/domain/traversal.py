@@ -140,8 +140,8 @@ def compute_impact(graph: CodeGraph, query: ImpactQuery) -> ImpactResult:
     def rank(r: tuple[float, int, str]) -> tuple[float, int, str, str]:
         return (-r[0], r[1], graph.symbols[r[2]].qualified_name, r[2])
 
-    reached = [(round(score, 6), distance, node_id) for node_id, (score, distance) in best.items()]
-    ordered = heapq.nsmallest(query.limit, reached, key=rank)
+    found = [(round(score, 6), distance, node_id) for node_id, (score, distance) in best.items()]
+    ordered = heapq.nsmallest(query.limit, found, key=rank)
 
     def impacted(score: float, distance: int, node_id: str) -> ImpactedSymbol:
         return ImpactedSymbol(
@@ -152,7 +152,7 @@ def compute_impact(graph: CodeGraph, query: ImpactQuery) -> ImpactResult:
         )
 
     files = []
-    for file_id, best_symbol in _rank_files(graph, reached, rank, set(query.seed_file_ids))[
+    for file_id, best_symbol in _rank_files(graph, found, rank, set(query.seed_file_ids))[
         : query.limit
     ]:
         item = impacted(*best_symbol)
