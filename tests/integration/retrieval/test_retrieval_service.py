@@ -11,6 +11,8 @@ from typing import Any
 import grpc
 import pytest
 
+from locus.database import Database
+from locus.retrieval.adapters.store import RetrievalStore
 from locus.v1 import common_pb2, events_pb2, retrieval_pb2
 
 pytestmark = pytest.mark.integration
@@ -438,8 +440,15 @@ async def test_a_restart_while_the_lane_is_busy_embeds_every_chunk_once(
     await first.updates.wait_for(lambda seen: first.runtime.vectors_lane.stats.files_embedded >= 1)
     first.runtime.vectors_lanes.pause()  # no new batch; the one in hand is cut by the stop
     await first.close()
-    embedded_before = first.runtime.vectors_lane.stats.vectors_embedded
     assert first.runtime.vectors_lane.stats.files_embedded < len(FILES)
+    # What the first instance embedded and kept is what its cache holds: a stop that lands
+    # while a sub-batch is being saved keeps it without the counter seeing it.
+    kept = RetrievalStore(Database(f"sqlite+aiosqlite:///{(data_dir / 'retrieval.db').resolve()}"))
+    await kept.initialize()
+    model = first.runtime.vectors_lane.model_id
+    embedded_before = len(await kept.cached_vectors(model, sorted(distinct)))
+    await kept.close()
+    assert embedded_before >= first.runtime.vectors_lane.stats.vectors_embedded
 
     second = await harness_factory(data_dir=data_dir, vectors_fetch_batch=1)
     await second.updates.wait_for(

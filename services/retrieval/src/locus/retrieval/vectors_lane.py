@@ -96,6 +96,11 @@ class VectorsLane:
         self._activity = activity or ForegroundActivity(quiet_seconds=0)
         self.stats = VectorsLaneStats()
 
+    @property
+    def model_id(self) -> str:
+        """The model whose vectors the lane writes (the embedding cache's key with a hash)."""
+        return self._embedder.model_id
+
     async def embed(self, works: Sequence[VectorWork]) -> None:
         started = time.perf_counter()
         yielded_before = self.stats.yielded_seconds
