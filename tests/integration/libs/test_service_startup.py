@@ -23,8 +23,30 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])  # closed again when the probe is
 
 
+def clean_environment() -> dict[str, str]:
+    """This process's environment without any Locus or OpenTelemetry setting."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+
+
+def refused_start(environment: dict[str, str]) -> str:
+    """Run the impact service with ``environment``; it must refuse to start: exit 2, no
+    traceback. Its output."""
+    result = subprocess.run(
+        [sys.executable, "-m", "locus.impact"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "Traceback" not in output
+    return output
+
+
 def test_a_service_without_its_bus_says_so_and_obeys_sigterm(tmp_path: Path) -> None:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment = clean_environment()
     environment |= {
         "LOCUS_NATS_URL": f"nats://locus:s3cret-pass@127.0.0.1:{closed_port()}",
         "LOCUS_IMPACT_GRPC_PORT": "0",
@@ -58,41 +80,21 @@ def test_a_service_without_its_bus_says_so_and_obeys_sigterm(tmp_path: Path) -> 
 
 def test_a_store_behind_the_code_refuses_to_start_with_one_clear_line(tmp_path: Path) -> None:
     """migrate-on-start off and a database older than the code: exit 2, the reason, no traceback."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment = clean_environment()
     environment |= {
         "LOCUS_NATS_URL": f"nats://127.0.0.1:{closed_port()}",
         "LOCUS_IMPACT_GRPC_PORT": "0",
         "LOCUS_IMPACT_DATA_DIR": str(tmp_path / "impact"),
         "LOCUS_IMPACT_MIGRATE_ON_START": "false",
     }
-    result = subprocess.run(
-        [sys.executable, "-m", "locus.impact"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 2, output
+    output = refused_start(environment)
     assert "impact cannot start" in output
     assert "locus migrate" in output
-    assert "Traceback" not in output
 
 
 def test_invalid_settings_refuse_the_start_with_the_variable_to_fix() -> None:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))}
+    environment = clean_environment()
     environment["LOCUS_IMPACT_GRPC_PORT"] = "99999"
-    result = subprocess.run(
-        [sys.executable, "-m", "locus.impact"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 2, output
+    output = refused_start(environment)
     assert "cannot start: invalid settings" in output
     assert "LOCUS_IMPACT_GRPC_PORT" in output
-    assert "Traceback" not in output
