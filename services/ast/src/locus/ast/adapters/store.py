@@ -17,7 +17,7 @@ cannot leave a stale id behind. A qualified name defined in several files (a ``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -757,39 +757,54 @@ class _GroupDefinitions:
         smallest node id ("" when none)."""
         name = relation.target_qualified_name
         options = self._seen_by(relation.file_id, name) if name else []
-        if not options:
-            return ""
-        own = relation.file_id
-        return min(options, key=lambda d: (d.file_id != own, d.node_id)).node_id
+        return _preferred_target([(d.file_id, d.node_id) for d in options], relation.file_id)
 
     def files_by_module(
         self, file_id: str, dependencies: Sequence[Mapping[str, object]]
     ) -> dict[str, list[str]]:
         """``_module_files`` for one file of the group, from what it sees."""
-        candidates_per_import = [
-            _candidate_modules(str(d["target_module"]), str(d["imported_names"]))
-            for d in dependencies
-        ]
-        files_by_module: dict[str, list[str]] = {}
-        for module in sorted({m for candidates in candidates_per_import for m in candidates}):
-            files = [d.file_id for d in self._seen_by(file_id, module) if d.kind == "module"]
-            if files:
-                files_by_module[module] = files
-        missing = sorted(
-            {
-                module
-                for candidates in candidates_per_import
-                if not any(candidate in files_by_module for candidate in candidates)
-                for module in candidates
-            }
-        )
-        for module in missing:
-            for definition in self._seen_by(file_id, module):
-                if definition.kind in _TYPE_KINDS:
-                    files = files_by_module.setdefault(module, [])
-                    if definition.file_id not in files:
-                        files.append(definition.file_id)
-        return files_by_module
+        return _files_by_module(dependencies, lambda name: self._seen_by(file_id, name))
+
+
+def _preferred_target(options: Sequence[tuple[str, str]], own_file: str) -> str:
+    """Of the (file id, node id) definitions of a relation's target, the one in the referring
+    file first, else the smallest node id ("" when there is none)."""
+    if not options:
+        return ""
+    return min(options, key=lambda option: (option[0] != own_file, option[1]))[1]
+
+
+def _files_by_module(
+    dependencies: Sequence[Mapping[str, object]],
+    named: Callable[[str], Sequence[_Definition]],
+) -> dict[str, list[str]]:
+    """Module name → files defining it, for every candidate module of ``dependencies``
+    (``named``: the definitions of a qualified name)."""
+    candidates_per_import = [
+        _candidate_modules(str(d["target_module"]), str(d["imported_names"])) for d in dependencies
+    ]
+    files_by_module: dict[str, list[str]] = {}
+    for module in sorted({m for candidates in candidates_per_import for m in candidates}):
+        files = [d.file_id for d in named(module) if d.kind == "module"]
+        if files:
+            files_by_module[module] = files
+    # Languages that import types rather than files (Java `import a.b.Foo`): an import none of
+    # whose candidate names is a module resolves to the file(s) defining a type of that name.
+    missing = sorted(
+        {
+            module
+            for candidates in candidates_per_import
+            if not any(candidate in files_by_module for candidate in candidates)
+            for module in candidates
+        }
+    )
+    for module in missing:
+        for definition in named(module):
+            if definition.kind in _TYPE_KINDS:
+                files = files_by_module.setdefault(module, [])
+                if definition.file_id not in files:
+                    files.append(definition.file_id)
+    return files_by_module
 
 
 async def _resolve_relations(
@@ -807,12 +822,8 @@ async def _resolve_relations(
             candidates.setdefault(qualified_name, []).append((file_id, node_id))
     resolved: list[ResolvedRelation] = []
     for relation in relations:
-        options = candidates.get(relation.target_qualified_name)
-        target = ""
-        if options:
-            own_file = relation.file_id
-            target = min(options, key=lambda option: (option[0] != own_file, option[1]))[1]
-        resolved.append(ResolvedRelation(relation, target))
+        options = candidates.get(relation.target_qualified_name, [])
+        resolved.append(ResolvedRelation(relation, _preferred_target(options, relation.file_id)))
     return resolved
 
 
@@ -838,44 +849,17 @@ async def _module_files(
     session: AsyncSession, project_id: str, dependencies: Sequence[Mapping[str, object]]
 ) -> dict[str, list[str]]:
     """Module name → files of the project defining it, for every candidate module."""
-    candidates_per_import = [
-        _candidate_modules(str(d["target_module"]), str(d["imported_names"])) for d in dependencies
-    ]
-    modules = sorted({module for candidates in candidates_per_import for module in candidates})
-    files_by_module: dict[str, list[str]] = {}
-    for batch in _batches(modules, _IN_LIST_SIZE):
-        found = await session.execute(
-            select(SymbolRow.qualified_name, SymbolRow.file_id).where(
-                SymbolRow.project_id == project_id,
-                SymbolRow.kind == "module",
-                SymbolRow.qualified_name.in_(batch),
-            )
-        )
-        for module, file_id in found:
-            files_by_module.setdefault(module, []).append(file_id)
-    # Languages that import types rather than files (Java `import a.b.Foo`): an import none of
-    # whose candidate names is a module resolves to the file(s) defining a type of that name.
-    missing = sorted(
+    names = sorted(
         {
             module
-            for candidates in candidates_per_import
-            if not any(candidate in files_by_module for candidate in candidates)
-            for module in candidates
+            for d in dependencies
+            for module in _candidate_modules(str(d["target_module"]), str(d["imported_names"]))
         }
     )
-    for batch in _batches(missing, _IN_LIST_SIZE):
-        found = await session.execute(
-            select(SymbolRow.qualified_name, SymbolRow.file_id).where(
-                SymbolRow.project_id == project_id,
-                SymbolRow.kind.in_(_TYPE_KINDS),
-                SymbolRow.qualified_name.in_(batch),
-            )
-        )
-        for module, file_id in found:
-            files = files_by_module.setdefault(module, [])
-            if file_id not in files:
-                files.append(file_id)
-    return files_by_module
+    named: dict[str, list[_Definition]] = {}
+    for definition in await _definitions_named(session, project_id, names):
+        named.setdefault(definition.qualified_name, []).append(definition)
+    return _files_by_module(dependencies, lambda name: named.get(name, []))
 
 
 def _resolve_dependencies(
