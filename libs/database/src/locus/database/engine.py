@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Table, event
 from sqlalchemy.ext.asyncio import (
@@ -13,6 +13,16 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+
+T = TypeVar("T")
+KEYS_PER_QUERY = 500  # bound-parameter lists stay well below SQLite's limit
+
+
+def slices(items: Sequence[T], size: int = KEYS_PER_QUERY) -> Iterator[list[T]]:
+    """``items`` in consecutive lists of at most ``size``: the values of one ``IN (...)`` list
+    or the rows of one multi-row INSERT."""
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
 
 
 def normalize_url(url: str) -> str:

@@ -36,14 +36,13 @@ from locus.ast.adapters.tables import (
 )
 from locus.ast.domain import FileAnalysis
 from locus.ast.identifiers import chunk_id_for, node_id_for
-from locus.database import Database, table_of
+from locus.database import Database, slices, table_of
 from locus.database.migrations import prepare_schema
 
 T = TypeVar("T")
 RowT = TypeVar("RowT", bound=Base)
 MODULE_SEPARATOR = "."
 _TYPE_KINDS = ("class", "interface", "struct", "enum", "trait")
-_IN_LIST_SIZE = 500
 _INSERT_ROWS = 2000  # rows per multi-row INSERT statement (executemany)
 _INCOMING_SCAN_LIMIT = 5000
 
@@ -147,7 +146,7 @@ class AstStore:
         are absent."""
         found: dict[str, int] = {}
         async with self._db.sessions() as session:
-            for batch in _batches(sorted(set(file_ids)), _IN_LIST_SIZE):
+            for batch in slices(sorted(set(file_ids))):
                 rows = await session.execute(
                     select(FileRow.file_id, FileRow.snapshot_seq).where(FileRow.file_id.in_(batch))
                 )
@@ -204,7 +203,7 @@ class AstStore:
                 (FileDependencyRow, [v for r in kept for v in r.dependencies]),
                 (ChunkRow, [v for r in kept for v in r.chunks]),
             ):
-                for batch in _batches(values, _INSERT_ROWS):
+                for batch in slices(values, _INSERT_ROWS):
                     await session.execute(insert(table_of(table)), batch)
         # What was just written, as plain row objects (not read back), each file's relations
         # and imports resolved as if the files had been committed one by one in order.
@@ -326,7 +325,7 @@ class AstStore:
         async with self._db.sessions() as session:
             while wanted:
                 asked |= wanted
-                for batch in _batches(sorted(wanted), _IN_LIST_SIZE):
+                for batch in slices(sorted(wanted)):
                     for row in await session.scalars(
                         select(SymbolRow).where(SymbolRow.node_id.in_(batch))
                     ):
@@ -347,7 +346,7 @@ class AstStore:
         lists costs a tenth of the mapped objects."""
         found: dict[str, tuple[FileRow, list[OutlineSymbol]]] = {}
         async with self._db.sessions() as session:
-            for batch in _batches(sorted(set(file_ids)), _IN_LIST_SIZE):
+            for batch in slices(sorted(set(file_ids))):
                 for file in await session.scalars(
                     select(FileRow).where(
                         FileRow.project_id == project_id,
@@ -357,7 +356,7 @@ class AstStore:
                 ):
                     found[file.file_id] = (file, [])
             columns = _SYMBOLS.c
-            for batch in _batches(sorted(found), _IN_LIST_SIZE):
+            for batch in slices(sorted(found)):
                 statement = select(*_OUTLINE_COLUMNS).where(columns.file_id.in_(batch))
                 if kinds:
                     statement = statement.where(columns.kind.in_(sorted(set(kinds))))
@@ -383,7 +382,7 @@ class AstStore:
         }
         async with self._db.sessions() as session:
             outgoing_rows: list[RelationRow] = []
-            for batch in _batches(sorted(wanted), _IN_LIST_SIZE):
+            for batch in slices(sorted(wanted)):
                 outgoing_rows += await _first_per_group(
                     session,
                     RelationRow.source_node_id,
@@ -400,7 +399,7 @@ class AstStore:
                 # longer scan, since relations resolve to either symbol.
                 unique = await _unique_names(session, project_id, names)
                 for scan, group in ((limit, unique), (_INCOMING_SCAN_LIMIT, names - unique)):
-                    for batch in _batches(sorted(group), _IN_LIST_SIZE):
+                    for batch in slices(sorted(group)):
                         incoming_rows += await _first_per_group(
                             session,
                             RelationRow.target_qualified_name,
@@ -508,7 +507,7 @@ class AstStore:
     ) -> dict[str, tuple[ChunkRow, FileRow]]:
         found: dict[str, tuple[ChunkRow, FileRow]] = {}
         async with self._db.sessions() as session:
-            for batch in _batches(sorted(set(chunk_ids)), _IN_LIST_SIZE):
+            for batch in slices(sorted(set(chunk_ids))):
                 rows = await session.execute(
                     select(ChunkRow, FileRow)
                     .join(FileRow, FileRow.file_id == ChunkRow.file_id)
@@ -521,7 +520,7 @@ class AstStore:
     async def files(self, file_ids: Iterable[str]) -> dict[str, FileRow]:
         found: dict[str, FileRow] = {}
         async with self._db.sessions() as session:
-            for batch in _batches(sorted(set(file_ids)), _IN_LIST_SIZE):
+            for batch in slices(sorted(set(file_ids))):
                 for row in await session.scalars(select(FileRow).where(FileRow.file_id.in_(batch))):
                     found[row.file_id] = row
         return found
@@ -661,7 +660,7 @@ async def _stored_seqs(session: AsyncSession, file_ids: Sequence[str]) -> dict[s
     transaction (FOR UPDATE serializes writers of one file on PostgreSQL; SQLite has one
     writer anyway)."""
     stored: dict[str, int] = {}
-    for batch in _batches(sorted(file_ids), _IN_LIST_SIZE):
+    for batch in slices(sorted(file_ids)):
         rows = await session.execute(
             select(FileRow.file_id, FileRow.snapshot_seq)
             .where(FileRow.file_id.in_(batch))
@@ -672,7 +671,7 @@ async def _stored_seqs(session: AsyncSession, file_ids: Sequence[str]) -> dict[s
 
 
 async def _delete_files(session: AsyncSession, file_ids: Sequence[str]) -> None:
-    for batch in _batches(file_ids, _IN_LIST_SIZE):
+    for batch in slices(file_ids):
         for table in (ChunkRow, FileDependencyRow, RelationRow, SymbolRow, FileRow):
             await session.execute(delete(table).where(table.file_id.in_(batch)))
 
@@ -689,7 +688,7 @@ async def _definitions_named(
     session: AsyncSession, project_id: str, names: Sequence[str]
 ) -> list[_Definition]:
     found: list[_Definition] = []
-    for batch in _batches(names, _IN_LIST_SIZE):
+    for batch in slices(names):
         rows = await session.execute(
             select(
                 SymbolRow.qualified_name, SymbolRow.file_id, SymbolRow.node_id, SymbolRow.kind
@@ -812,7 +811,7 @@ async def _resolve_relations(
 ) -> list[ResolvedRelation]:
     names = sorted({r.target_qualified_name for r in relations if r.target_qualified_name})
     candidates: dict[str, list[tuple[str, str]]] = {}
-    for batch in _batches(names, _IN_LIST_SIZE):
+    for batch in slices(names):
         rows = await session.execute(
             select(SymbolRow.qualified_name, SymbolRow.file_id, SymbolRow.node_id).where(
                 SymbolRow.project_id == project_id, SymbolRow.qualified_name.in_(batch)
@@ -885,7 +884,7 @@ def _resolve_dependencies(
 async def _unique_names(session: AsyncSession, project_id: str, names: set[str]) -> set[str]:
     """The qualified names exactly one symbol of the project has."""
     unique: set[str] = set()
-    for batch in _batches(sorted(names), _IN_LIST_SIZE):
+    for batch in slices(sorted(names)):
         counted = await session.execute(
             select(SymbolRow.qualified_name, func.count())
             .where(SymbolRow.project_id == project_id, SymbolRow.qualified_name.in_(batch))
@@ -913,8 +912,3 @@ async def _first_per_group(
         .order_by(numbered.c.file_id, numbered.c.ordinal)
     )
     return list(rows)
-
-
-def _batches(items: Sequence[T], size: int) -> Iterable[list[T]]:
-    for start in range(0, len(items), size):
-        yield list(items[start : start + size])

@@ -14,7 +14,7 @@ from typing import Any, cast
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from locus.database import Database, table_of
+from locus.database import Database, slices, table_of
 from locus.database.migrations import prepare_schema
 from locus.impact.adapters.migrations import SCHEMA
 from locus.impact.adapters.tables import (
@@ -41,7 +41,6 @@ from locus.impact.domain import (
 
 _ROW_TABLES = (SymbolRow, RelationRow, DependencyRow)
 _LOCK_STRIPES = 64
-_IN_LIST_SIZE = 500
 _INSERT_ROWS = 2000  # rows per multi-row INSERT statement
 
 
@@ -219,11 +218,9 @@ async def _stored_versions(
     """The version the store holds of each file of ``events`` (locked for this transaction)."""
     held: dict[str, HeldVersion] = {}
     file_ids = sorted({event.file_id for event in events})
-    for start in range(0, len(file_ids), _IN_LIST_SIZE):
+    for batch in slices(file_ids):
         rows = await session.scalars(
-            select(FileRow)
-            .where(FileRow.file_id.in_(file_ids[start : start + _IN_LIST_SIZE]))
-            .with_for_update()
+            select(FileRow).where(FileRow.file_id.in_(batch)).with_for_update()
         )
         for row in rows:
             version = _held(row)
@@ -299,8 +296,7 @@ class _BatchWrite:
     async def flush(self, session: AsyncSession) -> None:
         replaced = sorted(self._delete_files)
         stored_files = sorted(file_id for file_id in self._files if file_id in self._stored)
-        for start in range(0, len(replaced), _IN_LIST_SIZE):
-            batch = replaced[start : start + _IN_LIST_SIZE]
+        for batch in slices(replaced):
             for table in _ROW_TABLES:
                 await session.execute(delete(table).where(table.file_id.in_(batch)))
         for file_id, part_index in sorted(self._delete_parts):
@@ -311,8 +307,7 @@ class _BatchWrite:
                             table.file_id == file_id, table.part_index == part_index
                         )
                     )
-        for start in range(0, len(stored_files), _IN_LIST_SIZE):
-            batch = stored_files[start : start + _IN_LIST_SIZE]
+        for batch in slices(stored_files):
             await session.execute(delete(FileRow).where(FileRow.file_id.in_(batch)))
         inserts: list[tuple[Any, list[dict[str, Any]]]] = [
             (FileRow, list(self._files.values())),
@@ -321,8 +316,8 @@ class _BatchWrite:
             (DependencyRow, [row for part in self._rows.values() for row in part.dependencies]),
         ]
         for table, rows in inserts:
-            for start in range(0, len(rows), _INSERT_ROWS):
-                await session.execute(insert(table_of(table)), rows[start : start + _INSERT_ROWS])
+            for values in slices(rows, _INSERT_ROWS):
+                await session.execute(insert(table_of(table)), values)
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@ snapshots. Small, keyed reads and idempotent upserts only."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from locus.database import Database
+from locus.database import Database, slices
 from locus.database.migrations import prepare_schema
 from locus.retrieval.adapters.migrations import SCHEMA
 from locus.retrieval.adapters.tables import (
@@ -22,14 +22,6 @@ from locus.retrieval.adapters.tables import (
     VectorPartRow,
 )
 from locus.retrieval.domain.file_versions import FileState
-
-T = TypeVar("T")
-KEYS_PER_QUERY = 500  # bound-parameter lists stay well below SQLite's limit
-
-
-def _slices(items: Sequence[T], size: int = KEYS_PER_QUERY) -> Iterable[Sequence[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 class RetrievalStore:
@@ -55,7 +47,7 @@ class RetrievalStore:
         found: dict[str, NDArray[np.float32]] = {}
         unique = list(dict.fromkeys(content_hashes))
         async with self._db.sessions() as session:
-            for keys in _slices(unique):
+            for keys in slices(unique):
                 rows = await session.execute(
                     select(EmbeddingRow.content_sha256, EmbeddingRow.vector).where(
                         EmbeddingRow.model_id == model_id,
@@ -78,7 +70,7 @@ class RetrievalStore:
         if not rows:
             return
         async with self._db.transaction() as session:
-            for part in _slices(rows, 200):
+            for part in slices(rows, 200):
                 statement = self._insert(EmbeddingRow).values(list(part))
                 await session.execute(statement.on_conflict_do_nothing())
 
@@ -87,7 +79,7 @@ class RetrievalStore:
     async def file_states(self, file_ids: Sequence[str]) -> dict[str, FileState]:
         states: dict[str, FileState] = {}
         async with self._db.sessions() as session:
-            for keys in _slices(list(dict.fromkeys(file_ids))):
+            for keys in slices(list(dict.fromkeys(file_ids))):
                 rows = await session.scalars(
                     select(FileStateRow).where(FileStateRow.file_id.in_(keys))
                 )
@@ -168,7 +160,7 @@ class RetrievalStore:
         # Counted after the commit: two replicas recording parts of one file at the same time
         # then both see both (a file reported twice is harmless; never reported is not).
         async with self._db.sessions() as session:
-            for keys in _slices(list(versions)):
+            for keys in slices(list(versions)):
                 counted = await session.execute(
                     select(
                         VectorPartRow.file_id,
