@@ -150,11 +150,12 @@ class AstIndexer:
         ]
         reports: list[events_pb2.IndexedFile] = []
         try:
+            file_ids = [version.file_id for _, version in files]
             start = 0
             while start < len(files):
                 await tasks[start]
                 end = group_end(
-                    [version.file_id for _, version in files],
+                    file_ids,
                     [task.done() for task in tasks],
                     start,
                     _GROUP_LIMIT,

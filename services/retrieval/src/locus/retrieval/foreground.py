@@ -51,7 +51,7 @@ class ForegroundActivity:
         return self._in_flight > 0 or self._clock() - self._last_active < self._quiet
 
     async def quiet(self) -> float:
-        """Wait until the searchable path is quiet (or the bound passed); the seconds waited."""
+        """Wait until foreground work has gone quiet (or the bound passed); the seconds waited."""
         started = self._clock()
         deadline = started + self._max_wait
         while self.busy() and (now := self._clock()) < deadline:

@@ -12,10 +12,10 @@ Each batch of ``VectorWork`` (many file parts, most valuable first):
    is reported embedded.
 Every step is safe to repeat: a redelivered part finds its vectors in the cache.
 
-Searchable files and searches come first: before each sub-batch of texts it embeds, the lane
+Searchable files and searches come first: before each embedder call (a slice of texts), the lane
 waits while this process has files.parsed in hand or a Search running, or had one within a
 quiet period (``ForegroundActivity``), so neither a scan nor a query shares its cores with
-embedding; it never waits longer than a bound per sub-batch, so vectors keep moving under
+embedding; it never waits longer than a bound per call, so vectors keep moving under
 changes or queries that never stop.
 """
 
