@@ -68,6 +68,7 @@ ABLATIONS = {
     "without vectors": ("vector", "q_vectors_present"),
     "without the hand score": ("v1_", "file_v1_"),
     "without whole files": ("whole_file_",),
+    "without change history": ("history_",),
 }
 
 

@@ -127,6 +127,10 @@ def test_an_ask_is_one_trace_across_every_service_with_the_request_id(
     for downstream in ("retrieval", "ast", "impact", "answer"):
         assert ("gateway", downstream) in edges, (downstream, edges)
     assert ("cli", "gateway") in edges
+    # The ranking asked ingestion for the candidates' change history, in the same trace.
+    assert any(
+        s["service"] == "ingestion" and s["name"].endswith("/ScoreFileHistory") for s in spans
+    ), sorted({(s["service"], s["name"]) for s in spans})
     request_ids = {s["attributes"].get("locus.request_id") for s in spans}
     assert len(request_ids) == 1, request_ids
     assert None not in request_ids

@@ -357,6 +357,29 @@ def sample_tree(stack: Stack) -> Path:
 
 
 @pytest.fixture
+def git_sample_tree(sample_tree: Path) -> Path:
+    """The sample project as a git work tree with two commits (a change history)."""
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(sample_tree), *args], check=True, env=env)
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "-m", "Add the shop")
+    payments = sample_tree / "src" / "shop" / "payments.py"
+    payments.write_text(payments.read_text() + "\n# cards are charged once\n")
+    git("commit", "-q", "-am", "Charge a card only once per order")
+    return sample_tree
+
+
+@pytest.fixture
 def stack_type() -> type[Stack]:
     """The Stack class, for tests of the fixture itself (conftest is not importable by name)."""
     return Stack

@@ -226,12 +226,12 @@ async def test_a_cancelled_ask_is_never_left_running(stack, gateway, scanned) ->
 
 
 async def test_every_hop_of_an_ask_is_one_trace_with_the_request_id(
-    stack, start_gateway, sample_tree: Path
+    stack, start_gateway, git_sample_tree: Path
 ) -> None:
     stack.require("ingestion", "ast", "retrieval", "impact", "answer")
     spans = InMemorySpanExporter()
     gateway = await start_gateway(exporters=[spans])
-    project = await gateway.create_project(sample_tree)
+    project = await gateway.create_project(git_sample_tree)
     job = await gateway.scan_and_wait(project.name)
     assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED, job.error
     spans.clear()
@@ -253,6 +253,7 @@ async def test_every_hop_of_an_ask_is_one_trace_with_the_request_id(
         "/locus.v1.RetrievalService/Search",
         "/locus.v1.AstService/Enrich",
         "/locus.v1.AstService/ListFileSymbols",  # the outline candidates (learned ranker)
+        "/locus.v1.IngestionService/ScoreFileHistory",  # the candidates' change history
         "/locus.v1.ImpactService/Compute",
         "/locus.v1.AnswerService/Generate",
     ):
@@ -262,6 +263,19 @@ async def test_every_hop_of_an_ask_is_one_trace_with_the_request_id(
         assert span.attributes is not None
         assert span.attributes["locus.request_id"] == request_id
         assert span.status.is_ok, (hop, span.status)
+
+    # The source is a git work tree: the ranking had its history (two commits; payments.py
+    # changed in both, and the newest one's message matches the question).
+    located = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(
+            project_id=project.name, question="a card is charged twice", include_candidates=True
+        )
+    )
+    _, ranked = candidates_from_json(json.loads(located.candidates_json))
+    assert ranked.history_commits == 2
+    history = {item.relative_path: item for item in ranked.file_history}
+    assert history["src/shop/payments.py"].commits == 2
+    assert history["src/shop/payments.py"].message_score > 0
 
 
 async def test_questions_beyond_the_admission_limits_are_shed_at_once(

@@ -7,6 +7,7 @@ import asyncio
 import base64
 import hashlib
 import os
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -461,3 +462,84 @@ async def test_overlapping_sources_of_a_project_are_refused(stub: tuple[Stub, Pa
     await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="other", path=str(outer)))
     listed = await api.ListSources(ingestion_pb2.ListSourcesRequest(project_id="mono"))
     assert sorted(Path(s.path).name for s in listed.sources) == ["lib", "svc"]
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com"}
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
+
+
+async def test_file_history_of_a_git_source_and_its_bad_requests(stub: tuple[Stub, Path]) -> None:
+    api, allowed = stub
+    repo = allowed / "shop"
+    (repo / "billing").mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    for message, name, text in (
+        ("Add invoices", "billing/invoice.py", "x = 1\n"),
+        ("Add the dates helper", "dates.py", "d = 1\n"),
+        ("Round invoice totals half up", "billing/invoice.py", "x = 2\n"),
+    ):
+        (repo / name).write_text(text)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", message)
+    plain = allowed / "plain"
+    plain.mkdir()
+    (plain / "a.py").write_text("a = 1\n")
+    for name, root in (("shop", repo), ("plain", plain)):
+        await api.CreateProject(ingestion_pb2.CreateProjectRequest(name=name))
+        await api.AddSource(ingestion_pb2.AddSourceRequest(project_id=name, path=str(root)))
+
+    found = await api.ScoreFileHistory(
+        ingestion_pb2.ScoreFileHistoryRequest(
+            project_id="shop",
+            question="invoice totals are rounded down",
+            relative_paths=["dates.py", "billing/invoice.py", "absent.py", "dates.py"],
+        )
+    )
+    assert found.commits_read == 3
+    assert [f.relative_path for f in found.files] == ["dates.py", "billing/invoice.py"]
+    dates, invoice = found.files
+    assert (invoice.commits, invoice.last_change, dates.commits, dates.last_change) == (2, 0, 1, 1)
+    assert invoice.message_score > dates.message_score == 0
+    assert invoice.change_percentile == 1.0
+
+    outside_git = await api.ScoreFileHistory(
+        ingestion_pb2.ScoreFileHistoryRequest(project_id="plain", relative_paths=["a.py"])
+    )
+    assert outside_git.commits_read == 0
+    assert not outside_git.files
+
+    cases = {
+        "project": (ingestion_pb2.ScoreFileHistoryRequest(), grpc.StatusCode.INVALID_ARGUMENT),
+        "unknown": (
+            ingestion_pb2.ScoreFileHistoryRequest(project_id="ghost", relative_paths=["a.py"]),
+            grpc.StatusCode.NOT_FOUND,
+        ),
+        "too many paths": (
+            ingestion_pb2.ScoreFileHistoryRequest(
+                project_id="shop", relative_paths=[f"f{i}.py" for i in range(2001)]
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        ),
+        "empty path": (
+            ingestion_pb2.ScoreFileHistoryRequest(project_id="shop", relative_paths=[""]),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        ),
+        "long question": (
+            ingestion_pb2.ScoreFileHistoryRequest(project_id="shop", question="x" * 100_001),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        ),
+    }
+    for name, (request, expected) in cases.items():
+        code, message = await code_of(api.ScoreFileHistory(request))
+        assert code == expected, name
+        assert message, name
+    code, message = await code_of(
+        api.ScoreFileHistory(
+            ingestion_pb2.ScoreFileHistoryRequest(
+                project_id="shop", relative_paths=[f"f{i}.py" for i in range(2001)]
+            )
+        )
+    )
+    assert "at most 2000" in message

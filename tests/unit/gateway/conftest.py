@@ -88,6 +88,10 @@ CHUNKS = {
 class FakeProjects:
     projects: dict[str, Any] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
+    # ScoreFileHistory: the history of these paths (commits, last change, message score)
+    histories: dict[str, tuple[int, int, float]] = field(default_factory=dict)
+    history_requests: list[Any] = field(default_factory=list)
+    history_error: Exception | None = None
 
     def add(self, name: str, *, scanned: bool = True) -> Any:
         project = ingestion_pb2.Project(
@@ -103,6 +107,26 @@ class FakeProjects:
                 f"no project {project_ref!r}; create it first (locus project create NAME)"
             )
         return self.projects[project_ref]
+
+    async def score_file_history(self, request: Any) -> Any:
+        self.history_requests.append(request)
+        if self.history_error is not None:
+            raise self.history_error
+        return ingestion_pb2.ScoreFileHistoryResponse(
+            commits_read=100 if self.histories else 0,
+            files=[
+                ingestion_pb2.FileHistory(
+                    relative_path=path,
+                    commits=commits,
+                    last_change=last,
+                    change_percentile=0.5,
+                    message_score=score,
+                )
+                for path in request.relative_paths
+                if path in self.histories
+                for commits, last, score in [self.histories[path]]
+            ],
+        )
 
 
 @dataclass

@@ -25,11 +25,13 @@ from locus.gateway.domain.learned_ranking import (
 from locus.gateway.domain.question_cues import extract_cues
 from locus.gateway.domain.ranking import (
     ChunkMatch,
+    FileHistory,
     FileMatch,
     GraphNeighbor,
     RankingInput,
     RankingV1,
     SymbolRef,
+    candidate_paths,
 )
 
 pytestmark = pytest.mark.unit
@@ -108,6 +110,14 @@ def request() -> RankingInput:
             FileMatch("f:src/client/retry.md", "src/client/retry.md", "markdown", 2, 20.0, 20.0, 1),
             FileMatch(HELPER.file_id, HELPER.relative_path, "python", 3, 10.0, 10.0, 4),
         ],
+        # 200 commits read: uploads.py changed in 8 (the last one 4 commits ago) and their
+        # messages match the question best; transport.py changed most often, long ago.
+        file_history=[
+            FileHistory(RETRY.relative_path, 8, 4, 0.9, 6.0),
+            FileHistory(HELPER.relative_path, 16, 99, 1.0, 1.5),
+            FileHistory("src/client/config.py", 2, 0, 0.5, 0.0),
+        ],
+        history_commits=200,
         max_files=10,
         max_symbols=10,
     )
@@ -152,6 +162,11 @@ def test_each_feature_of_a_symbol_has_the_value_its_case_implies() -> None:
     assert sibling["whole_file_rank_recip"] == 1.0  # a symbol has its file's whole-file rank
     assert rows[HELPER.node_id]["whole_file_score_ratio"] == 0.25
     assert rows[CALLEE.node_id]["whole_file_rank_recip"] == 0.0
+    # A symbol has its file's change history; a file without one has only "present".
+    assert sibling["history_message_rank_recip"] == 1.0
+    assert sibling["history_commits_ratio"] == 0.5
+    assert rows[CALLEE.node_id]["history_present"] == 1.0
+    assert rows[CALLEE.node_id]["history_log_commits"] == 0.0
 
     callee = rows[CALLEE.node_id]
     assert callee["graph_calls"] == 1.0
@@ -205,6 +220,22 @@ def test_each_feature_of_a_file_has_the_value_its_case_implies() -> None:
     assert notes["hits"] == 0.0
     assert config["whole_file_rank_recip"] == 0.0
     assert config["whole_file_lift"] == 0.0
+    # Change history: how often, how lately, where among the history's files, how the
+    # messages of its commits match (over the best candidate, and the rank among them).
+    assert uploads["history_present"] == 1.0
+    assert uploads["history_log_commits"] == pytest.approx(math.log1p(8))
+    assert uploads["history_commits_ratio"] == 0.5  # transport.py changed 16 times
+    assert uploads["history_recency"] == pytest.approx(1 / 5)
+    assert uploads["history_percentile"] == 0.9
+    assert uploads["history_message_ratio"] == 1.0
+    assert uploads["history_message_rank_recip"] == 1.0
+    assert transport["history_message_ratio"] == 0.25
+    assert transport["history_message_rank_recip"] == 0.5
+    assert transport["history_recency"] == pytest.approx(1 / 100)
+    assert config["history_recency"] == 1.0  # changed in the newest commit
+    assert config["history_message_rank_recip"] == 0.0  # no message matched
+    assert notes["history_present"] == 1.0
+    assert notes["history_commits_ratio"] == 0.0
     template = rows[".github/ISSUE_TEMPLATE/bug_report.yml"]
     assert template["role_template"] == 1.0
     assert template["best_lexical_rank_recip"] == 1.0
@@ -221,7 +252,38 @@ def test_a_dump_reads_back_to_the_same_features() -> None:
     assert restored.chunks == list(original.chunks)
     assert restored.graph_neighbors == list(original.graph_neighbors)
     assert restored.whole_file_hits == list(original.whole_file_hits)
+    assert restored.file_history == list(original.file_history)
+    assert restored.history_commits == 200
     assert candidate_features(restored, RankingV1()) == candidate_features(original, RankingV1())
+
+
+def test_without_history_every_history_feature_is_zero() -> None:
+    """A project outside git (or a dump made before history): no history feature is set,
+    whatever the candidates."""
+    dumped = candidates_to_json(QUESTION, request())
+    for key in ("file_history", "history_fields", "history_commits"):
+        del dumped[key]
+    _, restored = candidates_from_json(dumped)
+    assert restored.history_commits == 0
+    features = candidate_features(restored, RankingV1())
+    for names, rows in (
+        (FILE_FEATURES, features.file_rows),
+        (SYMBOL_FEATURES, features.symbol_rows),
+    ):
+        for row in rows:
+            values = features_by_name(names, row)
+            assert not any(v for n, v in values.items() if n.startswith("history_"))
+
+
+def test_candidate_paths_are_every_file_a_ranking_can_hold() -> None:
+    assert candidate_paths(request()) == [
+        ".github/ISSUE_TEMPLATE/bug_report.yml",
+        "src/client/uploads.py",
+        "src/client/transport.py",
+        "src/client/backoff.py",
+        "src/client/config.py",
+        "src/client/retry.md",
+    ]
 
 
 def test_a_dump_of_another_format_is_refused_with_the_reason() -> None:

@@ -4,13 +4,15 @@ impact as an optional hop."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from opentelemetry import trace
 
+from locus.gateway.domain.candidates import candidates_from_json
 from locus.gateway.domain.errors import InvalidRequest, ProjectNotScanned, RerankerUnavailable
-from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking import FileHistory, RankingV1
 from locus.gateway.domain.requests import RequestKind
 from locus.gateway.locating import LocateQuery, Locator
 from locus.gateway.request_log import OpenRequest
@@ -245,3 +247,36 @@ async def test_functions_of_the_best_files_join_the_candidates(service: Any) -> 
         common_pb2.SYMBOL_KIND_METHOD,
         common_pb2.SYMBOL_KIND_CONSTRUCTOR,
     }
+
+
+async def test_the_candidates_change_history_joins_the_ranking_input(service: Any) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1), ("c-charge", 0.02, 2, 2)]
+    service.projects.histories = {"src/shop/payments.py": (7, 2, 3.5)}
+    entry = await open_request(service)
+    located = await service.locator.locate(
+        LocateQuery("shop", "orders charge twice", include_candidates=True), entry
+    )
+    (asked,) = service.projects.history_requests
+    assert asked.project_id == "p_shop"
+    assert asked.question == "orders charge twice"
+    assert set(asked.relative_paths) >= {"src/shop/orders.py", "src/shop/payments.py"}
+    _, ranked = candidates_from_json(json.loads(located.response.candidates_json))
+    assert ranked.history_commits == 100
+    assert ranked.file_history == [FileHistory("src/shop/payments.py", 7, 2, 0.5, 3.5)]
+    assert "history" in entry.timings_ms
+
+
+async def test_a_failing_history_leaves_the_ranking_without_it_and_notes_why(
+    service: Any,
+) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1), ("c-charge", 0.02, 2, 2)]
+    service.projects.history_error = Unavailable("ingestion is unavailable: connection refused")
+    entry = await open_request(service)
+    located = await service.locator.locate(
+        LocateQuery("shop", "orders charge twice", include_candidates=True), entry
+    )
+    assert [s.symbol.name for s in located.response.symbols][:2] == ["place_order", "charge_card"]
+    _, ranked = candidates_from_json(json.loads(located.response.candidates_json))
+    assert ranked.history_commits == 0
+    assert not ranked.file_history
+    assert entry.notes == ["change history skipped: ingestion is unavailable: connection refused"]

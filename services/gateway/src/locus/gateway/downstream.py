@@ -15,6 +15,9 @@ class ProjectDirectory(Protocol):
     async def get_project(self, project_ref: str) -> Message:
         """The ingestion Project for an id or a name (NOT_FOUND when unknown)."""
 
+    async def score_file_history(self, request: Message) -> Message:
+        """ingestion ScoreFileHistory: the change history of candidate files."""
+
 
 class ChunkSearch(Protocol):
     async def search(self, request: Message) -> Message:

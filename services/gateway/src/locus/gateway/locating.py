@@ -24,6 +24,7 @@ from opentelemetry import trace
 from locus.gateway.adapters.proto_mapping import (
     CALLABLE_KIND_VALUES,
     chunk_match,
+    file_history,
     file_match,
     graph_neighbors,
     locate_response,
@@ -41,6 +42,7 @@ from locus.gateway.domain.ranking import (
     Ranking,
     RankingInput,
     SymbolRef,
+    candidate_paths,
 )
 from locus.gateway.domain.symbol_kinds import MODULE_KINDS
 from locus.gateway.domain.validation import (
@@ -52,7 +54,7 @@ from locus.gateway.downstream import ChunkSearch, ImpactAnalysis, ProjectDirecto
 from locus.gateway.request_log import OpenRequest
 from locus.gateway.settings import GatewaySettings
 from locus.rpc import ServiceError
-from locus.v1 import ast_pb2, common_pb2, impact_pb2, retrieval_pb2
+from locus.v1 import ast_pb2, common_pb2, impact_pb2, ingestion_pb2, retrieval_pb2
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +188,7 @@ class Locator:
             whole_file_hits=whole_file_hits,
             max_symbols=max_symbols,
         )
+        final_input = await self._with_history(project.project_id, question, final_input, entry)
         with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank") as span:
             ranking = self._ranker.rank(final_input)
             span.set_attribute("locus.ranker", ranker_name(self._ranker))
@@ -325,6 +328,32 @@ class Locator:
             for walked in response.each_seed
             for neighbor in graph_neighbors(walked.seed_node_id, walked)
         ]
+
+    async def _with_history(
+        self, project_id: str, question: str, request: RankingInput, entry: OpenRequest
+    ) -> RankingInput:
+        """The candidates' change history (ingestion ScoreFileHistory). Best effort, like the
+        graph: without it the learned ranking scores the files as having no history."""
+        paths = candidate_paths(request)[: self._settings.history_paths]
+        if not paths or not self._settings.history_paths:
+            return request
+        try:
+            with entry.timed("history"):
+                response = await self._projects.score_file_history(
+                    ingestion_pb2.ScoreFileHistoryRequest(
+                        project_id=project_id, question=question, relative_paths=paths
+                    )
+                )
+        except ServiceError as error:
+            note = f"change history skipped: {error.message}"
+            log.warning("%s", note)
+            entry.notes.append(note)
+            return request
+        return replace(
+            request,
+            file_history=[file_history(item) for item in response.files],
+            history_commits=response.commits_read,
+        )
 
     async def _outline_symbols(
         self, project_id: str, ranking: Ranking, entry: OpenRequest

@@ -66,6 +66,9 @@ class GatewaySettings(ServiceSettings):
     # candidates (ast ListFileSymbols; 0 files = off), at most this many per file.
     outline_files: int = Field(default=10, ge=0, le=50)
     outline_symbols_per_file: int = Field(default=200, ge=1, le=5000)
+    # The change history (ingestion ScoreFileHistory) of at most this many candidate files
+    # (0 = none): features of the learned ranking.
+    history_paths: int = Field(default=2000, ge=0, le=2000)
     # Overrides of RankingWeights by field name, as JSON
     # (LOCUS_GATEWAY_RANKING_WEIGHTS='{"file_context": 0.3}'); unknown names are refused.
     ranking_weights: dict[str, float] = Field(default_factory=dict)

@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from locus.ingestion.adapters.blob_store import BlobNotFound, FileBlobStore, is_sha256
+from locus.ingestion.adapters.git_history import GitHistoryReader
 from locus.ingestion.adapters.store import IngestionStore, JobProgress, ScanResult
 from locus.ingestion.adapters.tables import (
     FileRow,
@@ -36,6 +37,7 @@ from locus.ingestion.adapters.tables import (
     SkippedFileRow,
     SourceRow,
 )
+from locus.ingestion.domain.change_history import FileChanges, merge_changes
 from locus.ingestion.domain.changes import batched, compute_changes
 from locus.ingestion.domain.errors import (
     ContentNotFound,
@@ -67,6 +69,8 @@ log = logging.getLogger(__name__)
 
 MAX_PATH_LENGTH = 4096
 MAX_CONTENTS_PER_CALL = 256  # GetFileContents
+MAX_HISTORY_PATHS = 2000  # ScoreFileHistory: a ranking's candidate files, with room
+MAX_HISTORY_QUESTION_CHARS = 100_000  # what Locate accepts
 _CHANGE_TYPES = {
     ChangeType.ADDED: common_pb2.CHANGE_TYPE_ADDED,
     ChangeType.MODIFIED: common_pb2.CHANGE_TYPE_MODIFIED,
@@ -100,6 +104,12 @@ class FileContents:
 
 
 @dataclass(frozen=True)
+class FileHistory:
+    commits_read: int  # commits read over all the project's git sources (0: none is in git)
+    files: dict[str, FileChanges]  # relative path → its history
+
+
+@dataclass(frozen=True)
 class _WalkedSource:
     current: dict[str, ScannedFile]  # relative path → file, contents stored, data dropped
     skipped: list[SkippedFile]
@@ -121,6 +131,12 @@ class Ingestion:
         self._blobs = blobs
         self._bus = bus
         self._now = clock
+        self._history = GitHistoryReader(
+            settings.history_max_commits,
+            settings.history_timeout_seconds,
+            settings.history_cached_roots,
+        )
+        self._warming: set[asyncio.Task[None]] = set()
         # Per source root: what the last walk read, so a rescan reads only changed files.
         self._read_caches: dict[str, ReadCache] = {}
         self.progress_checks = ProgressChecks(
@@ -278,6 +294,7 @@ class Ingestion:
                 return
         await self._publish_changes(job)
         await self._complete_if_done(job)
+        self._warm_history(job.project_id)
 
     async def fail_scan(self, job_id: str, reason: str) -> None:
         """The job's scan.requested was dead-lettered: nothing will run it, so it fails now with
@@ -565,6 +582,54 @@ class Ingestion:
         self, project_id: str, path_prefix: str, offset: int, limit: int
     ) -> list[FileRow]:
         return await self._store.list_files(project_id, path_prefix, offset, limit)
+
+    # history
+
+    async def file_history(
+        self, project_ref: str, question: str, paths: Sequence[str]
+    ) -> FileHistory:
+        """How often and how lately each of ``paths`` changed in the project's git sources, and
+        how well its commits' messages match ``question`` (paths without history are left out)."""
+        if len(paths) > MAX_HISTORY_PATHS:
+            raise InvalidRequest(
+                f"{len(paths)} paths; ask for the history of at most {MAX_HISTORY_PATHS} at once"
+            )
+        if len(question) > MAX_HISTORY_QUESTION_CHARS:
+            raise InvalidRequest(
+                f"question is {len(question)} characters long; "
+                f"the limit is {MAX_HISTORY_QUESTION_CHARS}"
+            )
+        project = await self.get_project(project_ref)
+        found = []
+        commits = 0
+        for root in await self._history_roots(project.project_id):
+            history = await asyncio.to_thread(self._history.read, root)
+            if history is None:
+                continue
+            commits += history.commits
+            found.append(await asyncio.to_thread(history.changes, question, paths))
+        return FileHistory(commits_read=commits, files=merge_changes(found))
+
+    async def _history_roots(self, project_id: str) -> list[Path]:
+        roots = []
+        for source in await self._store.list_sources(project_id):
+            try:
+                roots.append(resolve_source_root(source.path, self._settings.allowed_bases))
+            except (IngestionError, OSError):
+                continue  # a source that left the allowed bases has no history to give
+        return roots
+
+    def _warm_history(self, project_id: str) -> None:
+        """Read the scanned sources' histories in the background, so the first question
+        after a scan does not wait for git."""
+
+        async def warm() -> None:
+            for root in await self._history_roots(project_id):
+                await asyncio.to_thread(self._history.read, root)
+
+        task = asyncio.get_running_loop().create_task(warm())
+        self._warming.add(task)
+        task.add_done_callback(self._warming.discard)
 
     # content
 

@@ -34,6 +34,12 @@ class IngestionSettings(ServiceSettings):
     progress_sweep_seconds: float = Field(default=15.0, gt=0)
     # A job still indexing after this long is failed, so a new scan of its project can start.
     stale_job_seconds: float = Field(default=3600.0, gt=0)
+    # Change history (ScoreFileHistory, Locate's history features): this many of a git source's
+    # newest commits are read (0 = no history); git gets this long; the histories of this many
+    # source roots stay in memory.
+    history_max_commits: int = Field(default=3000, ge=0, le=100_000)
+    history_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
+    history_cached_roots: int = Field(default=8, ge=1, le=1000)
 
     @field_validator("allowed_bases", mode="before")
     @classmethod

@@ -103,6 +103,9 @@ class IngestionClient(PeerClient):
             "GetProject", ingestion_pb2.GetProjectRequest(project_id=project_ref)
         )
 
+    async def score_file_history(self, request: Any) -> Any:
+        return await self.call("ScoreFileHistory", request)
+
 
 class AstClient(PeerClient):
     async def enrich(self, request: Any) -> Any:

@@ -11,6 +11,7 @@ from locus.gateway.domain.errors import InvalidRequest
 from locus.gateway.domain.ranking import (
     ChunkMatch,
     Evidence,
+    FileHistory,
     FileMatch,
     GraphNeighbor,
     RankedSymbol,
@@ -47,6 +48,17 @@ def file_match(hit: Any) -> FileMatch:
         score=hit.score,
         best_score=hit.best_score,
         chunks=hit.chunks,
+    )
+
+
+def file_history(item: Any) -> FileHistory:
+    """An ingestion FileHistory."""
+    return FileHistory(
+        relative_path=item.relative_path,
+        commits=item.commits,
+        last_change=item.last_change,
+        change_percentile=item.change_percentile,
+        message_score=item.message_score,
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from locus.gateway.domain.question_cues import extract_cues
 from locus.gateway.domain.ranking import (
     ChunkMatch,
+    FileHistory,
     FileMatch,
     GraphNeighbor,
     RankingInput,
@@ -27,6 +28,7 @@ CANDIDATES_FORMAT = 1
 _SYMBOL_FIELDS = [f.name for f in fields(SymbolRef)]
 _CHUNK_FIELDS = [f.name for f in fields(ChunkMatch) if f.name != "symbol"]
 _FILE_FIELDS = [f.name for f in fields(FileMatch)]
+_HISTORY_FIELDS = [f.name for f in fields(FileHistory)]
 
 
 class CandidatesFormatError(ValueError):
@@ -68,6 +70,9 @@ def candidates_to_json(question: str, request: RankingInput) -> dict[str, Any]:
         "file_hits": [list(astuple(match)) for match in request.file_hits],
         "whole_file_hits": [list(astuple(match)) for match in request.whole_file_hits],
         "neighbors": neighbors,
+        "history_fields": _HISTORY_FIELDS,
+        "file_history": [list(astuple(item)) for item in request.file_history],
+        "history_commits": request.history_commits,
     }
 
 
@@ -106,6 +111,12 @@ def candidates_from_json(data: Mapping[str, Any]) -> tuple[str, RankingInput]:
                 GraphNeighbor(symbols[node_id], seed, relation, bool(reverse))
                 for node_id, seed, relation, reverse in data["neighbors"]
             ],
+            # Dumps made before change history had none (``bench/ranker/history.py`` adds it).
+            file_history=[
+                FileHistory(**dict(zip(data["history_fields"], row, strict=True)))
+                for row in data.get("file_history", [])
+            ],
+            history_commits=int(data.get("history_commits", 0)),
             include_tests=bool(data["include_tests"]),
             max_files=int(data["max_files"]),
             max_symbols=int(data["max_symbols"]),

@@ -98,6 +98,17 @@ _PATH_FEATURES = (
 # Retrieval's whole-file list (a symbol has its file's): rank, score over the list's best, and
 # the score over the mean of the list's ten best (how far above the crowd it stands).
 _WHOLE_FILE_FEATURES = ("whole_file_rank_recip", "whole_file_score_ratio", "whole_file_lift")
+# The file's change history (a symbol has its file's): whether the project has one, how often
+# and how lately the file changed, and how its commits' messages match the question.
+_HISTORY_FEATURES = (
+    "history_present",
+    "history_log_commits",
+    "history_commits_ratio",
+    "history_recency",
+    "history_percentile",
+    "history_message_ratio",
+    "history_message_rank_recip",
+)
 FILE_FEATURES: tuple[str, ...] = (
     *_QUESTION_FEATURES,
     *_RETRIEVAL_FEATURES,
@@ -111,6 +122,7 @@ FILE_FEATURES: tuple[str, ...] = (
     "best_symbol_ratio",
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
+    *_HISTORY_FEATURES,
 )
 SYMBOL_FEATURES: tuple[str, ...] = (
     *_QUESTION_FEATURES,
@@ -129,6 +141,7 @@ SYMBOL_FEATURES: tuple[str, ...] = (
     "outline_only",
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
+    *_HISTORY_FEATURES,
 )
 
 _PATH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -174,6 +187,10 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
     not_listed = [0.0, 0.0, 0.0, 0.0]
     whole_file = _whole_file_features(request)
     not_whole = [0.0, 0.0, 0.0]
+    history = _history_features(request)
+    no_history = [1.0 if request.history_commits > 0 else 0.0] + [0.0] * (
+        len(_HISTORY_FEATURES) - 1
+    )
 
     file_rank = {f.file_id: i for i, f in enumerate(ranking.files, start=1)}
     file_score = {f.file_id: f.score for f in ranking.files}
@@ -220,6 +237,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             else 1.0,
             *file_list.get(ref.file_id, not_listed),
             *whole_file.get(ref.file_id, not_whole),
+            *history.get(ref.relative_path, no_history),
         ]
         symbol_rows.append(row)
 
@@ -256,6 +274,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             _ratio(best_symbol, top_symbol),
             *file_list.get(ranked_file.file_id, not_listed),
             *whole_file.get(ranked_file.file_id, not_whole),
+            *history.get(ranked_file.relative_path, no_history),
         ]
         file_rows.append(row)
     return CandidateFeatures(ranking=ranking, file_rows=file_rows, symbol_rows=symbol_rows)
@@ -273,6 +292,31 @@ def _whole_file_features(request: RankingInput) -> dict[str, list[float]]:
             _ratio(m.score, crowd),
         ]
         for m in hits
+    }
+
+
+def _history_features(request: RankingInput) -> dict[str, list[float]]:
+    """Per relative path: ``_HISTORY_FEATURES``; ratios and ranks among the candidates."""
+    items = request.file_history
+    if request.history_commits <= 0 or not items:
+        return {}
+    top_commits = max(item.commits for item in items)
+    top_message = max(item.message_score for item in items)
+    by_message = sorted(
+        (item for item in items if item.message_score > 0), key=lambda i: -i.message_score
+    )
+    message_rank = {item.relative_path: rank for rank, item in enumerate(by_message, start=1)}
+    return {
+        item.relative_path: [
+            1.0,
+            math.log1p(item.commits),
+            _ratio(item.commits, top_commits),
+            1.0 / (1 + item.last_change),
+            item.change_percentile,
+            _ratio(item.message_score, top_message),
+            1.0 / message_rank[item.relative_path] if item.relative_path in message_rank else 0.0,
+        ]
+        for item in items
     }
 
 

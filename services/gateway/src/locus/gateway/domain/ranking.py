@@ -76,6 +76,20 @@ class FileMatch:
 
 
 @dataclass(frozen=True)
+class FileHistory:
+    """A candidate file's change history (ingestion ScoreFileHistory): among the newest
+    commits of its source, how many changed it, how many commits ago the last did, its place
+    among the history's files by how often they change, and the BM25 of the question against
+    the messages of the commits that changed it."""
+
+    relative_path: str
+    commits: int
+    last_change: int
+    change_percentile: float
+    message_score: float
+
+
+@dataclass(frozen=True)
 class Evidence:
     signal: str  # "bm25", "vector", "identifier", "dotted_name", "path", "stacktrace", ...
     detail: str
@@ -132,9 +146,29 @@ class RankingInput:
     # the final ranking gets it: the first one, which picks graph seeds and outlined files,
     # does not.
     whole_file_hits: Sequence[FileMatch] = ()
+    # The change history of the final candidates' files (features of the learned ranking only);
+    # ``history_commits`` = 0: the project has no git history (or ingestion did not answer).
+    file_history: Sequence[FileHistory] = ()
+    history_commits: int = 0
     include_tests: bool = False
     max_files: int = 10
     max_symbols: int = 20
+
+
+def candidate_paths(request: RankingInput) -> list[str]:
+    """The relative path of every file a ranking of ``request`` can hold, first seen first."""
+    paths: dict[str, None] = {}
+    for chunk in request.chunks:
+        paths[chunk.relative_path] = None
+    for symbols in (request.named_symbols, request.file_symbols):
+        for symbol in symbols:
+            paths[symbol.relative_path] = None
+    for neighbor in request.graph_neighbors:
+        paths[neighbor.symbol.relative_path] = None
+    for hits in (request.file_hits, request.whole_file_hits):
+        for match in hits:
+            paths[match.relative_path] = None
+    return list(paths)
 
 
 class Ranker(Protocol):

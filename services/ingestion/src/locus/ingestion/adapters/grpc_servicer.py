@@ -252,6 +252,35 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
             deferred_sha256=found.deferred,
         )
 
+    async def ScoreFileHistory(
+        self, request: ingestion_pb2.ScoreFileHistoryRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.ScoreFileHistoryResponse:
+        if not request.project_id.strip():
+            raise InvalidArgument("give the project's id or name in 'project_id'")
+        paths = list(request.relative_paths)
+        for path in paths:
+            if not path or len(path) > MAX_PATH_CHARS:
+                raise InvalidArgument(
+                    f"relative_paths must be non-empty and at most {MAX_PATH_CHARS} characters"
+                )
+        found = await self._call(
+            lambda: self._ingestion.file_history(request.project_id, request.question, paths)
+        )
+        return ingestion_pb2.ScoreFileHistoryResponse(
+            commits_read=found.commits_read,
+            files=[
+                ingestion_pb2.FileHistory(
+                    relative_path=item.relative_path,
+                    commits=item.commits,
+                    last_change=item.last_change,
+                    change_percentile=item.change_percentile,
+                    message_score=item.message_score,
+                )
+                for path in dict.fromkeys(paths)
+                if (item := found.files.get(path)) is not None
+            ],
+        )
+
 
 def _content_message(content: FileContent) -> ingestion_pb2.GetFileContentResponse:
     return ingestion_pb2.GetFileContentResponse(

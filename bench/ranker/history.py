@@ -1,0 +1,85 @@
+"""Add the change history of the candidates to dumps collected before Locate asked for it.
+
+A dump (``collect.sh``) holds everything Locate ranked for one instance. Dumps made before
+the gateway called ingestion's ScoreFileHistory lack ``file_history``; this script makes it
+the way the stack does: ``git log`` of the instance's base commit (the one the harness checks
+out, read here from the bare mirror) through ingestion's own reader and ``ChangeHistory``
+(``locus.ingestion.adapters.git_history``, ``locus.ingestion.domain.change_history``), with
+the service's default number of commits, scored for the dump's question over the dump's
+candidate files (``locus.gateway.domain.ranking.candidate_paths``, the paths the gateway
+sends). Dumps that already have a history are skipped unless ``--force``.
+
+Usage: python bench/ranker/history.py --candidates DIR --split FILE --mirror-root DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import time
+from pathlib import Path
+
+from locus.gateway.domain.candidates import candidates_from_json
+from locus.gateway.domain.ranking import FileHistory, candidate_paths
+from locus.gateway.settings import GatewaySettings
+from locus.ingestion.adapters.git_history import read_history
+from locus.ingestion.settings import IngestionSettings
+
+MAX_COMMITS = IngestionSettings.model_fields["history_max_commits"].default
+TIMEOUT = IngestionSettings.model_fields["history_timeout_seconds"].default
+HISTORY_PATHS = GatewaySettings.model_fields["history_paths"].default
+FIELDS = [
+    "relative_path",
+    "commits",
+    "last_change",
+    "change_percentile",
+    "message_score",
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--candidates", type=Path, required=True)
+    parser.add_argument("--split", type=Path, required=True)
+    parser.add_argument("--mirror-root", type=Path, required=True)
+    parser.add_argument("--force", action="store_true")
+    args = parser.parse_args()
+    assert FIELDS == list(FileHistory.__dataclass_fields__), "FileHistory's fields changed"
+    bases = {
+        row["instance_id"]: row
+        for row in map(json.loads, args.split.read_text().splitlines())
+        if row.get("instance_id")
+    }
+    started = time.perf_counter()
+    done = 0
+    for path in sorted(args.candidates.glob("*.json.gz")):
+        record = json.loads(gzip.decompress(path.read_bytes()))
+        candidates = record["candidates"]
+        row = bases.get(record["instance_id"])
+        if row is None or ("file_history" in candidates and not args.force):
+            continue
+        mirror = args.mirror_root / row["repo"].replace("/", "+") / "repo"
+        history = read_history(str(mirror), row["base_commit"], MAX_COMMITS, TIMEOUT, bare=True)
+        if history is None:
+            raise SystemExit(f"{record['instance_id']}: no history at {mirror}")
+        question, request = candidates_from_json(candidates)
+        paths = candidate_paths(request)[:HISTORY_PATHS]
+        found = history.changes(question, paths)
+        candidates["history_fields"] = FIELDS
+        candidates["file_history"] = [
+            [getattr(found[p], name) for name in FIELDS] for p in paths if p in found
+        ]
+        candidates["history_commits"] = history.commits
+        path.write_bytes(gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0))
+        done += 1
+        print(
+            f"{done:4d} {record['instance_id']}: {history.commits} commits, "
+            f"{len(candidates['file_history'])} of {len(paths)} candidates with history, "
+            f"{time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Reads a source's version history with ``git log`` (``domain.change_history`` indexes it).
+
+A source root that is not inside a git work tree (or whose git fails) has no history: the
+reader answers ``None`` and Locate ranks without history features. Histories are kept per
+(root, HEAD commit) in a small LRU, so a question pays for ``git log`` only after the source
+moved to a new commit (a scan warms it).
+
+git runs with a fixed, read-only command line: no pager, no external diff or text conversion,
+no fsmonitor hook, system config ignored; ``safe.directory`` accepts a work tree another user
+owns (a mounted volume), since the operator registered the root as a source."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from locus.ingestion.domain.change_history import GIT_LOG_FORMAT, ChangeHistory, parse_git_log
+
+log = logging.getLogger(__name__)
+
+_GIT_OPTIONS = (
+    "-c",
+    "safe.directory=*",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.quotePath=false",
+    "--no-pager",
+)
+
+
+def git_log_command(
+    git_dir_or_tree: str, revision: str, max_commits: int, *, bare: bool
+) -> list[str]:
+    """``git log`` of ``revision``'s ancestors (merges and renames left out: a rename counts as
+    a change of both paths). In a work tree the paths are relative to the directory and limited
+    to it (a source root may be a sub-directory of the repository)."""
+    location = ["--git-dir", git_dir_or_tree] if bare else ["-C", git_dir_or_tree]
+    scope = [] if bare else ["--relative"]
+    tail = ["--"] if bare else ["--", "."]
+    return [
+        "git",
+        *location,
+        *_GIT_OPTIONS,
+        "log",
+        "--no-merges",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--name-only",
+        *scope,
+        f"--max-count={max_commits}",
+        f"--format={GIT_LOG_FORMAT}",
+        revision,
+        *tail,
+    ]
+
+
+def _environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    return env
+
+
+def _run(command: list[str], timeout: float) -> str | None:
+    try:
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            timeout=timeout,
+            env=_environment(),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        log.warning("git history not read (%s): %s", command[1:3], type(error).__name__)
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def read_history(
+    location: str, revision: str, max_commits: int, timeout: float, *, bare: bool = False
+) -> ChangeHistory | None:
+    """The history of ``revision`` at ``location`` (a work tree, or a bare repository)."""
+    output = _run(git_log_command(location, revision, max_commits, bare=bare), timeout)
+    if output is None:
+        return None
+    return ChangeHistory(parse_git_log(output), head=revision)
+
+
+class GitHistoryReader:
+    """Histories of source roots, cached by (root, HEAD)."""
+
+    def __init__(self, max_commits: int, timeout_seconds: float, cached_roots: int) -> None:
+        self._max_commits = max_commits
+        self._timeout = timeout_seconds
+        self._capacity = cached_roots
+        self._cache: OrderedDict[tuple[str, str], ChangeHistory] = OrderedDict()
+        self._lock = threading.Lock()
+        self._root_locks: dict[str, threading.Lock] = {}
+
+    def head(self, root: Path) -> str | None:
+        """The commit the work tree at ``root`` has checked out; ``None`` outside git."""
+        output = _run(
+            ["git", "-C", str(root), *_GIT_OPTIONS, "rev-parse", "--verify", "-q", "HEAD"],
+            self._timeout,
+        )
+        head = (output or "").strip()
+        return head or None
+
+    def read(self, root: Path) -> ChangeHistory | None:
+        """Blocking (run it in a thread): the history of ``root``'s HEAD, or ``None``."""
+        if self._max_commits <= 0:
+            return None
+        head = self.head(root)
+        if head is None:
+            return None
+        key = (str(root), head)
+        with self._lock:
+            root_lock = self._root_locks.setdefault(key[0], threading.Lock())
+        with root_lock:  # one git log per root at a time; the others wait for its result
+            with self._lock:
+                cached = self._cache.get(key)
+                if cached is not None:
+                    self._cache.move_to_end(key)
+                    return cached
+            history = read_history(str(root), head, self._max_commits, self._timeout)
+            if history is None:
+                return None
+            with self._lock:
+                self._cache[key] = history
+                for stale in [k for k in self._cache if k[0] == key[0] and k != key]:
+                    del self._cache[stale]
+                while len(self._cache) > self._capacity:
+                    self._cache.popitem(last=False)
+            log.info(
+                "history of %s at %s: %d commits, %d files",
+                root,
+                head[:12],
+                history.commits,
+                history.files,
+            )
+            return history
