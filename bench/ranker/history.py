@@ -18,6 +18,7 @@ import argparse
 import gzip
 import json
 import time
+from dataclasses import fields
 from pathlib import Path
 
 from locus.gateway.domain.candidates import candidates_from_json
@@ -29,13 +30,8 @@ from locus.ingestion.settings import IngestionSettings
 MAX_COMMITS = IngestionSettings.model_fields["history_max_commits"].default
 TIMEOUT = IngestionSettings.model_fields["history_timeout_seconds"].default
 HISTORY_PATHS = GatewaySettings.model_fields["history_paths"].default
-FIELDS = [
-    "relative_path",
-    "commits",
-    "last_change",
-    "change_percentile",
-    "message_score",
-]
+# The dump's columns: the gateway's FileHistory, filled from ingestion's FileChanges.
+FIELDS = [f.name for f in fields(FileHistory)]
 
 
 def main() -> None:
@@ -45,7 +41,6 @@ def main() -> None:
     parser.add_argument("--mirror-root", type=Path, required=True)
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args()
-    assert FIELDS == list(FileHistory.__dataclass_fields__), "FileHistory's fields changed"
     bases = {
         row["instance_id"]: row
         for row in map(json.loads, args.split.read_text().splitlines())
