@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,54 @@ def test_invalid_patterns_are_dropped_and_the_rest_still_apply(
     write_file(tmp_path, "app.py", "x\n")
 
     assert scanned_paths(tmp_path) == [".gitignore", "app.py"]
+
+
+WHITELIST = """*
+!*.py
+!*.md
+!lib/
+!lib/*
+!scripts
+!plugins/
+!plugins/*
+!tools
+*.pyc
+notes/
+"""
+
+
+def test_a_whitelist_gitignore_re_includes_its_directories_as_git_does(
+    tmp_path: Path, write_file: WriteFile
+) -> None:
+    """`*` then `!lib/`: git descends into lib/ and keeps its .py files (faceswap's layout).
+    Every path's fate is checked against git itself (`git check-ignore --no-index`)."""
+    write_file(tmp_path, ".gitignore", WHITELIST)
+    paths = [
+        "run.py",
+        "README.md",
+        "data.bin",
+        "lib/utils.py",
+        "lib/gui/display.py",
+        "lib/gui/icon.png",
+        "lib/cache.pyc",
+        "scripts/train.py",
+        "plugins/extract/align.py",
+        "tools/sort.py",
+        "notes/idea.py",
+        "other/x.py",
+    ]
+    for path in paths:
+        write_file(tmp_path, path, "x\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    checked = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        cwd=tmp_path,
+        input="\n".join(paths) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    ignored_by_git = set(checked.stdout.split())
+    assert ignored_by_git >= {"data.bin", "lib/cache.pyc", "notes/idea.py", "other/x.py"}
+    assert set(scanned_paths(tmp_path)) == set(paths) - ignored_by_git
+    assert "lib/utils.py" in scanned_paths(tmp_path)

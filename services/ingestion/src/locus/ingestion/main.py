@@ -12,7 +12,7 @@ from locus.ingestion.adapters.blob_store import FileBlobStore
 from locus.ingestion.adapters.event_handlers import register_event_handlers
 from locus.ingestion.adapters.grpc_servicer import IngestionServicer
 from locus.ingestion.adapters.store import IngestionStore
-from locus.ingestion.scanning import Ingestion
+from locus.ingestion.scanning import HistoryWarmup, Ingestion
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
 from locus.rpc import RpcServer, ServiceRuntime, StoreLifecycle
@@ -43,6 +43,6 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
         settings.service_name,
         server,
         telemetry,
-        [StoreLifecycle(store), bus, ingestion.progress_checks],
+        [StoreLifecycle(store), bus, ingestion.progress_checks, HistoryWarmup(ingestion)],
         metrics=MetricsEndpoint.from_settings(settings),
     )

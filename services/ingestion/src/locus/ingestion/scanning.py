@@ -22,10 +22,11 @@ import asyncio
 import hashlib
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from locus.ingestion.adapters.blob_store import BlobNotFound, FileBlobStore, is_sha256
 from locus.ingestion.adapters.git_history import GitHistoryReader
@@ -114,6 +115,19 @@ class _WalkedSource:
     current: dict[str, ScannedFile]  # relative path → file, contents stored, data dropped
     skipped: list[SkippedFile]
     bytes_read: int
+
+
+class HistoryWarmup:
+    """The start-up read of change histories, as a runtime component (after the store)."""
+
+    def __init__(self, ingestion: Ingestion) -> None:
+        self._ingestion = ingestion
+
+    async def start(self) -> None:
+        self._ingestion.warm_histories()
+
+    async def stop(self) -> None:
+        await self._ingestion.stop_warming()
 
 
 class Ingestion:
@@ -622,14 +636,36 @@ class Ingestion:
     def _warm_history(self, project_id: str) -> None:
         """Read the scanned sources' histories in the background, so the first question
         after a scan does not wait for git."""
+        self._in_background(self._read_histories([project_id]))
 
-        async def warm() -> None:
+    async def _read_histories(self, project_ids: Sequence[str]) -> None:
+        for project_id in project_ids:
             for root in await self._history_roots(project_id):
                 await asyncio.to_thread(self._history.read, root)
 
-        task = asyncio.get_running_loop().create_task(warm())
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._warming.add(task)
         task.add_done_callback(self._warming.discard)
+
+    def warm_histories(self) -> None:
+        """At start-up: read the histories of scanned projects (as many roots as the cache
+        keeps) in the background, so the first question after a restart does not wait for
+        git either."""
+
+        async def warm() -> None:
+            try:
+                projects = await self._store.list_projects(0, self._settings.history_cached_roots)
+                await self._read_histories([p.project_id for p in projects if p.latest_snapshot_id])
+            except Exception:  # a warm-up is an optimisation: a question reads it anyway
+                log.exception("reading the change histories at start-up failed")
+
+        self._in_background(warm())
+
+    async def stop_warming(self) -> None:
+        for task in list(self._warming):
+            task.cancel()
+        await asyncio.gather(*self._warming, return_exceptions=True)
 
     # content
 

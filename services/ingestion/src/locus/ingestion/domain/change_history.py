@@ -102,22 +102,26 @@ class ChangeHistory:
         self.commits = 0
         self._count: Counter[str] = Counter()
         self._last: dict[str, int] = {}
-        messages: dict[str, list[str]] = {}
+        messages: dict[str, list[int]] = {}  # path → its newest commits (indices into terms)
+        terms_of: list[Counter[str]] = []  # per commit: its message's term frequencies
         for index, commit in enumerate(commits):
             self.commits += 1
+            terms_of.append(Counter(history_terms(commit.message)))
             for path in commit.paths:
                 self._count[path] += 1
                 self._last.setdefault(path, index)
                 kept = messages.setdefault(path, [])
-                if len(kept) < MESSAGES_PER_FILE and commit.message:
-                    kept.append(commit.message)
+                if len(kept) < MESSAGES_PER_FILE:
+                    kept.append(index)
         self._sorted_counts = sorted(self._count.values())
-        # Each file's document: the term frequencies of its commits' messages.
+        # Each file's document: the term frequencies of its newest commits' messages.
         self._documents: dict[str, Counter[str]] = {}
         self._lengths: dict[str, int] = {}
         document_frequency: Counter[str] = Counter()
-        for path, texts in messages.items():
-            terms = Counter(history_terms("\n".join(texts)))
+        for path, indices in messages.items():
+            terms: Counter[str] = Counter()
+            for index in indices:
+                terms.update(terms_of[index])
             if not terms:
                 continue
             self._documents[path] = terms

@@ -8,6 +8,7 @@ level `.locusignore` is consulted after `.gitignore`, so it can re-include what 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +64,14 @@ class IgnoreLayer:
             relative_path = relative_path[len(prefix) :]
         # A trailing slash lets directory-only patterns such as `build/` match.
         candidate = relative_path + "/" if is_dir else relative_path
-        return self.spec.check_file(candidate).include
+        decision = None
+        for pattern in self.spec.patterns:
+            if pattern.include is None or pattern.regex is None:
+                continue
+            match = pattern.regex.match(candidate)
+            if match is not None and not _through_parent(match, candidate):
+                decision = pattern.include  # the last pattern that matches the entry wins
+        return decision
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +141,19 @@ def load_root_rules(root: Path) -> IgnoreRules:
     if exclude_text is not None:
         rules = rules.with_patterns("", ".git/info/exclude", exclude_text.splitlines())
     return rules.with_directory_files(root, "")
+
+
+def _through_parent(match: re.Match[str], candidate: str) -> bool:
+    """Whether a pattern matched only a parent directory of the entry (``lib/`` against
+    ``lib/x.py``). Such a match is the parent's business: the scanner never descends into an
+    ignored directory, and git does not let it decide for an entry inside a directory it
+    re-included. pathspec's own ``check_file`` also ranks a directory entry's own match below
+    such parent matches, so ``*`` then ``!lib/`` kept ``lib/`` ignored (a whitelist .gitignore
+    hid every sub-directory)."""
+    groups = match.re.groupindex
+    if "ps_d" not in groups or match.group("ps_d") is None:
+        return False
+    return match.end("ps_d") < len(candidate)
 
 
 def _compile(lines: list[str]) -> GitIgnoreSpec:

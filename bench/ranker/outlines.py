@@ -1,0 +1,159 @@
+"""Widen the outline candidates of dumps collected with fewer outlined files.
+
+Locate adds the functions and methods of the first ranking's best ``outline_files`` files to the
+candidates (ast ListFileSymbols). A dump collected when that setting was smaller holds fewer;
+this script adds the rest the way the stack would: the first ranking is recomputed from the
+dump (the hand ranking ``RankingV1`` over the chunks, names and file list — the same input the
+gateway's seed ranking gets; checked: the files it outlined are the dump's), and each newly
+outlined file is read from the mirror at the instance's base commit and extracted by the ast
+service's own code (``locus.ast.domain.extract``); its callables, in source order and at most
+``outline_symbols_per_file``, get the ids the ast store gives them (``node_id_for``). Files the
+dump outlined keep the stack's symbols.
+
+Usage: python bench/ranker/outlines.py --candidates DIR --split FILE --mirror-root DIR
+       [--outline-files N] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import subprocess
+import time
+from dataclasses import astuple
+from pathlib import Path
+
+from locus.ast.domain import UndecodableSource, extract, supported_languages
+from locus.ast.identifiers import node_id_for
+from locus.gateway.domain.candidates import candidates_from_json
+from locus.gateway.domain.ranking import RankingInput, RankingV1, RankingWeights, SymbolRef
+from locus.gateway.domain.symbol_kinds import CALLABLE_KINDS
+from locus.gateway.settings import GatewaySettings
+
+DEFAULTS = GatewaySettings()
+
+
+def blobs(mirror: Path, commit: str, paths: list[str]) -> dict[str, bytes]:
+    """The contents of ``paths`` at ``commit`` (one ``git cat-file --batch``)."""
+    if not paths:
+        return {}
+    done = subprocess.run(
+        ["git", "--git-dir", str(mirror), "cat-file", "--batch"],
+        input="".join(f"{commit}:{p}\n" for p in paths).encode(),
+        capture_output=True,
+        check=True,
+    )
+    out, data, position = {}, done.stdout, 0
+    for path in paths:
+        end = data.index(b"\n", position)
+        header = data[position:end].split()
+        position = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        out[path] = data[position : position + size]
+        position += size + 1
+    return out
+
+
+def callables(path: str, data: bytes, language: str, file_id: str, limit: int) -> list[SymbolRef]:
+    if language not in supported_languages():
+        return []
+    try:
+        analysis = extract(path, data, language)
+    except UndecodableSource:
+        return []
+    found = sorted(
+        (
+            (symbol.start_line, ordinal, symbol)
+            for ordinal, symbol in enumerate(analysis.symbols)
+            if symbol.kind in CALLABLE_KINDS
+        ),
+        key=lambda item: item[:2],
+    )[:limit]
+    return [
+        SymbolRef(
+            node_id=node_id_for(file_id, s.qualified_name, s.kind),
+            name=s.name,
+            qualified_name=s.qualified_name,
+            scope_name=s.scope_name,
+            kind=s.kind,
+            file_id=file_id,
+            relative_path=path,
+            language=language,
+            start_line=s.start_line,
+            end_line=s.end_line,
+        )
+        for _, _, s in found
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--candidates", type=Path, required=True)
+    parser.add_argument("--split", type=Path, required=True)
+    parser.add_argument("--mirror-root", type=Path, required=True)
+    parser.add_argument("--outline-files", type=int, default=DEFAULTS.outline_files)
+    parser.add_argument("--out", type=Path, help="write here (default: in place)")
+    args = parser.parse_args()
+    rows = {
+        row["instance_id"]: row
+        for row in map(json.loads, args.split.read_text().splitlines())
+        if row.get("instance_id")
+    }
+    out_dir = args.out or args.candidates
+    out_dir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    for count, path in enumerate(sorted(args.candidates.glob("*.json.gz")), start=1):
+        record = json.loads(gzip.decompress(path.read_bytes()))
+        row = rows.get(record["instance_id"])
+        if row is None:
+            continue
+        candidates = record["candidates"]
+        _, request = candidates_from_json(candidates)
+        seed = RankingV1(RankingWeights()).rank(
+            RankingInput(
+                cues=request.cues,
+                chunks=request.chunks,
+                named_symbols=request.named_symbols,
+                file_hits=request.file_hits,
+                include_tests=request.include_tests,
+                max_files=request.max_files,
+                max_symbols=max(request.max_symbols, DEFAULTS.graph_seed_symbols),
+            )
+        )
+        outlined: dict[str, list[SymbolRef]] = {}
+        for symbol in request.file_symbols:
+            outlined.setdefault(symbol.file_id, []).append(symbol)
+        wanted = seed.files[: args.outline_files]
+        missing = [f for f in wanted if f.file_id not in outlined]
+        mirror = args.mirror_root / row["repo"].replace("/", "+") / "repo"
+        contents = blobs(mirror, row["base_commit"], [f.relative_path for f in missing])
+        for ranked in missing:
+            data = contents.get(ranked.relative_path)
+            if data is not None:
+                outlined[ranked.file_id] = callables(
+                    ranked.relative_path,
+                    data,
+                    ranked.language,
+                    ranked.file_id,
+                    DEFAULTS.outline_symbols_per_file,
+                )
+        symbols = [s for f in wanted for s in outlined.get(f.file_id, [])]
+        table = candidates["symbols"]
+        for symbol in symbols:
+            table.setdefault(symbol.node_id, list(astuple(symbol)))
+        candidates["file_symbols"] = [s.node_id for s in symbols]
+        (out_dir / path.name).write_bytes(
+            gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0)
+        )
+        print(
+            f"{count:4d} {record['instance_id']}: {len(request.file_symbols)} → {len(symbols)} "
+            f"outline symbols, {time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
