@@ -162,11 +162,7 @@ def test_each_feature_of_a_symbol_has_the_value_its_case_implies() -> None:
     assert sibling["whole_file_rank_recip"] == 1.0  # a symbol has its file's whole-file rank
     assert rows[HELPER.node_id]["whole_file_score_ratio"] == 0.25
     assert rows[CALLEE.node_id]["whole_file_rank_recip"] == 0.0
-    # A symbol has its file's change history; a file without one has only "present".
-    assert sibling["history_message_rank_recip"] == 1.0
-    assert sibling["history_commits_ratio"] == 0.5
-    assert rows[CALLEE.node_id]["history_present"] == 1.0
-    assert rows[CALLEE.node_id]["history_log_commits"] == 0.0
+    assert not any(name.startswith("history_") for name in SYMBOL_FEATURES)  # files only
 
     callee = rows[CALLEE.node_id]
     assert callee["graph_calls"] == 1.0
@@ -234,8 +230,9 @@ def test_each_feature_of_a_file_has_the_value_its_case_implies() -> None:
     assert transport["history_recency"] == pytest.approx(1 / 100)
     assert config["history_recency"] == 1.0  # changed in the newest commit
     assert config["history_message_rank_recip"] == 0.0  # no message matched
-    assert notes["history_present"] == 1.0
+    assert notes["history_present"] == 1.0  # the project has history; the file has none
     assert notes["history_commits_ratio"] == 0.0
+    assert notes["history_log_commits"] == 0.0
     template = rows[".github/ISSUE_TEMPLATE/bug_report.yml"]
     assert template["role_template"] == 1.0
     assert template["best_lexical_rank_recip"] == 1.0
@@ -266,13 +263,10 @@ def test_without_history_every_history_feature_is_zero() -> None:
     _, restored = candidates_from_json(dumped)
     assert restored.history_commits == 0
     features = candidate_features(restored, RankingV1())
-    for names, rows in (
-        (FILE_FEATURES, features.file_rows),
-        (SYMBOL_FEATURES, features.symbol_rows),
-    ):
-        for row in rows:
-            values = features_by_name(names, row)
-            assert not any(v for n, v in values.items() if n.startswith("history_"))
+    assert features.file_rows
+    for row in features.file_rows:
+        values = features_by_name(FILE_FEATURES, row)
+        assert not any(v for n, v in values.items() if n.startswith("history_"))
 
 
 def test_candidate_paths_are_every_file_a_ranking_can_hold() -> None:

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from locus.ingestion.adapters.git import tracked_paths
 from locus.ingestion.domain.ignore_rules import IgnoreRules
 from locus.ingestion.domain.model import ScannedFile
 from locus.ingestion.domain.scanner import walk_source
@@ -236,3 +238,46 @@ def test_a_whitelist_gitignore_re_includes_its_directories_as_git_does(
     assert ignored_by_git >= {"data.bin", "lib/cache.pyc", "notes/idea.py", "other/x.py"}
     assert set(scanned_paths(tmp_path)) == set(paths) - ignored_by_git
     assert "lib/utils.py" in scanned_paths(tmp_path)
+
+
+def test_files_git_tracks_are_indexed_whatever_gitignore_says(
+    tmp_path: Path, write_file: WriteFile
+) -> None:
+    """As in git, .gitignore only hides untracked files: one force-added (or added before the
+    pattern) is indexed; .locusignore still hides what it names, tracked or not."""
+    write_file(tmp_path, ".gitignore", "*.gen.py\nplayground/\n")
+    write_file(tmp_path, ".locusignore", "secret_tracked.py\n")
+    for path in (
+        "app.py",
+        "schema.gen.py",
+        "other.gen.py",
+        "playground/try.py",
+        "playground/scratch.py",
+        "secret_tracked.py",
+    ):
+        write_file(tmp_path, path, "x = 1\n")
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True, env=env)
+    subprocess.run(
+        ["git", "add", "-f", "app.py", "schema.gen.py", "playground/try.py", "secret_tracked.py"],
+        cwd=tmp_path,
+        check=True,
+        env=env,
+    )
+    tracked = tracked_paths(tmp_path, timeout=30)
+    assert tracked == {"app.py", "schema.gen.py", "playground/try.py", "secret_tracked.py"}
+    found = [
+        item.relative_path
+        for item in walk_source(tmp_path, max_file_bytes=1024 * 1024, tracked=tracked)
+        if isinstance(item, ScannedFile)
+    ]
+    assert found == [".gitignore", ".locusignore", "app.py", "playground/try.py", "schema.gen.py"]
+    # Without git's list (not a work tree) the patterns hide them as before.
+    assert "schema.gen.py" not in scanned_paths(tmp_path)
+    assert tracked_paths(tmp_path / "playground", timeout=30) == {"try.py"}

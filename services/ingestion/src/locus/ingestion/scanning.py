@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from locus.ingestion.adapters.blob_store import BlobNotFound, FileBlobStore, is_sha256
+from locus.ingestion.adapters.git import tracked_paths
 from locus.ingestion.adapters.git_history import GitHistoryReader
 from locus.ingestion.adapters.store import IngestionStore, JobProgress, ScanResult
 from locus.ingestion.adapters.tables import (
@@ -434,7 +435,11 @@ class Ingestion:
         skipped: list[SkippedFile] = []
         bytes_read = 0
         cache = self._read_caches.setdefault(str(root), ReadCache(has_content=self._blobs.exists))
-        for item in walk_source(root, max_file_bytes=self._settings.max_file_bytes, cache=cache):
+        # What git tracks is indexed even where a .gitignore pattern matches it, as git does.
+        tracked = tracked_paths(root, self._settings.history_timeout_seconds)
+        for item in walk_source(
+            root, max_file_bytes=self._settings.max_file_bytes, cache=cache, tracked=tracked
+        ):
             if isinstance(item, SkippedFile):
                 skipped.append(item)
                 continue

@@ -98,8 +98,10 @@ _PATH_FEATURES = (
 # Retrieval's whole-file list (a symbol has its file's): rank, score over the list's best, and
 # the score over the mean of the list's ten best (how far above the crowd it stands).
 _WHOLE_FILE_FEATURES = ("whole_file_rank_recip", "whole_file_score_ratio", "whole_file_lift")
-# The file's change history (a symbol has its file's): whether the project has one, how often
-# and how lately the file changed, and how its commits' messages match the question.
+# The file's change history: whether the project has one, how often and how lately the file
+# changed, and how its commits' messages match the question. Files only: given to symbols too
+# (their file's), it lowered dev Func Acc@5 by 2-3 of 38 instances for a gain within noise
+# leave-one-repository-out (bench/RESULTS.md).
 _HISTORY_FEATURES = (
     "history_present",
     "history_log_commits",
@@ -141,7 +143,6 @@ SYMBOL_FEATURES: tuple[str, ...] = (
     "outline_only",
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
-    *_HISTORY_FEATURES,
 )
 
 _PATH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
@@ -237,7 +238,6 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             else 1.0,
             *file_list.get(ref.file_id, not_listed),
             *whole_file.get(ref.file_id, not_whole),
-            *history.get(ref.relative_path, no_history),
         ]
         symbol_rows.append(row)
 

@@ -3,34 +3,20 @@
 A source root that is not inside a git work tree (or whose git fails) has no history: the
 reader answers ``None`` and Locate ranks without history features. Histories are kept per
 (root, HEAD commit) in a small LRU, so a question pays for ``git log`` only after the source
-moved to a new commit (a scan warms it).
-
-git runs with a fixed, read-only command line: no pager, no external diff or text conversion,
-no fsmonitor hook, system config ignored; ``safe.directory`` accepts a work tree another user
-owns (a mounted volume), since the operator registered the root as a source."""
+moved to a new commit (a scan warms it). git runs as ``adapters.git`` runs it, without external
+diff or text conversion."""
 
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from locus.ingestion.adapters.git import GIT_OPTIONS, run_git
 from locus.ingestion.domain.change_history import GIT_LOG_FORMAT, ChangeHistory, parse_git_log
 
 log = logging.getLogger(__name__)
-
-_GIT_OPTIONS = (
-    "-c",
-    "safe.directory=*",
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.quotePath=false",
-    "--no-pager",
-)
 
 
 def git_log_command(
@@ -45,7 +31,7 @@ def git_log_command(
     return [
         "git",
         *location,
-        *_GIT_OPTIONS,
+        *GIT_OPTIONS,
         "log",
         "--no-merges",
         "--no-renames",
@@ -60,35 +46,11 @@ def git_log_command(
     ]
 
 
-def _environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    return env
-
-
-def _run(command: list[str], timeout: float) -> str | None:
-    try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            timeout=timeout,
-            env=_environment(),
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        log.warning("git history not read (%s): %s", command[1:3], type(error).__name__)
-        return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.decode("utf-8", errors="replace")
-
-
 def read_history(
     location: str, revision: str, max_commits: int, timeout: float, *, bare: bool = False
 ) -> ChangeHistory | None:
     """The history of ``revision`` at ``location`` (a work tree, or a bare repository)."""
-    output = _run(git_log_command(location, revision, max_commits, bare=bare), timeout)
+    output = run_git(git_log_command(location, revision, max_commits, bare=bare), timeout)
     if output is None:
         return None
     return ChangeHistory(parse_git_log(output), head=revision)
@@ -107,8 +69,8 @@ class GitHistoryReader:
 
     def head(self, root: Path) -> str | None:
         """The commit the work tree at ``root`` has checked out; ``None`` outside git."""
-        output = _run(
-            ["git", "-C", str(root), *_GIT_OPTIONS, "rev-parse", "--verify", "-q", "HEAD"],
+        output = run_git(
+            ["git", "-C", str(root), *GIT_OPTIONS, "rev-parse", "--verify", "-q", "HEAD"],
             self._timeout,
         )
         head = (output or "").strip()

@@ -3,6 +3,8 @@
 Rules follow git: a file's patterns apply to its own directory subtree, deeper files override
 shallower ones, the last matching pattern in a file wins and `!pattern` re-includes. At the same
 level `.locusignore` is consulted after `.gitignore`, so it can re-include what git ignores.
+As in git, `.gitignore` and `.git/info/exclude` never hide a file git tracks (one added before
+the pattern, or with `git add -f`); `.locusignore` and the built-in excludes still do.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 IGNORE_FILE_NAMES = (".gitignore", ".locusignore")
+# Patterns from these only concern files git does not track.
+_UNTRACKED_ONLY = (".gitignore", ".git/info/exclude")
 
 # Never indexed and cannot be re-included: version-control metadata and Locus's own state.
 ALWAYS_EXCLUDED_NAMES = frozenset({".git", ".hg", ".svn", ".bzr", ".locus"})
@@ -54,6 +58,11 @@ class IgnoreLayer:
     base: str
     origin: str
     spec: GitIgnoreSpec
+
+    @property
+    def untracked_only(self) -> bool:
+        """Whether git's own rules: they never hide what git tracks."""
+        return self.origin.endswith(_UNTRACKED_ONLY)
 
     def decide(self, relative_path: str, *, is_dir: bool) -> bool | None:
         """True if this layer ignores the path, False if it re-includes it, None if silent."""
@@ -108,15 +117,19 @@ class IgnoreRules:
                 rules = rules.with_patterns(directory, origin, text.splitlines())
         return rules
 
-    def is_excluded_entry(self, relative_path: str, *, is_dir: bool) -> bool:
+    def is_excluded_entry(self, relative_path: str, *, is_dir: bool, tracked: bool = False) -> bool:
         """Whether this entry itself is ignored, assuming none of its parent directories is.
 
-        The scanner prunes ignored directories, so it only needs this check per entry.
+        ``tracked``: git tracks the file (or, for a directory, a file under it), so git's own
+        ignore files do not apply. The scanner prunes ignored directories, so it only needs
+        this check per entry.
         """
         name = relative_path.rsplit("/", 1)[-1]
         if name in ALWAYS_EXCLUDED_NAMES:
             return True
         for layer in reversed(self.layers):
+            if tracked and layer.untracked_only:
+                continue
             decision = layer.decide(relative_path, is_dir=is_dir)
             if decision is not None:
                 return decision

@@ -105,13 +105,21 @@ class _DirectoryFrame:
     directory: str
     rules: IgnoreRules
     entries: Iterator[os.DirEntry[str]]
+    # git ignores this directory but tracks files in it: only those (and tracked
+    # sub-directories) are walked, as git shows them.
+    ignored_by_git: bool = False
 
 
 def walk_source(
-    root: Path, *, max_file_bytes: int, cache: ReadCache | None = None
+    root: Path,
+    *,
+    max_file_bytes: int,
+    cache: ReadCache | None = None,
+    tracked: Collection[str] = (),
 ) -> Iterator[ScannedFile | SkippedFile]:
     """Yield every non-ignored file under `root`, sorted by POSIX relative path. With a
-    ``cache``, files unchanged since a read it remembers are not read again.
+    ``cache``, files unchanged since a read it remembers are not read again. ``tracked``: the
+    paths (relative to `root`) git tracks, which `.gitignore` does not hide.
 
     Raises `InvalidSourceRoot` if `root` is not a listable directory; validate the root with
     `resolve_source_root` first.
@@ -127,6 +135,8 @@ def walk_source(
         ) from error
 
     root_rules = load_root_rules(real_root)
+    tracked_files = frozenset(tracked)
+    tracked_directories = frozenset(path[:end] for path in tracked_files for end in _slashes(path))
     stack = [_DirectoryFrame("", root_rules, iter(root_entries))]
     while stack:
         frame = stack[-1]
@@ -155,7 +165,14 @@ def walk_source(
             elif target is not None:
                 yield _read_file(relative_path, target, max_file_bytes, cache)
         elif _is_directory(entry):
-            if frame.rules.is_excluded_entry(relative_path, is_dir=True):
+            tracked_directory = relative_path in tracked_directories
+            ignored_by_git = frame.ignored_by_git or frame.rules.is_excluded_entry(
+                relative_path, is_dir=True
+            )
+            if ignored_by_git and (
+                not tracked_directory
+                or frame.rules.is_excluded_entry(relative_path, is_dir=True, tracked=True)
+            ):
                 continue
             try:
                 entries = _sorted_entries(Path(entry.path))
@@ -167,9 +184,22 @@ def walk_source(
                 )
                 continue
             rules = frame.rules.with_directory_files(real_root, relative_path)
-            stack.append(_DirectoryFrame(relative_path, rules, iter(entries)))
-        elif not frame.rules.is_excluded_entry(relative_path, is_dir=False):
+            stack.append(_DirectoryFrame(relative_path, rules, iter(entries), ignored_by_git))
+        elif relative_path in tracked_files:
+            if not frame.rules.is_excluded_entry(relative_path, is_dir=False, tracked=True):
+                yield _read_file(relative_path, Path(entry.path), max_file_bytes, cache)
+        elif not frame.ignored_by_git and not frame.rules.is_excluded_entry(
+            relative_path, is_dir=False
+        ):
             yield _read_file(relative_path, Path(entry.path), max_file_bytes, cache)
+
+
+def _slashes(path: str) -> Iterator[int]:
+    """The position of each "/" of ``path``: its parent directories end there."""
+    position = path.find("/")
+    while position != -1:
+        yield position
+        position = path.find("/", position + 1)
 
 
 def _encodable(name: str) -> bool:
