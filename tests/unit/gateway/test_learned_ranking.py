@@ -388,6 +388,8 @@ def test_the_shipped_model_loads_and_names_its_training_data() -> None:
     assert len(model.metadata["training_data_sha256"]) == 64
     assert model.metadata["instances"] >= 100
     assert model.version.startswith("trees-")
+    assert LearnedRanking(model, RankingV1()).uses_history == model.reads("history_")
+    assert not LearnedRanking(RankerModel.from_json(model_json()), RankingV1()).uses_history
 
 
 @pytest.mark.parametrize(

@@ -265,6 +265,10 @@ async def test_the_candidates_change_history_joins_the_ranking_input(service: An
     assert ranked.file_history == [FileHistory("src/shop/payments.py", 7, 2, 0.5, 3.5)]
     assert "history" in entry.timings_ms
 
+    # The hand ranking reads no history: without a dump asked for, ingestion is not asked.
+    await service.locator.locate(LocateQuery("shop", "orders charge twice"), entry)
+    assert len(service.projects.history_requests) == 1
+
 
 async def test_a_failing_history_leaves_the_ranking_without_it_and_notes_why(
     service: Any,

@@ -188,7 +188,8 @@ class Locator:
             whole_file_hits=whole_file_hits,
             max_symbols=max_symbols,
         )
-        final_input = await self._with_history(project.project_id, question, final_input, entry)
+        if query.include_candidates or getattr(self._ranker, "uses_history", False):
+            final_input = await self._with_history(project.project_id, question, final_input, entry)
         with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank") as span:
             ranking = self._ranker.rank(final_input)
             span.set_attribute("locus.ranker", ranker_name(self._ranker))
@@ -332,8 +333,9 @@ class Locator:
     async def _with_history(
         self, project_id: str, question: str, request: RankingInput, entry: OpenRequest
     ) -> RankingInput:
-        """The candidates' change history (ingestion ScoreFileHistory). Best effort, like the
-        graph: without it the learned ranking scores the files as having no history."""
+        """The candidates' change history (ingestion ScoreFileHistory), for a ranker that reads
+        it and for candidate dumps. Best effort, like the graph: without it the learned ranking
+        scores the files as having no history."""
         paths = candidate_paths(request)[: self._settings.history_paths]
         if not paths or not self._settings.history_paths:
             return request

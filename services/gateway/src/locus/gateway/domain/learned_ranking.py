@@ -239,6 +239,14 @@ class RankerModel:
                 raise
             raise RankerModelError(f"malformed ranker model: {error}") from error
 
+    def reads(self, prefix: str) -> bool:
+        """Whether either target reads a feature whose name starts with ``prefix``."""
+        return any(
+            names[int(column)].startswith(prefix)
+            for target, names in ((self.files, FILE_FEATURES), (self.symbols, SYMBOL_FEATURES))
+            for column in target.columns
+        )
+
     @classmethod
     def load(cls, path: Path | None = None) -> RankerModel:
         """The model at ``path``, or the one shipped with the gateway."""
@@ -261,6 +269,9 @@ class LearnedRanking:
         self.model = model
         self.hand = hand
         self.name = f"learned:{model.version}"
+        # Locate asks ingestion for the candidates' change history only for a model that
+        # reads it (or for a candidates dump).
+        self.uses_history = model.reads("history_")
 
     def rank(self, request: RankingInput) -> Ranking:
         candidates = candidate_features(request, self.hand)
