@@ -14,12 +14,10 @@ Usage: python bench/ranker/history.py --candidates DIR --split FILE --mirror-roo
 
 from __future__ import annotations
 
-import argparse
-import gzip
-import json
 import time
 from dataclasses import fields
-from pathlib import Path
+
+from dumps import arguments, mirror_of, read_dump, split_rows, write_dump
 
 from locus.gateway.domain.candidates import candidates_from_json
 from locus.gateway.domain.ranking import FileHistory, candidate_paths
@@ -35,26 +33,17 @@ FIELDS = [f.name for f in fields(FileHistory)]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--candidates", type=Path, required=True)
-    parser.add_argument("--split", type=Path, required=True)
-    parser.add_argument("--mirror-root", type=Path, required=True)
-    parser.add_argument("--force", action="store_true")
-    args = parser.parse_args()
-    bases = {
-        row["instance_id"]: row
-        for row in map(json.loads, args.split.read_text().splitlines())
-        if row.get("instance_id")
-    }
+    args = arguments(__doc__).parse_args()
+    bases = split_rows(args.split)
     started = time.perf_counter()
     done = 0
     for path in sorted(args.candidates.glob("*.json.gz")):
-        record = json.loads(gzip.decompress(path.read_bytes()))
+        record = read_dump(path)
         candidates = record["candidates"]
         row = bases.get(record["instance_id"])
         if row is None or ("file_history" in candidates and not args.force):
             continue
-        mirror = args.mirror_root / row["repo"].replace("/", "+") / "repo"
+        mirror = mirror_of(args.mirror_root, row["repo"])
         history = read_history(str(mirror), row["base_commit"], MAX_COMMITS, TIMEOUT, bare=True)
         if history is None:
             raise SystemExit(f"{record['instance_id']}: no history at {mirror}")
@@ -66,7 +55,7 @@ def main() -> None:
             [getattr(found[p], name) for name in FIELDS] for p in paths if p in found
         ]
         candidates["history_commits"] = history.commits
-        path.write_bytes(gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0))
+        write_dump(path, record)
         done += 1
         print(
             f"{done:4d} {record['instance_id']}: {history.commits} commits, "

@@ -16,13 +16,12 @@ Usage: python bench/ranker/outlines.py --candidates DIR --split FILE --mirror-ro
 
 from __future__ import annotations
 
-import argparse
-import gzip
-import json
 import subprocess
 import time
 from dataclasses import astuple
 from pathlib import Path
+
+from dumps import arguments, mirror_of, read_dump, split_rows, write_dump
 
 from locus.ast.domain import UndecodableSource, extract, supported_languages
 from locus.ast.identifiers import node_id_for
@@ -90,23 +89,16 @@ def callables(path: str, data: bytes, language: str, file_id: str, limit: int) -
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--candidates", type=Path, required=True)
-    parser.add_argument("--split", type=Path, required=True)
-    parser.add_argument("--mirror-root", type=Path, required=True)
+    parser = arguments(__doc__)
     parser.add_argument("--outline-files", type=int, default=DEFAULTS.outline_files)
     parser.add_argument("--out", type=Path, help="write here (default: in place)")
     args = parser.parse_args()
-    rows = {
-        row["instance_id"]: row
-        for row in map(json.loads, args.split.read_text().splitlines())
-        if row.get("instance_id")
-    }
+    rows = split_rows(args.split)
     out_dir = args.out or args.candidates
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     for count, path in enumerate(sorted(args.candidates.glob("*.json.gz")), start=1):
-        record = json.loads(gzip.decompress(path.read_bytes()))
+        record = read_dump(path)
         row = rows.get(record["instance_id"])
         if row is None:
             continue
@@ -128,7 +120,7 @@ def main() -> None:
             outlined.setdefault(symbol.file_id, []).append(symbol)
         wanted = seed.files[: args.outline_files]
         missing = [f for f in wanted if f.file_id not in outlined]
-        mirror = args.mirror_root / row["repo"].replace("/", "+") / "repo"
+        mirror = mirror_of(args.mirror_root, row["repo"])
         contents = blobs(mirror, row["base_commit"], [f.relative_path for f in missing])
         for ranked in missing:
             data = contents.get(ranked.relative_path)
@@ -145,9 +137,7 @@ def main() -> None:
         for symbol in symbols:
             table.setdefault(symbol.node_id, list(astuple(symbol)))
         candidates["file_symbols"] = [s.node_id for s in symbols]
-        (out_dir / path.name).write_bytes(
-            gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0)
-        )
+        write_dump(out_dir / path.name, record)
         print(
             f"{count:4d} {record['instance_id']}: {len(request.file_symbols)} → {len(symbols)} "
             f"outline symbols, {time.perf_counter() - started:.0f} s",

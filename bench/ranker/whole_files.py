@@ -19,11 +19,8 @@ Usage: python bench/ranker/whole_files.py --candidates DIR --split FILE --mirror
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import gzip
 import hashlib
-import json
 import sys
 import tempfile
 import time
@@ -42,6 +39,7 @@ from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, WholeFile, w
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from baselines import MAX_FILE_BYTES, chunks_of, indexed_chunks  # noqa: E402
+from dumps import arguments, read_dump, split_rows, write_dump  # noqa: E402
 
 WHOLE_FILES = GatewaySettings.model_fields["search_whole_files"].default
 
@@ -109,20 +107,11 @@ async def whole_file_hits(
 
 
 async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--candidates", type=Path, required=True)
-    parser.add_argument("--split", type=Path, required=True)
-    parser.add_argument("--mirror-root", type=Path, required=True)
-    parser.add_argument("--force", action="store_true")
-    args = parser.parse_args()
-    rows = {
-        json.loads(line)["instance_id"]: json.loads(line)
-        for line in args.split.read_text().splitlines()
-        if line.strip()
-    }
+    args = arguments(__doc__).parse_args()
+    rows = split_rows(args.split)
     by_repo: dict[str, list[tuple[Path, dict[str, Any]]]] = defaultdict(list)
     for path in sorted(args.candidates.glob("*.json.gz")):
-        record = json.loads(gzip.decompress(path.read_bytes()))
+        record = read_dump(path)
         if "whole_file_hits" in record["candidates"] and not args.force:
             continue
         if record["instance_id"] in rows:
@@ -148,9 +137,7 @@ async def main() -> None:
             candidates["whole_file_hits"] = [
                 [getattr(h, name) for name in candidates["file_fields"]] for h in hits
             ]
-            path.write_bytes(
-                gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0)
-            )
+            write_dump(path, record)
             done += 1
             print(
                 f"{done:4d} {record['instance_id']}: {len(files)} files, "

@@ -1,0 +1,40 @@
+"""What the scripts that complete older candidate dumps share: their command line, the split's
+rows by instance id, and reading and writing a dump (gzip JSON, reproducible bytes)."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+
+def arguments(doc: str) -> argparse.ArgumentParser:
+    """--candidates DIR --split FILE --mirror-root DIR [--force]; add more before parsing."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--candidates", type=Path, required=True)
+    parser.add_argument("--split", type=Path, required=True)
+    parser.add_argument("--mirror-root", type=Path, required=True)
+    parser.add_argument("--force", action="store_true", help="redo dumps that already have it")
+    return parser
+
+
+def split_rows(split: Path) -> dict[str, dict[str, Any]]:
+    """The split's instances by id."""
+    rows = (json.loads(line) for line in split.read_text().splitlines() if line.strip())
+    return {row["instance_id"]: row for row in rows if row.get("instance_id")}
+
+
+def read_dump(path: Path) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
+    return record
+
+
+def write_dump(path: Path, record: dict[str, Any]) -> None:
+    path.write_bytes(gzip.compress(json.dumps(record, separators=(",", ":")).encode(), mtime=0))
+
+
+def mirror_of(mirror_root: Path, repo: str) -> Path:
+    """The bare mirror of ``owner/name`` (the layout ``fetch`` makes)."""
+    return mirror_root / repo.replace("/", "+") / "repo"
