@@ -3,6 +3,7 @@ limits, a source root below the repository top, and a tree outside git."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -164,3 +165,57 @@ def test_two_sources_sharing_a_path_keep_the_better_match() -> None:
         "a.py": strong,
         "b.py": other,
     }
+
+
+def test_a_restarted_reader_uses_the_stored_history_of_the_same_head(
+    repo: Path, tmp_path: Path
+) -> None:
+    store = tmp_path / "store"
+    first = GitHistoryReader(max_commits=100, timeout_seconds=30, cached_roots=4, store_dir=store)
+    read = first.read(repo)
+    assert read is not None
+    (stored,) = store.glob("*.json")
+    # Mark the stored copy: a new reader (a restarted service) must answer from it.
+    data = json.loads(stored.read_text())
+    data["commits"] = 999
+    stored.write_text(json.dumps(data))
+    restarted = GitHistoryReader(
+        max_commits=100, timeout_seconds=30, cached_roots=4, store_dir=store
+    )
+    again = restarted.read(repo)
+    assert again is not None
+    assert again.commits == 999
+    paths = ["billing/invoice.py", "app/dates.py"]
+    assert again.changes("invoice totals", paths) == read.changes("invoice totals", paths)
+
+    # Another HEAD, another commit limit or a damaged file: git is read again.
+    def commits_read(max_commits: int) -> int:
+        history = GitHistoryReader(max_commits, 30, 4, store_dir=store).read(repo)
+        assert history is not None
+        return history.commits
+
+    stored.write_text("{not json")
+    assert commits_read(100) == 4
+    assert commits_read(2) == 2
+    commit(repo, "Document dates", {"app/dates.py": "b\n"})
+    assert commits_read(100) == 5
+    assert len(list(store.glob("*.json"))) == 1  # one file per root
+
+
+def test_credentials_in_commit_messages_never_reach_the_stored_history(
+    repo: Path, tmp_path: Path
+) -> None:
+    commit(
+        repo,
+        "Fix the upload client\n\nretried with https://ci:hunter2@example.com/x?token=abc123xyz",
+        {"app/upload.py": "u\n"},
+    )
+    store = tmp_path / "store"
+    history = GitHistoryReader(100, 30, 4, store_dir=store).read(repo)
+    assert history is not None
+    assert history.changes("upload client", ["app/upload.py"])["app/upload.py"].message_score > 0
+    (stored,) = store.glob("*.json")
+    text = stored.read_text()
+    assert "hunter2" not in text
+    assert "abc123xyz" not in text
+    assert "upload" in text

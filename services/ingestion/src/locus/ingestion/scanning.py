@@ -150,6 +150,7 @@ class Ingestion:
             settings.history_max_commits,
             settings.history_timeout_seconds,
             settings.history_cached_roots,
+            store_dir=settings.data_dir / "history",
         )
         self._warming: set[asyncio.Task[None]] = set()
         # Per source root: what the last walk read, so a rescan reads only changed files.

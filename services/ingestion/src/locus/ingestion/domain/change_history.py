@@ -18,6 +18,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from locus.config.redaction import redact
 
 # One record per commit: NUL, then hash, committer time, subject and body separated by the
 # unit separator, closed by the record separator; git then lists the changed paths.
@@ -25,6 +28,7 @@ GIT_LOG_FORMAT = "%x00%H%x1f%ct%x1f%s%x1f%b%x1e"
 MESSAGES_PER_FILE = 30  # the newest commits' messages make a file's history document
 MESSAGE_CHARS = 2000
 QUESTION_TERMS = 512
+HISTORY_FORMAT = 1  # of ChangeHistory.to_json
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -95,44 +99,89 @@ class FileChanges:
 
 
 class ChangeHistory:
-    """The commits read from one source (newest first), indexed by file."""
+    """The commits read from one source (newest first), indexed by file: per file, how many
+    commits changed it, how many commits ago the last did, and the term frequencies of its
+    newest commits' messages (credentials in a message are redacted before it is cut into
+    terms, so none reaches a stored history)."""
 
     def __init__(self, commits: Iterable[Commit], head: str = "") -> None:
-        self.head = head
-        self.commits = 0
-        self._count: Counter[str] = Counter()
-        self._last: dict[str, int] = {}
+        count: Counter[str] = Counter()
+        last: dict[str, int] = {}
         messages: dict[str, list[int]] = {}  # path → its newest commits (indices into terms)
         terms_of: list[Counter[str]] = []  # per commit: its message's term frequencies
         for index, commit in enumerate(commits):
-            self.commits += 1
-            terms_of.append(Counter(history_terms(commit.message)))
+            terms_of.append(Counter(history_terms(redact(commit.message))))
             for path in commit.paths:
-                self._count[path] += 1
-                self._last.setdefault(path, index)
+                count[path] += 1
+                last.setdefault(path, index)
                 kept = messages.setdefault(path, [])
                 if len(kept) < MESSAGES_PER_FILE:
                     kept.append(index)
-        self._sorted_counts = sorted(self._count.values())
-        # Each file's document: the term frequencies of its newest commits' messages.
-        self._documents: dict[str, Counter[str]] = {}
-        self._lengths: dict[str, int] = {}
-        document_frequency: Counter[str] = Counter()
+        documents: dict[str, Counter[str]] = {}
         for path, indices in messages.items():
             terms: Counter[str] = Counter()
             for index in indices:
                 terms.update(terms_of[index])
-            if not terms:
-                continue
-            self._documents[path] = terms
-            self._lengths[path] = sum(terms.values())
+            if terms:
+                documents[path] = terms
+        self._index(head, len(terms_of), count, last, documents)
+
+    def _index(
+        self,
+        head: str,
+        commits: int,
+        count: Counter[str],
+        last: dict[str, int],
+        documents: dict[str, Counter[str]],
+    ) -> None:
+        self.head = head
+        self.commits = commits
+        self._count = count
+        self._last = last
+        self._documents = documents
+        self._sorted_counts = sorted(count.values())
+        self._lengths = {path: sum(terms.values()) for path, terms in documents.items()}
+        document_frequency: Counter[str] = Counter()
+        for terms in documents.values():
             document_frequency.update(terms.keys())
-        documents = len(self._documents)
-        self._average_length = sum(self._lengths.values()) / documents if documents else 1.0
+        n = len(documents)
+        self._average_length = sum(self._lengths.values()) / n if n else 1.0
         self._idf = {
-            term: math.log(1 + (documents - n + 0.5) / (n + 0.5))
-            for term, n in document_frequency.items()
+            term: math.log(1 + (n - df + 0.5) / (df + 0.5))
+            for term, df in document_frequency.items()
         }
+
+    def to_json(self) -> dict[str, Any]:
+        """What the history needs to be rebuilt (``from_json``) without reading git again."""
+        return {
+            "format": HISTORY_FORMAT,
+            "head": self.head,
+            "commits": self.commits,
+            "files": {
+                path: [n, self._last[path], dict(self._documents.get(path, {}))]
+                for path, n in self._count.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ChangeHistory:
+        """The history ``to_json`` wrote; ValueError when it is not one."""
+        if data.get("format") != HISTORY_FORMAT:
+            raise ValueError(f"history format {data.get('format')!r}, not {HISTORY_FORMAT}")
+        try:
+            count: Counter[str] = Counter()
+            last: dict[str, int] = {}
+            documents: dict[str, Counter[str]] = {}
+            for path, (n, newest, terms) in data["files"].items():
+                count[str(path)] = int(n)
+                last[str(path)] = int(newest)
+                if terms:
+                    documents[str(path)] = Counter({str(t): int(f) for t, f in terms.items()})
+            history = cls.__new__(cls)
+            history._index(str(data["head"]), int(data["commits"]), count, last, documents)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"malformed history: {error}") from error
+        return history
 
     @property
     def files(self) -> int:
