@@ -114,6 +114,10 @@ async def test_locate_sends_the_request_id_and_trace_context(
     assert f"locus.request_id={request_id}" in servicer.metadata["baggage"]
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 async def test_ctrl_c_cancels_the_answer_stream(
     gateway: tuple[ScriptedGateway, str], environment: dict[str, str]
 ) -> None:
@@ -123,6 +127,10 @@ async def test_ctrl_c_cancels_the_answer_stream(
         env=environment,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        # As a terminal starts it: a test run launched in the background (nohup, `&` without
+        # job control) ignores SIGINT, and an ignored SIGINT is inherited, so Ctrl-C would
+        # never reach the CLI.
+        preexec_fn=_default_sigint,
     )  # fmt: skip
     assert process.stdout is not None
     seen = b""
