@@ -337,7 +337,7 @@ class Locator:
         it and for candidate dumps. Best effort, like the graph: without it the learned ranking
         scores the files as having no history."""
         paths = candidate_paths(request)[: self._settings.history_paths]
-        if not paths or not self._settings.history_paths:
+        if not paths:  # no candidates, or history_paths = 0
             return request
         try:
             with entry.timed("history"):

@@ -106,7 +106,7 @@ class FileContents:
 
 
 @dataclass(frozen=True)
-class FileHistory:
+class ProjectHistory:
     commits_read: int  # commits read over all the project's git sources (0: none is in git)
     files: dict[str, FileChanges]  # relative path → its history
 
@@ -607,7 +607,7 @@ class Ingestion:
 
     async def file_history(
         self, project_ref: str, question: str, paths: Sequence[str]
-    ) -> FileHistory:
+    ) -> ProjectHistory:
         """How often and how lately each of ``paths`` changed in the project's git sources, and
         how well its commits' messages match ``question`` (paths without history are left out)."""
         if len(paths) > MAX_HISTORY_PATHS:
@@ -620,15 +620,21 @@ class Ingestion:
                 f"the limit is {MAX_HISTORY_QUESTION_CHARS}"
             )
         project = await self.get_project(project_ref)
-        found = []
-        commits = 0
-        for root in await self._history_roots(project.project_id):
-            history = await asyncio.to_thread(self._history.read, root)
+
+        def scored(root: Path) -> tuple[int, dict[str, FileChanges]]:
+            history = self._history.read(root)
             if history is None:
-                continue
-            commits += history.commits
-            found.append(await asyncio.to_thread(history.changes, question, paths))
-        return FileHistory(commits_read=commits, files=merge_changes(found))
+                return 0, {}
+            return history.commits, history.changes(question, paths)
+
+        found = [
+            await asyncio.to_thread(scored, root)
+            for root in await self._history_roots(project.project_id)
+        ]
+        return ProjectHistory(
+            commits_read=sum(commits for commits, _ in found),
+            files=merge_changes(changes for _, changes in found),
+        )
 
     async def _history_roots(self, project_id: str) -> list[Path]:
         roots = []

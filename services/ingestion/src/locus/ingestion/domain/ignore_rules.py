@@ -61,7 +61,7 @@ class IgnoreLayer:
 
     @property
     def untracked_only(self) -> bool:
-        """Whether git's own rules: they never hide what git tracks."""
+        """Whether these are git's own rules, which never hide what git tracks."""
         return self.origin.endswith(_UNTRACKED_ONLY)
 
     def decide(self, relative_path: str, *, is_dir: bool) -> bool | None:
