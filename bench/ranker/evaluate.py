@@ -20,6 +20,7 @@ from train import (
     load_instances,
     load_locbench,
     ranked_lists,
+    stacked_rows,
     summarize,
     table,
 )
@@ -41,10 +42,10 @@ def main() -> None:
     bm25 = bm25_of([candidates.with_name(candidates.name + ".bm25.jsonl")])
     scored = {"bm25 (harness, same run)": {}, "hand ranking": {}, f"learned {model.version}": {}}
     for instance in instances:
+        # As LearnedRanking.rank: files first, their verdict goes into the symbols' rows.
+        file_scores = model.files.score(instance.file_rows.tolist())
         learned = ranked_lists(
-            instance,
-            model.files.score(instance.file_rows.tolist()),
-            model.symbols.score(instance.symbol_rows.tolist()),
+            instance, file_scores, model.symbols.score(stacked_rows(instance, file_scores))
         )
         hand = hand_lists(instance)
         rows = list(scored.values())
@@ -55,10 +56,20 @@ def main() -> None:
     ids = [i.instance_id for i in instances if i.instance_id in bm25]
     print(f"## {name}: {len(ids)} instances with candidates and a BM25 row\n")
     print(table([(n, summarize([s[i] for i in ids], locbench)) for n, s in scored.items()]))
+    by_language: dict[str, list[str]] = defaultdict(list)
     by_repo: dict[str, list[str]] = defaultdict(list)
     for instance in instances:
         if instance.instance_id in bm25:
+            by_language[instance.gold.get("language") or "Python"].append(instance.instance_id)
             by_repo[instance.repo].append(instance.instance_id)
+    if len(by_language) > 1:
+        for language, members in sorted(by_language.items()):
+            print(f"\n### {language}\n")
+            print(
+                table(
+                    [(n, summarize([s[i] for i in members], locbench)) for n, s in scored.items()]
+                )
+            )
     for repo, members in sorted(by_repo.items()):
         print(f"\n### {repo}\n")
         print(table([(n, summarize([s[i] for i in members], locbench)) for n, s in scored.items()]))

@@ -31,8 +31,10 @@ from locus.cli.locbench import function_id
 from locus.gateway.domain.candidates import candidates_from_json
 from locus.gateway.domain.features import (
     FILE_FEATURES,
+    FILE_MODEL_FEATURES,
     SYMBOL_FEATURES,
     candidate_features,
+    with_file_scores,
 )
 from locus.gateway.domain.learned_ranking import MODEL_FORMAT, RankerModel
 from locus.gateway.domain.ranking import RankingV1, RankingWeights
@@ -69,7 +71,11 @@ ABLATIONS = {
     "without the hand score": ("v1_", "file_v1_"),
     "without whole files": ("whole_file_",),
     "without change history": ("history_",),
+    "without the file model's verdict": ("file_model_",),
 }
+# Out-of-fold file scores for the symbol model's training rows: the file model of each fold
+# never saw the repositories it scores (folds are whole repositories, assigned in order).
+FILE_MODEL_FOLDS = 5
 
 
 @dataclass
@@ -83,13 +89,27 @@ class Instance:
     symbol_rows: np.ndarray
     symbol_labels: np.ndarray
     symbol_ids: list[str]  # the harness function id, "" for classes and modules
+    symbol_paths: list[str]  # each symbol's file (relative path)
+    split: str  # the split's file name
+    language: str  # the row's language ("Python" for rows without one)
 
 
 def load_locbench() -> Any:
-    sys.path.insert(0, str(SHARED_BENCH))
+    if str(SHARED_BENCH) not in sys.path:
+        sys.path.insert(0, str(SHARED_BENCH))
     import locbench  # type: ignore[import-not-found]
 
     return locbench
+
+
+def gold_matcher(row: dict[str, Any]) -> Any:
+    """Whether a harness function id is one of the row's gold functions, by the harness's own
+    rule: exact ids for Python rows, its tolerant ``func_match`` for other languages."""
+    gold_functions = set(row.get("gold_functions") or [])
+    locbench = load_locbench()
+    if locbench.is_python_row(row):
+        return gold_functions.__contains__
+    return lambda i: bool(i) and any(locbench.func_match(i, g) for g in gold_functions)
 
 
 def load_instances(candidates: Path, split: Path) -> list[Instance]:
@@ -107,7 +127,7 @@ def load_instances(candidates: Path, split: Path) -> list[Instance]:
         _, request = candidates_from_json(record["candidates"])
         features = candidate_features(request, hand)
         gold_files = set(row["gold_files"])
-        gold_functions = set(row.get("gold_functions") or [])
+        is_gold = gold_matcher(row)
         files = features.ranking.files
         symbols = features.ranking.symbols
         ids = [
@@ -129,8 +149,11 @@ def load_instances(candidates: Path, split: Path) -> list[Instance]:
                 symbol_rows=np.asarray(features.symbol_rows, dtype=np.float64).reshape(
                     len(symbols), len(SYMBOL_FEATURES)
                 ),
-                symbol_labels=np.asarray([i in gold_functions for i in ids], dtype=float),
+                symbol_labels=np.asarray([is_gold(i) for i in ids], dtype=float),
                 symbol_ids=ids,
+                symbol_paths=[s.symbol.relative_path for s in symbols],
+                split=split.name,
+                language=row.get("language") or "Python",
             )
         )
     return instances
@@ -142,8 +165,13 @@ def candidate_recall(instances: list[Instance]) -> dict[str, float]:
     with_functions = [i for i in instances if i.gold.get("gold_functions")]
     files_all = [set(i.gold["gold_files"]) <= set(i.file_paths) for i in instances]
     files_each = [p in i.file_paths for i in instances for p in i.gold["gold_files"]]
-    functions_all = [set(i.gold["gold_functions"]) <= set(i.symbol_ids) for i in with_functions]
-    functions_each = [f in i.symbol_ids for i in with_functions for f in i.gold["gold_functions"]]
+    found = [
+        [any(gold_matcher({**i.gold, "gold_functions": [g]})(s) for s in i.symbol_ids) for g in gf]
+        for i in with_functions
+        for gf in [i.gold["gold_functions"]]
+    ]
+    functions_all = [all(each) for each in found]
+    functions_each = [hit for each in found for hit in each]
     return {
         "instances with every gold file among the candidates": 100 * np.mean(files_all),
         "gold files among the candidates": 100 * np.mean(files_each),
@@ -158,11 +186,15 @@ def candidate_recall(instances: list[Instance]) -> dict[str, float]:
     }
 
 
-def training_hash(candidates: Path, split: Path) -> str:
-    digest = hashlib.sha256(split.read_bytes())
-    for path in sorted(candidates.glob("*.json.gz")):
-        digest.update(path.name.encode())
-        digest.update(hashlib.sha256(gzip.decompress(path.read_bytes())).digest())
+def training_hash(sources: list[tuple[Path, Path]]) -> str:
+    """sha256 over each (candidates, split) pair: the split, then every dump by name. One pair
+    hashes as it did before there could be several."""
+    digest = hashlib.sha256()
+    for candidates, split in sources:
+        digest.update(split.read_bytes())
+        for path in sorted(candidates.glob("*.json.gz")):
+            digest.update(path.name.encode())
+            digest.update(hashlib.sha256(gzip.decompress(path.read_bytes())).digest())
     return digest.hexdigest()
 
 
@@ -302,12 +334,46 @@ def summarize(scored: list[dict[str, float]], locbench: Any) -> dict[str, float]
     return {k: 100 * summary[k] if k not in ("n", "n_fn") else summary[k] for k in summary}
 
 
+def reads_file_model(kind: str, symbol_columns: list[int]) -> bool:
+    return any(SYMBOL_FEATURES[i] in FILE_MODEL_FEATURES for i in symbol_columns)
+
+
+def stacked_rows(instance: Instance, file_scores: np.ndarray) -> np.ndarray:
+    """The instance's symbol rows with the file model's verdict, as the gateway fills them."""
+    return with_file_scores(
+        instance.symbol_rows, instance.symbol_paths, instance.file_paths, file_scores
+    )
+
+
+def out_of_fold_file_scores(
+    instances: list[Instance], kind: str, file_columns: list[int]
+) -> dict[str, np.ndarray]:
+    fit = fit_trees if kind == "trees" else fit_linear
+    repos = sorted({i.repo for i in instances})
+    fold_of = {repo: n % FILE_MODEL_FOLDS for n, repo in enumerate(repos)}
+    scores: dict[str, np.ndarray] = {}
+    for fold in range(FILE_MODEL_FOLDS):
+        rest = [i for i in instances if fold_of[i.repo] != fold]
+        model = fit([(i.file_rows, i.file_labels) for i in rest], file_columns)
+        for instance in instances:
+            if fold_of[instance.repo] == fold:
+                scores[instance.instance_id] = predict(
+                    model, kind, instance.file_rows, file_columns
+                )
+    return scores
+
+
 def train_both(
     instances: list[Instance], kind: str, file_columns: list[int], symbol_columns: list[int]
 ) -> tuple[Any, Any]:
     fit = fit_trees if kind == "trees" else fit_linear
     files = fit([(i.file_rows, i.file_labels) for i in instances], file_columns)
-    symbols = fit([(i.symbol_rows, i.symbol_labels) for i in instances], symbol_columns)
+    if reads_file_model(kind, symbol_columns):
+        verdicts = out_of_fold_file_scores(instances, kind, file_columns)
+        groups = [(stacked_rows(i, verdicts[i.instance_id]), i.symbol_labels) for i in instances]
+    else:
+        groups = [(i.symbol_rows, i.symbol_labels) for i in instances]
+    symbols = fit(groups, symbol_columns)
     return files, symbols
 
 
@@ -321,10 +387,10 @@ def score_with(
 ) -> dict[str, dict[str, float]]:
     out = {}
     for instance in instances:
+        file_scores = predict(models[0], kind, instance.file_rows, file_columns)
+        symbol_rows = stacked_rows(instance, file_scores)
         files, functions = ranked_lists(
-            instance,
-            predict(models[0], kind, instance.file_rows, file_columns),
-            predict(models[1], kind, instance.symbol_rows, symbol_columns),
+            instance, file_scores, predict(models[1], kind, symbol_rows, symbol_columns)
         )
         out[instance.instance_id] = locbench.score_instance(instance.gold, files, functions)
     return out
@@ -371,8 +437,14 @@ def table(rows: list[tuple[str, dict[str, float]]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--candidates", type=Path, default=ROOT / "bench/ranker/candidates/train")
-    parser.add_argument("--split", type=Path, default=SHARED_BENCH / "train.jsonl")
+    parser.add_argument(
+        "--candidates",
+        type=Path,
+        nargs="+",
+        default=[ROOT / "bench/ranker/candidates/train"],
+        help="dump folders (collect.sh), each paired with the --split of the same position",
+    )
+    parser.add_argument("--split", type=Path, nargs="+", default=[SHARED_BENCH / "train.jsonl"])
     parser.add_argument(
         "--bm25",
         type=Path,
@@ -398,7 +470,10 @@ def main() -> None:
     )
     locbench = load_locbench()
     started = time.perf_counter()
-    instances = load_instances(args.candidates, args.split)
+    if len(args.candidates) != len(args.split):
+        parser.error("give one --split for each --candidates folder, in the same order")
+    sources = list(zip(args.candidates, args.split, strict=True))
+    instances = [i for c, split in sources for i in load_instances(c, split)]
     repos = sorted({i.repo for i in instances})
     print(
         f"{len(instances)} instances from {len(repos)} repositories "
@@ -407,7 +482,8 @@ def main() -> None:
     )
     report = [
         "# Learned ranker: training report\n",
-        f"{len(instances)} instances, {len(repos)} repositories of `{args.split.name}` "
+        f"{len(instances)} instances, {len(repos)} repositories of "
+        f"{' + '.join(f'`{split.name}`' for split in args.split)} "
         "(candidates dumped by `bench/ranker/collect.sh`: searchable level, no vectors).\n",
     ]
 
@@ -415,7 +491,9 @@ def main() -> None:
     report.append("## Candidate recall (what any ranking of the candidates can reach)\n")
     report.append("\n".join(f"- {name}: {value:.1f}" for name, value in recall.items()) + "\n")
     print("\n".join(report[-1:]), flush=True)
-    bm25 = bm25_of([args.bm25 or args.candidates.with_name(args.candidates.name + ".bm25.jsonl")])
+    bm25 = bm25_of(
+        [args.bm25] if args.bm25 else [c.with_name(c.name + ".bm25.jsonl") for c in args.candidates]
+    )
     with_bm25 = [i for i in instances if i.instance_id in bm25]
     hand = {i.instance_id: locbench.score_instance(i.gold, *hand_lists(i)) for i in instances}
     loro_rows: list[tuple[str, dict[str, float]]] = []
@@ -460,6 +538,7 @@ def main() -> None:
                         summarize([scored[i.instance_id] for i in with_bm25], locbench),
                     )
                 )
+        loro_start = len(report)
         report.append(
             "## Leave-one-repository-out\n\nTrained on the other repositories, tested on the "
             "held-out one.\n"
@@ -472,13 +551,14 @@ def main() -> None:
             "| held-out repository | n | BM25 File Acc@5 | learned | BM25 Func Acc@10 | learned |",
             "|---|---|---|---|---|---|",
         ]
-        gains_file, gains_func = [], []
+        gains: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
         for repo in repos:
             members = [i for i in with_bm25 if i.repo == repo]
             if not members:
                 continue
             b = summarize([bm25[i.instance_id] for i in members], locbench)
             m = summarize([scored[i.instance_id] for i in members], locbench)
+            gains_file, gains_func = gains[members[0].split]
             gains_file.append(m["acc@5"] - b["acc@5"])
             if b["n_fn"]:
                 gains_func.append(m["facc@10"] - b["facc@10"])
@@ -488,25 +568,51 @@ def main() -> None:
             )
         report.append("### Per fold\n")
         report.append("\n".join(fold_lines) + "\n")
-        report.append(
-            f"Averaged over folds: File Acc@5 {statistics.mean(gains_file):+.1f} points over "
-            f"BM25, Func Acc@10 {statistics.mean(gains_func):+.1f} points (folds with gold "
-            f"functions: {len(gains_func)}).\n"
-        )
-        print("\n".join(report[-4:]), flush=True)
+        for split, (gains_file, gains_func) in sorted(gains.items()):
+            report.append(
+                f"Averaged over the folds of `{split}`: File Acc@5 "
+                f"{statistics.mean(gains_file):+.1f} points over BM25, Func Acc@10 "
+                f"{statistics.mean(gains_func):+.1f} points ({len(gains_file)} folds, "
+                f"{len(gains_func)} with gold functions).\n"
+            )
+        languages = sorted({i.language for i in with_bm25})
+        if len(languages) > 1:
+            language_rows = []
+            for language in languages:
+                members = [i for i in with_bm25 if i.language == language]
+                language_rows.append(
+                    (
+                        f"bm25, {language}",
+                        summarize([bm25[i.instance_id] for i in members], locbench),
+                    )
+                )
+                language_rows.append(
+                    (
+                        f"learned, {language}",
+                        summarize([scored[i.instance_id] for i in members], locbench),
+                    )
+                )
+            report.append("### Per language\n")
+            report.append(table(language_rows) + "\n")
+        print("\n".join(report[loro_start + 2 :]), flush=True)
 
     file_columns = list(range(len(FILE_FEATURES)))
     symbol_columns = list(range(len(SYMBOL_FEATURES)))
     models = train_both(instances, args.model, file_columns, symbol_columns)
-    data_hash = training_hash(args.candidates, args.split)
-    version = args.version or f"{args.model}-{data_hash[:12]}"
+    data_hash = training_hash(sources)
+    # The version names the data and the features read: a model of the same data that reads
+    # other features (a new stage) is another model.
+    design = hashlib.sha256(
+        json.dumps([data_hash, FILE_FEATURES, SYMBOL_FEATURES, args.model]).encode()
+    ).hexdigest()
+    version = args.version or f"{args.model}-{design[:12]}"
     model_json = {
         "format": MODEL_FORMAT,
         "version": version,
         "files": target_json(models[0], args.model, FILE_FEATURES, file_columns),
         "symbols": target_json(models[1], args.model, SYMBOL_FEATURES, symbol_columns),
         "metadata": {
-            "trained_on": args.split.name,
+            "trained_on": " + ".join(split.name for split in args.split),
             "training_data_sha256": data_hash,
             "instances": len(instances),
             "repositories": repos,
@@ -519,9 +625,12 @@ def main() -> None:
     # The gateway's evaluator must reproduce the trainer's scores exactly.
     loaded = RankerModel.from_json(model_json)
     for instance in instances[:50]:
+        symbol_rows = stacked_rows(
+            instance, predict(models[0], args.model, instance.file_rows, file_columns)
+        )
         for target, rows, model, columns in (
             (loaded.files, instance.file_rows, models[0], file_columns),
-            (loaded.symbols, instance.symbol_rows, models[1], symbol_columns),
+            (loaded.symbols, symbol_rows, models[1], symbol_columns),
         ):
             if len(rows):
                 expected = predict(model, args.model, rows, columns)

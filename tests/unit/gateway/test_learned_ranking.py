@@ -15,7 +15,12 @@ from locus.gateway.domain.candidates import (
     candidates_from_json,
     candidates_to_json,
 )
-from locus.gateway.domain.features import FILE_FEATURES, SYMBOL_FEATURES, candidate_features
+from locus.gateway.domain.features import (
+    FILE_FEATURES,
+    SYMBOL_FEATURES,
+    candidate_features,
+    with_file_scores,
+)
 from locus.gateway.domain.learned_ranking import (
     LearnedRanking,
     RankerModel,
@@ -375,6 +380,47 @@ def test_the_learned_ranking_orders_by_the_model_and_keeps_the_evidence() -> Non
     assert ranker.name == "learned:test"
 
 
+def test_the_file_models_verdict_fills_each_symbols_columns() -> None:
+    names = SYMBOL_FEATURES
+    rows = [[0.0] * len(names) for _ in range(3)]
+    # Files b, a, c by score; the third symbol's file was not scored at all.
+    filled = with_file_scores(rows, ["a", "c", "d"], ["a", "b", "c"], [0.5, 2.0, -1.0])
+    columns = [dict(zip(names, row, strict=True)) for row in filled.tolist()]
+    assert [c["file_model_rank_recip"] for c in columns] == pytest.approx([1 / 2, 1 / 3, 0.0])
+    assert [c["file_model_margin"] for c in columns] == pytest.approx([-1.5, -3.0, -10.0])
+    assert rows[0] == [0.0] * len(names)  # the rows given are left as they were
+    far = with_file_scores(rows[:1], ["b"], ["a", "b"], [25.0, 0.0])
+    assert dict(zip(names, far[0], strict=True))["file_model_margin"] == -10.0  # capped
+    assert with_file_scores([], [], ["a"], [1.0]).shape == (0, len(names))
+    # candidate_features leaves them for the file model to fill.
+    features = candidate_features(request(), RankingV1())
+    for row in features.symbol_rows:
+        by_name = features_by_name(SYMBOL_FEATURES, row)
+        assert by_name["file_model_rank_recip"] == by_name["file_model_margin"] == 0.0
+
+
+def test_the_symbol_model_reads_the_file_models_verdict() -> None:
+    # A file model that values only a file's share of the commits puts transport.py first
+    # (16 of 16), and a symbol model that values only the top file then ranks transport.py's
+    # method above the function the question names.
+    files = {
+        "kind": "trees",
+        "features": ["history_commits_ratio"],
+        "trees": stump(0, 0.75, 0.0, 1.0),
+    }
+    symbols = {
+        "kind": "trees",
+        "features": ["file_model_rank_recip"],
+        "trees": stump(0, 0.99, 0.0, 1.0),
+    }
+    model = RankerModel.from_json({"format": 1, "version": "t", "files": files, "symbols": symbols})
+    ranking = LearnedRanking(model, RankingV1()).rank(request())
+    assert ranking.files[0].relative_path == HELPER.relative_path
+    assert ranking.symbols[0].symbol == HELPER
+    assert ranking.symbols[0].score == 1.0
+    assert all(s.score == 0.0 for s in ranking.symbols[1:])
+
+
 def test_a_model_with_features_the_gateway_lacks_is_refused() -> None:
     with pytest.raises(RankerModelError, match="does not compute: no_such_feature"):
         RankerModel.from_json(model_json("no_such_feature"))
@@ -384,7 +430,7 @@ def test_a_model_with_features_the_gateway_lacks_is_refused() -> None:
 
 def test_the_shipped_model_loads_and_names_its_training_data() -> None:
     model = RankerModel.load()
-    assert model.metadata["trained_on"] == "train.jsonl"
+    assert "train.jsonl" in model.metadata["trained_on"].split(" + ")
     assert len(model.metadata["training_data_sha256"]) == 64
     assert model.metadata["instances"] >= 100
     assert model.version.startswith("trees-")

@@ -18,6 +18,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from locus.codepaths import PathRole, classify_path
 from locus.gateway.domain.question_cues import QuestionCues, split_identifier
 from locus.gateway.domain.ranking import (
@@ -126,6 +128,15 @@ FILE_FEATURES: tuple[str, ...] = (
     *_WHOLE_FILE_FEATURES,
     *_HISTORY_FEATURES,
 )
+# The learned file model's verdict on a symbol's file: the reciprocal of the file's place in
+# the model's file ranking, and its score's distance below the top file's (capped). A two-stage
+# ranker: the symbol model learns how far to trust the file model, which sees the file-level
+# evidence (change history, whole-file BM25) a symbol does not. ``candidate_features`` leaves
+# them 0 and ``with_file_scores`` fills them once the file model has scored the files; at
+# training time from out-of-fold file scores (bench/ranker/train.py), so the symbol model
+# learns from a file model as good as the one it meets on new repositories.
+FILE_MODEL_FEATURES = ("file_model_rank_recip", "file_model_margin")
+FILE_MODEL_MARGIN_CAP = 10.0
 SYMBOL_FEATURES: tuple[str, ...] = (
     *_QUESTION_FEATURES,
     *_RETRIEVAL_FEATURES,
@@ -143,7 +154,9 @@ SYMBOL_FEATURES: tuple[str, ...] = (
     "outline_only",
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
+    *FILE_MODEL_FEATURES,
 )
+_FILE_MODEL_COLUMNS = [SYMBOL_FEATURES.index(name) for name in FILE_MODEL_FEATURES]
 
 _PATH_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
@@ -238,6 +251,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             else 1.0,
             *file_list.get(ref.file_id, not_listed),
             *whole_file.get(ref.file_id, not_whole),
+            *(0.0 for _ in FILE_MODEL_FEATURES),  # with_file_scores
         ]
         symbol_rows.append(row)
 
@@ -278,6 +292,29 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
         ]
         file_rows.append(row)
     return CandidateFeatures(ranking=ranking, file_rows=file_rows, symbol_rows=symbol_rows)
+
+
+def with_file_scores(
+    symbol_rows: Sequence[Sequence[float]],
+    symbol_files: Sequence[str],
+    files: Sequence[str],
+    file_scores: Sequence[float] | np.ndarray,
+) -> np.ndarray:
+    """``symbol_rows`` (SYMBOL_FEATURES) as a matrix with ``FILE_MODEL_FEATURES`` set from the
+    file model's ``file_scores`` of ``files``; ``symbol_files`` names each symbol's file in the
+    same keys. A file the model did not score counts as last, at the capped margin."""
+    if not len(symbol_rows):
+        return np.zeros((0, len(SYMBOL_FEATURES)))
+    matrix = np.asarray(symbol_rows, dtype=np.float64).reshape(len(symbol_rows), -1).copy()
+    scores = np.asarray(file_scores, dtype=np.float64)
+    order = np.argsort(-scores, kind="stable")
+    place = {files[i]: (1.0 / rank, float(scores[i])) for rank, i in enumerate(order, start=1)}
+    top = float(scores[order[0]]) if len(order) else 0.0
+    unscored = (0.0, top - FILE_MODEL_MARGIN_CAP)
+    verdicts = np.asarray([place.get(key, unscored) for key in symbol_files], dtype=np.float64)
+    matrix[:, _FILE_MODEL_COLUMNS[0]] = verdicts[:, 0]
+    matrix[:, _FILE_MODEL_COLUMNS[1]] = np.maximum(verdicts[:, 1] - top, -FILE_MODEL_MARGIN_CAP)
+    return matrix
 
 
 def _whole_file_features(request: RankingInput) -> dict[str, list[float]]:

@@ -19,7 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from locus.gateway.domain.features import FILE_FEATURES, SYMBOL_FEATURES, candidate_features
+from locus.gateway.domain.features import (
+    FILE_FEATURES,
+    SYMBOL_FEATURES,
+    candidate_features,
+    with_file_scores,
+)
 from locus.gateway.domain.ranking import (
     RankedSymbol,
     Ranking,
@@ -187,7 +192,7 @@ class TargetModel:
     predictor: TreeEnsemble | LinearModel
     columns: np.ndarray  # indices into FILE_FEATURES / SYMBOL_FEATURES
 
-    def score(self, rows: Sequence[Sequence[float]]) -> np.ndarray:
+    def score(self, rows: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
         if len(rows) == 0:
             return np.zeros(0)
         matrix = np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
@@ -276,8 +281,15 @@ class LearnedRanking:
     def rank(self, request: RankingInput) -> Ranking:
         candidates = candidate_features(request, self.hand)
         ranking = candidates.ranking
-        symbol_scores = self.model.symbols.score(candidates.symbol_rows)
         file_scores = self.model.files.score(candidates.file_rows)
+        # Files first: the symbol model reads the file model's verdict on each symbol's file.
+        symbol_rows = with_file_scores(
+            candidates.symbol_rows,
+            [s.symbol.file_id for s in ranking.symbols],
+            [f.file_id for f in ranking.files],
+            file_scores,
+        )
+        symbol_scores = self.model.symbols.score(symbol_rows)
         # Ties keep the hand ranking's order (a stable sort of its list). Only the symbols the
         # answer shows are rebuilt with their new score (a thousand candidates, a few dozen
         # shown).
