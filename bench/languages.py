@@ -27,13 +27,20 @@ from locus.database import Database
 from locus.ingestion.domain.languages import detect_language
 from locus.ingestion.domain.source_roots import detect_source_roots, layout_files_to_read
 
+# A C++ project's headers are detected as C by ingestion (``.h`` is both) and parsed as C++ by
+# ast's dialect check, as in a scan: a C++ report takes them too, or its includes could not resolve.
+COMPANIONS = {"cpp": ("c",)}
 
-def files_of(repo: Path, language: str, limit: int) -> list[tuple[str, bytes]]:
-    found: list[tuple[str, bytes]] = []
+
+def files_of(repo: Path, language: str, limit: int) -> list[tuple[str, bytes, str]]:
+    """(relative path, content, detected language) of the files a scan gives ``language``."""
+    wanted = (language, *COMPANIONS.get(language, ()))
+    found: list[tuple[str, bytes, str]] = []
     for path in sorted(p for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts):
         relative = path.relative_to(repo).as_posix()
-        if detect_language(relative, path.read_bytes()[:256]) == language:
-            found.append((relative, path.read_bytes()))
+        detected = detect_language(relative, path.read_bytes()[:256])
+        if detected == language or (detected in wanted and relative.endswith(".h")):
+            found.append((relative, path.read_bytes(), detected))
             if limit and len(found) >= limit:
                 break
     return found
@@ -55,18 +62,18 @@ def roots_of(repo: Path, paths: list[str], language: str) -> dict[str, SourceRoo
 
 async def report(repo: Path, language: str, limit: int) -> str:
     files = files_of(repo, language, limit)
-    roots = roots_of(repo, [path for path, _ in files], language)
-    size = sum(len(data) for _, data in files)
+    roots = roots_of(repo, [path for path, _, _ in files], language)
+    size = sum(len(data) for _, data, _ in files)
     parser = Parser(get_language(language_spec(language).grammar))
     started = time.perf_counter()
-    for _, data in files:
+    for _, data, _ in files:
         parser.parse(data)
     bare = time.perf_counter() - started
     analyses = {}
     started = time.perf_counter()
-    for path, data in files:
+    for path, data, detected in files:
         try:
-            analyses[path] = extract(path, data, language, root=roots.get(path, SourceRoot()))
+            analyses[path] = extract(path, data, detected, root=roots.get(path, SourceRoot()))
         except Exception as error:  # a report counts failures, it never stops
             print(f"  {path}: {error}")
     extracted = time.perf_counter() - started

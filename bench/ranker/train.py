@@ -7,7 +7,7 @@ runs — over each dumped ``RankingInput``; labels from the split's gold (a file
 the fix changed it, a symbol when its harness function id is a gold function). Metrics are the
 harness's own (``locbench.score_instance``), BM25 from the harness runs of the same instances.
 
-Usage: python bench/ranker/train.py [--candidates DIR] [--split FILE] [--out MODEL]
+Usage: python bench/ranker/train.py [--candidates DIR ...] [--split FILE ...] [--out MODEL]
        [--report FILE] [--model trees|linear] [--no-loro] [--ablations] [--check]
 """
 
@@ -441,10 +441,18 @@ def main() -> None:
         "--candidates",
         type=Path,
         nargs="+",
-        default=[ROOT / "bench/ranker/candidates/train"],
+        default=[
+            ROOT / "bench/ranker/candidates/train",
+            ROOT / "bench/ranker/candidates/train-multilang",
+        ],
         help="dump folders (collect.sh), each paired with the --split of the same position",
     )
-    parser.add_argument("--split", type=Path, nargs="+", default=[SHARED_BENCH / "train.jsonl"])
+    parser.add_argument(
+        "--split",
+        type=Path,
+        nargs="+",
+        default=[SHARED_BENCH / "train.jsonl", SHARED_BENCH / "train-multilang.jsonl"],
+    )
     parser.add_argument(
         "--bm25",
         type=Path,
