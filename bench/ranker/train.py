@@ -165,10 +165,13 @@ def candidate_recall(instances: list[Instance]) -> dict[str, float]:
     with_functions = [i for i in instances if i.gold.get("gold_functions")]
     files_all = [set(i.gold["gold_files"]) <= set(i.file_paths) for i in instances]
     files_each = [p in i.file_paths for i in instances for p in i.gold["gold_files"]]
+    # Per instance, per gold function: whether a candidate matches it (the harness's rule).
     found = [
-        [any(gold_matcher({**i.gold, "gold_functions": [g]})(s) for s in i.symbol_ids) for g in gf]
+        [
+            any(map(gold_matcher({**i.gold, "gold_functions": [g]}), i.symbol_ids))
+            for g in i.gold["gold_functions"]
+        ]
         for i in with_functions
-        for gf in [i.gold["gold_functions"]]
     ]
     functions_all = [all(each) for each in found]
     functions_each = [hit for each in found for hit in each]
@@ -334,7 +337,7 @@ def summarize(scored: list[dict[str, float]], locbench: Any) -> dict[str, float]
     return {k: 100 * summary[k] if k not in ("n", "n_fn") else summary[k] for k in summary}
 
 
-def reads_file_model(kind: str, symbol_columns: list[int]) -> bool:
+def reads_file_model(symbol_columns: list[int]) -> bool:
     return any(SYMBOL_FEATURES[i] in FILE_MODEL_FEATURES for i in symbol_columns)
 
 
@@ -368,7 +371,7 @@ def train_both(
 ) -> tuple[Any, Any]:
     fit = fit_trees if kind == "trees" else fit_linear
     files = fit([(i.file_rows, i.file_labels) for i in instances], file_columns)
-    if reads_file_model(kind, symbol_columns):
+    if reads_file_model(symbol_columns):
         verdicts = out_of_fold_file_scores(instances, kind, file_columns)
         groups = [(stacked_rows(i, verdicts[i.instance_id]), i.symbol_labels) for i in instances]
     else:
