@@ -60,7 +60,7 @@ def main() -> None:
     by_repo: dict[str, list[str]] = defaultdict(list)
     for instance in instances:
         if instance.instance_id in bm25:
-            by_language[instance.gold.get("language") or "Python"].append(instance.instance_id)
+            by_language[instance.language].append(instance.instance_id)
             by_repo[instance.repo].append(instance.instance_id)
     if len(by_language) > 1:
         for language, members in sorted(by_language.items()):
