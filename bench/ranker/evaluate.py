@@ -25,6 +25,7 @@ from train import (
     table,
 )
 
+from locus.gateway.domain.features import VECTOR_SIMILARITY_FEATURES
 from locus.gateway.domain.learned_ranking import RankerModel
 
 
@@ -38,21 +39,43 @@ def main() -> None:
     candidates = args.candidates or ROOT / "bench/ranker/candidates" / name
     locbench = load_locbench()
     model = RankerModel.load(args.model)
-    instances = load_instances(candidates, args.split)
+    # A model that reads vector similarity is also scored on each dump without it.
+    reads_vectors = any(model.reads(name) for name in VECTOR_SIMILARITY_FEATURES)
+    instances = load_instances(candidates, args.split, vectorless_copies=reads_vectors)
     bm25 = bm25_of([candidates.with_name(candidates.name + ".bm25.jsonl")])
-    scored = {"bm25 (harness, same run)": {}, "hand ranking": {}, f"learned {model.version}": {}}
+    learned_name = f"learned {model.version}"
+    searchable_name = f"{learned_name}, the same dumps without vectors (searchable level)"
+    scored: dict[str, dict[str, dict[str, float]]] = {
+        "bm25 (harness, same run)": {},
+        "hand ranking": {},
+        learned_name: {},
+        searchable_name: {},
+    }
     for instance in instances:
         # As LearnedRanking.rank: files first, their verdict goes into the symbols' rows.
         file_scores = model.files.score(instance.file_rows.tolist())
         learned = ranked_lists(
             instance, file_scores, model.symbols.score(stacked_rows(instance, file_scores))
         )
-        hand = hand_lists(instance)
-        rows = list(scored.values())
+        if instance.copy_of:  # a dump with vector similarities, without them
+            scored[searchable_name][instance.copy_of] = locbench.score_instance(
+                instance.gold, *learned
+            )
+            continue
         if instance.instance_id in bm25:
-            rows[0][instance.instance_id] = bm25[instance.instance_id]
-        rows[1][instance.instance_id] = locbench.score_instance(instance.gold, *hand)
-        rows[2][instance.instance_id] = locbench.score_instance(instance.gold, *learned)
+            scored["bm25 (harness, same run)"][instance.instance_id] = bm25[instance.instance_id]
+        scored["hand ranking"][instance.instance_id] = locbench.score_instance(
+            instance.gold, *hand_lists(instance)
+        )
+        scored[learned_name][instance.instance_id] = locbench.score_instance(
+            instance.gold, *learned
+        )
+    if not scored[searchable_name]:  # dumps without vectors: nothing to compare
+        del scored[searchable_name]
+    else:  # a dump with no similarity at all is its own searchable level
+        for instance_id, metrics in scored[learned_name].items():
+            scored[searchable_name].setdefault(instance_id, metrics)
+    instances = [i for i in instances if not i.copy_of]
     ids = [i.instance_id for i in instances if i.instance_id in bm25]
     print(f"## {name}: {len(ids)} instances with candidates and a BM25 row\n")
     print(table([(n, summarize([s[i] for i in ids], locbench)) for n, s in scored.items()]))

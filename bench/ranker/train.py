@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from locus.gateway.domain.features import (
     FILE_FEATURES,
     FILE_MODEL_FEATURES,
     SYMBOL_FEATURES,
+    VECTOR_SIMILARITY_FEATURES,
     candidate_features,
     with_file_scores,
 )
@@ -73,6 +74,10 @@ ABLATIONS = {
     "without change history": ("history_",),
     "without the file model's verdict": ("file_model_",),
 }
+# The question's vector similarity to the candidates (retrieval ScoreSymbols; dumps get it from
+# bench/ranker/vectors.py). Measured and not adopted (bench/RESULTS.md): the shipped model
+# leaves these columns out unless trained with --vector-similarity.
+VECTOR_SIMILARITY = VECTOR_SIMILARITY_FEATURES
 # Out-of-fold file scores for the symbol model's training rows: the file model of each fold
 # never saw the repositories it scores (folds are whole repositories, assigned in order).
 FILE_MODEL_FOLDS = 5
@@ -92,6 +97,15 @@ class Instance:
     symbol_paths: list[str]  # each symbol's file (relative path)
     split: str  # the split's file name
     language: str  # the row's language ("Python" for rows without one)
+    # For a copy of a dump with its vector similarities taken out (the searchable level, before
+    # the vectors lane is done): the original's id. Trained on, scored apart.
+    copy_of: str = ""
+    has_vectors: bool = False  # the dump holds the candidates' vector similarity
+
+
+# A copy of each dump that has vector similarities, without them: the model meets projects
+# whose vectors are not in yet, and learns that case from the same instances.
+WITHOUT_VECTORS = "#without-vectors"
 
 
 def load_locbench() -> Any:
@@ -112,7 +126,7 @@ def gold_matcher(row: dict[str, Any]) -> Any:
     return lambda i: bool(i) and any(locbench.func_match(i, g) for g in gold_functions)
 
 
-def load_instances(candidates: Path, split: Path) -> list[Instance]:
+def load_instances(candidates: Path, split: Path, vectorless_copies: bool = True) -> list[Instance]:
     gold = {}
     for line in split.read_text().splitlines():
         row = json.loads(line)
@@ -125,38 +139,45 @@ def load_instances(candidates: Path, split: Path) -> list[Instance]:
         if row is None:
             continue
         _, request = candidates_from_json(record["candidates"])
-        features = candidate_features(request, hand)
-        gold_files = set(row["gold_files"])
-        is_gold = gold_matcher(row)
-        files = features.ranking.files
-        symbols = features.ranking.symbols
-        ids = [
-            function_id(
-                s.symbol.kind, s.symbol.scope_name, s.symbol.relative_path, s.symbol.language
-            )
-            for s in symbols
-        ]
-        instances.append(
-            Instance(
-                instance_id=row["instance_id"],
-                repo=row["repo"],
-                gold=row,
-                file_rows=np.asarray(features.file_rows, dtype=np.float64).reshape(
-                    len(files), len(FILE_FEATURES)
-                ),
-                file_labels=np.asarray([f.relative_path in gold_files for f in files], dtype=float),
-                file_paths=[f.relative_path for f in files],
-                symbol_rows=np.asarray(features.symbol_rows, dtype=np.float64).reshape(
-                    len(symbols), len(SYMBOL_FEATURES)
-                ),
-                symbol_labels=np.asarray([is_gold(i) for i in ids], dtype=float),
-                symbol_ids=ids,
-                symbol_paths=[s.symbol.relative_path for s in symbols],
-                split=split.name,
-                language=row.get("language") or "Python",
-            )
-        )
+        instances.append(instance_of(row, request, hand, split.name))
+        if vectorless_copies and request.symbol_similarity:
+            without = replace(request, symbol_similarity={})
+            instances.append(instance_of(row, without, hand, split.name, copy=True))
     return instances
+
+
+def instance_of(
+    row: dict[str, Any], request: Any, hand: RankingV1, split: str, copy: bool = False
+) -> Instance:
+    features = candidate_features(request, hand)
+    gold_files = set(row["gold_files"])
+    is_gold = gold_matcher(row)
+    files = features.ranking.files
+    symbols = features.ranking.symbols
+    ids = [
+        function_id(s.symbol.kind, s.symbol.scope_name, s.symbol.relative_path, s.symbol.language)
+        for s in symbols
+    ]
+    return Instance(
+        instance_id=row["instance_id"] + (WITHOUT_VECTORS if copy else ""),
+        repo=row["repo"],
+        gold=row,
+        file_rows=np.asarray(features.file_rows, dtype=np.float64).reshape(
+            len(files), len(FILE_FEATURES)
+        ),
+        file_labels=np.asarray([f.relative_path in gold_files for f in files], dtype=float),
+        file_paths=[f.relative_path for f in files],
+        symbol_rows=np.asarray(features.symbol_rows, dtype=np.float64).reshape(
+            len(symbols), len(SYMBOL_FEATURES)
+        ),
+        symbol_labels=np.asarray([is_gold(i) for i in ids], dtype=float),
+        symbol_ids=ids,
+        symbol_paths=[s.symbol.relative_path for s in symbols],
+        split=split,
+        language=row.get("language") or "Python",
+        copy_of=row["instance_id"] if copy else "",
+        has_vectors=bool(request.symbol_similarity),
+    )
 
 
 def candidate_recall(instances: list[Instance]) -> dict[str, float]:
@@ -467,6 +488,17 @@ def main() -> None:
     parser.add_argument("--no-loro", action="store_true", help="skip leave-one-repository-out")
     parser.add_argument("--ablations", action="store_true", help="LORO without feature groups")
     parser.add_argument("--compare-linear", action="store_true")
+    parser.add_argument(
+        "--vector-similarity",
+        action="store_true",
+        help="train on the vector similarity columns too (and on a copy of each dump that has "
+        "them, without them, for projects whose vectors are not in yet)",
+    )
+    parser.add_argument(
+        "--no-vectorless-copies",
+        action="store_true",
+        help="with --vector-similarity: no copies without vectors",
+    )
     parser.add_argument("--version", default="")
     parser.add_argument("--rounds", type=int, default=LGB_PARAMS["rounds"])
     parser.add_argument("--leaves", type=int, default=LGB_PARAMS["num_leaves"])
@@ -484,28 +516,44 @@ def main() -> None:
     if len(args.candidates) != len(args.split):
         parser.error("give one --split for each --candidates folder, in the same order")
     sources = list(zip(args.candidates, args.split, strict=True))
-    instances = [i for c, split in sources for i in load_instances(c, split)]
+    # Without --vector-similarity its columns are left out everywhere (and no copies made).
+    left_out = () if args.vector_similarity else VECTOR_SIMILARITY
+    instances = [
+        i
+        for c, split in sources
+        for i in load_instances(c, split, args.vector_similarity and not args.no_vectorless_copies)
+    ]
+    copies = [i for i in instances if i.copy_of]
+    originals = [i for i in instances if not i.copy_of]
     repos = sorted({i.repo for i in instances})
     print(
-        f"{len(instances)} instances from {len(repos)} repositories "
-        f"({time.perf_counter() - started:.0f} s of feature extraction)",
+        f"{len(originals)} instances from {len(repos)} repositories, {len(copies)} with vector "
+        f"similarities ({time.perf_counter() - started:.0f} s of feature extraction)",
         flush=True,
     )
     report = [
         "# Learned ranker: training report\n",
-        f"{len(instances)} instances, {len(repos)} repositories of "
+        f"{len(originals)} instances, {len(repos)} repositories of "
         f"{' + '.join(f'`{split.name}`' for split in args.split)} "
-        "(candidates dumped by `bench/ranker/collect.sh`: searchable level, no vectors).\n",
+        "(candidates dumped by `bench/ranker/collect.sh` at the searchable level; "
+        f"{sum(i.has_vectors for i in originals)} of them hold the candidates' vector "
+        "similarity, from `bench/ranker/vectors.py`; "
+        + (
+            f"this model reads it, and trained on {len(copies)} copies without it too, as the "
+            "searchable level sees them).\n"
+            if args.vector_similarity
+            else "this model does not read it: `--vector-similarity` trains with it).\n"
+        ),
     ]
 
-    recall = candidate_recall(instances)
+    recall = candidate_recall(originals)
     report.append("## Candidate recall (what any ranking of the candidates can reach)\n")
     report.append("\n".join(f"- {name}: {value:.1f}" for name, value in recall.items()) + "\n")
     print("\n".join(report[-1:]), flush=True)
     bm25 = bm25_of(
         [args.bm25] if args.bm25 else [c.with_name(c.name + ".bm25.jsonl") for c in args.candidates]
     )
-    with_bm25 = [i for i in instances if i.instance_id in bm25]
+    with_bm25 = [i for i in originals if i.instance_id in bm25]
     hand = {i.instance_id: locbench.score_instance(i.gold, *hand_lists(i)) for i in instances}
     loro_rows: list[tuple[str, dict[str, float]]] = []
 
@@ -518,7 +566,7 @@ def main() -> None:
             ["linear"] if args.compare_linear and args.model != "linear" else []
         )
         for kind in kinds:
-            scored = leave_one_repository_out(instances, kind, (), locbench)
+            scored = leave_one_repository_out(instances, kind, left_out, locbench)
             per_fold[kind] = scored
             loro_rows.append(
                 (
@@ -526,6 +574,17 @@ def main() -> None:
                     summarize([scored[i.instance_id] for i in with_bm25], locbench),
                 )
             )
+            if copies:  # a dump without any similarity is its own searchable level
+                searchable = [
+                    scored.get(i.instance_id + WITHOUT_VECTORS, scored[i.instance_id])
+                    for i in with_bm25
+                ]
+                loro_rows.append(
+                    (
+                        f"learned ({kind}), the same instances without vectors (searchable level)",
+                        summarize(searchable, locbench),
+                    )
+                )
         loro_rows.insert(
             0,
             (
@@ -542,7 +601,9 @@ def main() -> None:
         )
         if args.ablations:
             for name, dropped in ABLATIONS.items():
-                scored = leave_one_repository_out(instances, args.model, dropped, locbench)
+                scored = leave_one_repository_out(
+                    instances, args.model, left_out + dropped, locbench
+                )
                 loro_rows.append(
                     (
                         f"learned, {name}",
@@ -607,14 +668,23 @@ def main() -> None:
             report.append(table(language_rows) + "\n")
         print("\n".join(report[loro_start + 2 :]), flush=True)
 
-    file_columns = list(range(len(FILE_FEATURES)))
-    symbol_columns = list(range(len(SYMBOL_FEATURES)))
+    file_columns = columns_without(FILE_FEATURES, left_out)
+    symbol_columns = columns_without(SYMBOL_FEATURES, left_out)
     models = train_both(instances, args.model, file_columns, symbol_columns)
     data_hash = training_hash(sources)
-    # The version names the data and the features read: a model of the same data that reads
-    # other features (a new stage) is another model.
+    # The version names the data, the features read, the kind and its parameters, and whether
+    # vectorless copies were trained on: any of them changed is another model.
     design = hashlib.sha256(
-        json.dumps([data_hash, FILE_FEATURES, SYMBOL_FEATURES, args.model]).encode()
+        json.dumps(
+            [
+                data_hash,
+                [FILE_FEATURES[i] for i in file_columns],
+                [SYMBOL_FEATURES[i] for i in symbol_columns],
+                args.model,
+                LGB_PARAMS if args.model == "trees" else {},
+                len(copies),
+            ]
+        ).encode()
     ).hexdigest()
     version = args.version or f"{args.model}-{design[:12]}"
     model_json = {
@@ -625,7 +695,8 @@ def main() -> None:
         "metadata": {
             "trained_on": " + ".join(split.name for split in args.split),
             "training_data_sha256": data_hash,
-            "instances": len(instances),
+            "instances": len(originals),
+            "vectorless_copies": len(copies),
             "repositories": repos,
             "params": LGB_PARAMS if args.model == "trees" else {"pairwise_logistic": True},
             "leave_one_repository_out": {

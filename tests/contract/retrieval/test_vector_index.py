@@ -121,6 +121,9 @@ async def test_filters(open_index: OpenIndex, corpus: list[EmbeddedChunk]) -> No
     }
     assert "d1" not in ids(await index.search(query, ChunkFilter("p1", max_snapshot_seq=4), 10))
     assert len(await index.search(query, ChunkFilter("p1"), 10)) == 5
+    # The chunks of given symbols (ScoreSymbols): only theirs, in this project, nearest first.
+    of_symbols = ChunkFilter("p1", symbol_node_ids=("n-b1", "n-a2", "n-x1"))
+    assert ids(await index.search(near(2), of_symbols, 10)) == ["b1", "a2"]
 
 
 async def test_removing_a_file_removes_all_its_chunks(

@@ -266,16 +266,41 @@ async def test_every_hop_of_an_ask_is_one_trace_with_the_request_id(
 
     # The source is a git work tree: the ranking had its history (two commits; payments.py
     # changed in both, and the newest one's message matches the question).
+    spans.clear()
+    locate_trace = uuid.uuid4().hex
     located = await gateway.stub.Locate(
         gateway_pb2.LocateRequest(
             project_id=project.name, question="a card is charged twice", include_candidates=True
-        )
+        ),
+        metadata=(
+            ("x-request-id", f"{request_id}-locate"),
+            ("traceparent", f"00-{locate_trace}-{'3' * 16}-01"),
+        ),
     )
     _, ranked = candidates_from_json(json.loads(located.candidates_json))
     assert ranked.history_commits == 2
     history = {item.relative_path: item for item in ranked.file_history}
     assert history["src/shop/payments.py"].commits == 2
     assert history["src/shop/payments.py"].message_score > 0
+    # The vectors are in (the scan is embedded): retrieval scored the best candidates' chunks
+    # against the question, in the same trace, with the request id.
+    assert ranked.symbol_similarity
+    assert all(-1.0 <= value <= 1.0 for value in ranked.symbol_similarity.values())
+    candidates = (
+        {s.node_id for s in ranked.file_symbols}
+        | {c.symbol.node_id for c in ranked.chunks if c.symbol is not None}
+        | {s.node_id for s in ranked.named_symbols}
+        | {n.symbol.node_id for n in ranked.graph_neighbors}
+    )
+    assert set(ranked.symbol_similarity) <= candidates
+    scored = {s.name: s for s in spans.get_finished_spans()}.get(
+        "/locus.v1.RetrievalService/ScoreSymbols"
+    )
+    assert scored is not None
+    assert format(scored.context.trace_id, "032x") == locate_trace
+    assert scored.attributes is not None
+    assert scored.attributes["locus.request_id"] == f"{request_id}-locate"
+    assert scored.status.is_ok
 
 
 async def test_questions_beyond_the_admission_limits_are_shed_at_once(

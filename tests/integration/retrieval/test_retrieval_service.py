@@ -181,6 +181,67 @@ async def test_invalid_searches_are_refused(
     assert message in (caught.value.details() or "")
 
 
+async def test_symbols_are_scored_by_their_best_chunks_vector(
+    harness: Any, make_events: Any
+) -> None:
+    await index_fixture_repo(harness, make_events)
+    question = "how many times is a failed upload retried"
+    # Every chunk's vector score, from a vector search that reaches all of them.
+    everything = await harness.stub.Search(
+        search(question, retrieval_pb2.SEARCH_MODE_VECTOR, top_k=100, top_k_vector=500)
+    )
+    best: dict[str, float] = {}
+    for hit in everything.hits:
+        node_id = hit.chunk.symbol_node_id
+        if node_id:
+            best[node_id] = max(hit.vector_score, best.get(node_id, -1.0))
+    assert len(best) >= 4
+    asked = [*sorted(best)[:-1], "n_unknown"]  # one symbol left out, one that does not exist
+
+    scored = await harness.stub.ScoreSymbols(
+        retrieval_pb2.ScoreSymbolsRequest(project_id=PROJECT, query=question, symbol_node_ids=asked)
+    )
+    got = {s.node_id: s.similarity for s in scored.symbols}
+    assert set(got) == set(asked) - {"n_unknown"}  # the unasked symbol is not scored either
+    for node_id, similarity in got.items():
+        assert similarity == pytest.approx(best[node_id], abs=1e-5)
+    values = [s.similarity for s in scored.symbols]
+    assert values == sorted(values, reverse=True)
+    assert scored.chunks_scored >= len(got)
+
+    # A project without vectors scores nothing; it is not an error.
+    empty = await harness.stub.ScoreSymbols(
+        retrieval_pb2.ScoreSymbolsRequest(project_id="p_new", query=question, symbol_node_ids=asked)
+    )
+    assert not empty.symbols
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        (retrieval_pb2.ScoreSymbolsRequest(project_id=PROJECT, query=" "), "must not be empty"),
+        (retrieval_pb2.ScoreSymbolsRequest(query="upload"), "project_id is required"),
+        (
+            retrieval_pb2.ScoreSymbolsRequest(
+                project_id=PROJECT, query="upload", symbol_node_ids=[f"n_{i}" for i in range(1001)]
+            ),
+            "1001 symbol_node_ids given; at most 1000",
+        ),
+        (
+            retrieval_pb2.ScoreSymbolsRequest(project_id=PROJECT, query="x" * 16001),
+            "limit is 16000",
+        ),
+    ],
+)
+async def test_invalid_symbol_scores_are_refused(
+    harness: Any, request_: retrieval_pb2.ScoreSymbolsRequest, message: str
+) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await harness.stub.ScoreSymbols(request_)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert message in (caught.value.details() or "")
+
+
 async def test_deletes_retract_and_rescans_reuse_cached_embeddings(
     harness: Any, make_events: Any, file_id: Callable[[str], str]
 ) -> None:

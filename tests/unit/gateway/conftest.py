@@ -134,6 +134,25 @@ class FakeSearch:
     hits: list[tuple[str, float, int, int]] = field(default_factory=list)  # chunk, score, ranks
     requests: list[Any] = field(default_factory=list)
     error: ServiceError | None = None
+    # ScoreSymbols: the stored vectors' similarity per symbol node id (others have no vector)
+    similarities: dict[str, float] = field(default_factory=dict)
+    score_requests: list[Any] = field(default_factory=list)
+    score_error: ServiceError | None = None
+
+    async def score_symbols(self, request: Any) -> Any:
+        self.score_requests.append(request)
+        if self.score_error is not None:
+            raise self.score_error
+        scored = [
+            (i, self.similarities[i]) for i in request.symbol_node_ids if i in self.similarities
+        ]
+        return retrieval_pb2.ScoreSymbolsResponse(
+            symbols=[
+                retrieval_pb2.SymbolSimilarity(node_id=node_id, similarity=value)
+                for node_id, value in sorted(scored, key=lambda item: -item[1])
+            ],
+            chunks_scored=len(scored),
+        )
 
     async def search(self, request: Any) -> Any:
         self.requests.append(request)

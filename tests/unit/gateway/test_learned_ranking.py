@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,7 +19,9 @@ from locus.gateway.domain.candidates import (
 from locus.gateway.domain.features import (
     FILE_FEATURES,
     SYMBOL_FEATURES,
+    VECTOR_SCORED_SYMBOLS,
     candidate_features,
+    vector_scored_symbols,
     with_file_scores,
 )
 from locus.gateway.domain.learned_ranking import (
@@ -257,6 +260,83 @@ def test_a_dump_reads_back_to_the_same_features() -> None:
     assert restored.file_history == list(original.file_history)
     assert restored.history_commits == 200
     assert candidate_features(restored, RankingV1()) == candidate_features(original, RankingV1())
+    scored = replace(original, symbol_similarity={RETRY.node_id: 0.62, HELPER.node_id: -0.1})
+    _, restored = candidates_from_json(json.loads(json.dumps(candidates_to_json(QUESTION, scored))))
+    assert restored.symbol_similarity == {RETRY.node_id: 0.62, HELPER.node_id: -0.1}
+
+
+def test_each_vector_similarity_feature_has_the_value_its_case_implies() -> None:
+    # retrieval ScoreSymbols: uploads.py's function is nearest the question, then transport.py's
+    # method, then uploads.py's other function; backoff.py's was not scored (no vector yet); a
+    # node that is no candidate is ignored.
+    similarity = {
+        RETRY.node_id: 0.62,
+        HELPER.node_id: 0.55,
+        SIBLING.node_id: 0.30,
+        "n:not-a-candidate": 0.95,
+    }
+    with_vectors = replace(request(), symbol_similarity=similarity)
+    features = candidate_features(with_vectors, RankingV1())
+    symbols = {
+        ranked.symbol.node_id: features_by_name(SYMBOL_FEATURES, row)
+        for ranked, row in zip(features.ranking.symbols, features.symbol_rows, strict=True)
+    }
+    names = ("vector_scored", "vector_similarity", "vector_similarity_gap")
+    assert [symbols[RETRY.node_id][n] for n in names] == pytest.approx([1.0, 0.62, 0.0])
+    assert [symbols[HELPER.node_id][n] for n in names] == pytest.approx([1.0, 0.55, 0.07])
+    assert [symbols[SIBLING.node_id][n] for n in names] == pytest.approx([1.0, 0.30, 0.32])
+    assert [symbols[CALLEE.node_id][n] for n in names] == [0.0, 0.0, 1.0]
+    assert [
+        symbols[node.node_id]["vector_similarity_rank_recip"]
+        for node in (RETRY, HELPER, SIBLING, CALLEE)
+    ] == pytest.approx([1.0, 1 / 2, 1 / 3, 0.0])
+    files = {
+        ranked.relative_path: features_by_name(FILE_FEATURES, row)
+        for ranked, row in zip(features.ranking.files, features.file_rows, strict=True)
+    }
+    # A file takes its best symbol's: uploads.py 0.62 (not its other function's 0.30).
+    names = (
+        "file_vector_scored",
+        "file_vector_similarity",
+        "file_vector_similarity_gap",
+        "file_vector_similarity_rank_recip",
+    )
+    assert [files[RETRY.relative_path][n] for n in names] == pytest.approx([1.0, 0.62, 0.0, 1.0])
+    assert [files[HELPER.relative_path][n] for n in names] == pytest.approx([1.0, 0.55, 0.07, 0.5])
+    assert [files[CALLEE.relative_path][n] for n in names] == [0.0, 0.0, 1.0, 0.0]
+    # Without vectors (a project whose vectors lane is not done), every row says so.
+    plain = candidate_features(request(), RankingV1())
+    for row in plain.file_rows:
+        assert [features_by_name(FILE_FEATURES, row)[n] for n in names] == [0.0, 0.0, 1.0, 0.0]
+    # The rest of every row is what it is without vectors.
+    vector_columns = {i for i, n in enumerate(SYMBOL_FEATURES) if n.startswith("vector_")}
+    for with_row, plain_row in zip(features.symbol_rows, plain.symbol_rows, strict=True):
+        assert [v for i, v in enumerate(with_row) if i not in vector_columns] == [
+            v for i, v in enumerate(plain_row) if i not in vector_columns
+        ]
+
+
+def test_only_a_model_that_reads_vector_similarity_asks_retrieval_for_it() -> None:
+    def model(symbol_feature: str) -> RankerModel:
+        files = {"kind": "trees", "features": ["v1_score"], "trees": stump(0, 0.5, 0.0, 1.0)}
+        symbols = {"kind": "trees", "features": [symbol_feature], "trees": stump(0, 0.5, 0.0, 1.0)}
+        return RankerModel.from_json(
+            {"format": 1, "version": "t", "files": files, "symbols": symbols}
+        )
+
+    assert LearnedRanking(model("vector_similarity"), RankingV1()).uses_vectors
+    # The vector lane's own hit columns are not the similarity: no ScoreSymbols for them.
+    assert not LearnedRanking(model("vector_hits"), RankingV1()).uses_vectors
+    # The shipped model was trained without it (measured, not adopted: bench/RESULTS.md).
+    assert not LearnedRanking(RankerModel.load(), RankingV1()).uses_vectors
+
+
+def test_the_symbols_scored_by_vectors_are_the_hand_rankings_first() -> None:
+    hand = RankingV1()
+    chosen = vector_scored_symbols(request(), hand)
+    full = candidate_features(request(), hand).ranking.symbols
+    assert chosen == [ranked.symbol for ranked in full[:VECTOR_SCORED_SYMBOLS]]
+    assert {RETRY, HELPER, SIBLING, CALLEE} <= set(chosen)
 
 
 def test_without_history_every_history_feature_is_zero() -> None:

@@ -21,6 +21,9 @@ from locus.v1 import common_pb2, retrieval_pb2
 
 pytestmark = pytest.mark.unit
 
+PLACE = "n:shop.orders.OrderService.place_order"  # node ids of the fixture's symbols
+CHARGE = "n:shop.payments.charge_card"
+
 
 async def open_request(service: Any, question: str = "q") -> OpenRequest:
     entry: OpenRequest = await service.journal.open(
@@ -284,3 +287,41 @@ async def test_a_failing_history_leaves_the_ranking_without_it_and_notes_why(
     assert ranked.history_commits == 0
     assert not ranked.file_history
     assert entry.notes == ["change history skipped: ingestion is unavailable: connection refused"]
+
+
+async def test_the_candidates_vector_similarity_joins_the_ranking_input(service: Any) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1), ("c-charge", 0.02, 2, 2)]
+    service.search.similarities = {CHARGE: 0.61, PLACE: 0.42}
+    entry = await open_request(service)
+    located = await service.locator.locate(
+        LocateQuery("shop", "orders charge twice", include_candidates=True), entry
+    )
+    (asked,) = service.search.score_requests
+    assert asked.project_id == "p_shop"
+    assert asked.query == "orders charge twice"
+    assert {PLACE, CHARGE} <= set(asked.symbol_node_ids)
+    assert asked.snapshot_id  # the vectors as of the snapshot Locate answers from
+    _, ranked = candidates_from_json(json.loads(located.response.candidates_json))
+    assert ranked.symbol_similarity == {CHARGE: 0.61, PLACE: 0.42}
+    assert "vectors" in entry.timings_ms
+
+    # A ranker that reads no vectors, without a dump asked for: retrieval is not asked.
+    await service.locator.locate(LocateQuery("shop", "orders charge twice"), entry)
+    assert len(service.search.score_requests) == 1
+
+
+async def test_failing_vector_scores_leave_the_ranking_without_them_and_note_why(
+    service: Any,
+) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1), ("c-charge", 0.02, 2, 2)]
+    service.search.score_error = Unavailable("retrieval is unavailable: embedder not loaded")
+    entry = await open_request(service)
+    located = await service.locator.locate(
+        LocateQuery("shop", "orders charge twice", include_candidates=True), entry
+    )
+    assert [s.symbol.name for s in located.response.symbols][:2] == ["place_order", "charge_card"]
+    _, ranked = candidates_from_json(json.loads(located.response.candidates_json))
+    assert ranked.symbol_similarity == {}
+    assert entry.notes == [
+        "vector similarity skipped: retrieval is unavailable: embedder not loaded"
+    ]

@@ -23,6 +23,9 @@ class ChunkSearch(Protocol):
     async def search(self, request: Message) -> Message:
         """retrieval Search: SearchRequest → SearchResponse."""
 
+    async def score_symbols(self, request: Message) -> Message:
+        """retrieval ScoreSymbols: the question's vector similarity to candidate symbols."""
+
 
 class SymbolIndex(Protocol):
     async def enrich(self, request: Message) -> Message:

@@ -32,6 +32,7 @@ from locus.gateway.adapters.proto_mapping import (
 )
 from locus.gateway.domain.candidates import candidates_to_json
 from locus.gateway.domain.errors import ProjectNotScanned, RerankerUnavailable
+from locus.gateway.domain.features import vector_scored_symbols
 from locus.gateway.domain.ports import Reranker
 from locus.gateway.domain.question_cues import QuestionCues, extract_cues
 from locus.gateway.domain.question_digest import digest_question
@@ -188,8 +189,11 @@ class Locator:
             whole_file_hits=whole_file_hits,
             max_symbols=max_symbols,
         )
-        if query.include_candidates or getattr(self._ranker, "uses_history", False):
-            final_input = await self._with_history(project.project_id, question, final_input, entry)
+        history, similarity = await asyncio.gather(
+            self._history(project.project_id, question, final_input, query, entry),
+            self._symbol_vectors(project, question, final_input, query, entry),
+        )
+        final_input = replace(final_input, **history, **similarity)
         with entry.timed("rank"), self._tracer.start_as_current_span("gateway.rank") as span:
             ranking = self._ranker.rank(final_input)
             span.set_attribute("locus.ranker", ranker_name(self._ranker))
@@ -330,15 +334,58 @@ class Locator:
             for neighbor in graph_neighbors(walked.seed_node_id, walked)
         ]
 
-    async def _with_history(
-        self, project_id: str, question: str, request: RankingInput, entry: OpenRequest
-    ) -> RankingInput:
+    async def _symbol_vectors(
+        self,
+        project: Any,
+        question: str,
+        request: RankingInput,
+        query: Any,
+        entry: OpenRequest,
+    ) -> dict[str, Any]:
+        """The question's vector similarity to the hand ranking's best candidate symbols
+        (retrieval ScoreSymbols), for a ranker that reads it and for candidate dumps, as the
+        RankingInput fields to replace. Best effort: without it the learned ranking scores the
+        symbols as having no vectors, as it does before the vectors lane is done."""
+        wanted = query.include_candidates or getattr(self._ranker, "uses_vectors", False)
+        if not wanted or not self._settings.score_symbol_vectors:
+            return {}
+        hand = getattr(self._ranker, "hand", self._seed_ranker)
+        symbols = vector_scored_symbols(request, hand)
+        if not symbols:
+            return {}
+        try:
+            with entry.timed("vectors"):
+                response = await self._search.score_symbols(
+                    retrieval_pb2.ScoreSymbolsRequest(
+                        project_id=project.project_id,
+                        query=question,
+                        symbol_node_ids=[s.node_id for s in symbols],
+                        snapshot_id=project.latest_snapshot_id,
+                    )
+                )
+        except ServiceError as error:
+            note = f"vector similarity skipped: {error.message}"
+            log.warning("%s", note)
+            entry.notes.append(note)
+            return {}
+        return {"symbol_similarity": {s.node_id: s.similarity for s in response.symbols}}
+
+    async def _history(
+        self,
+        project_id: str,
+        question: str,
+        request: RankingInput,
+        query: Any,
+        entry: OpenRequest,
+    ) -> dict[str, Any]:
         """The candidates' change history (ingestion ScoreFileHistory), for a ranker that reads
-        it and for candidate dumps. Best effort, like the graph: without it the learned ranking
-        scores the files as having no history."""
+        it and for candidate dumps, as the RankingInput fields to replace. Best effort, like the
+        graph: without it the learned ranking scores the files as having no history."""
+        if not (query.include_candidates or getattr(self._ranker, "uses_history", False)):
+            return {}
         paths = candidate_paths(request)[: self._settings.history_paths]
         if not paths:  # no candidates, or history_paths = 0
-            return request
+            return {}
         try:
             with entry.timed("history"):
                 response = await self._projects.score_file_history(
@@ -350,12 +397,11 @@ class Locator:
             note = f"change history skipped: {error.message}"
             log.warning("%s", note)
             entry.notes.append(note)
-            return request
-        return replace(
-            request,
-            file_history=[file_history(item) for item in response.files],
-            history_commits=response.commits_read,
-        )
+            return {}
+        return {
+            "file_history": [file_history(item) for item in response.files],
+            "history_commits": response.commits_read,
+        }
 
     async def _outline_symbols(
         self, project_id: str, ranking: Ranking, entry: OpenRequest

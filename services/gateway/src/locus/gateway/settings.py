@@ -69,6 +69,9 @@ class GatewaySettings(ServiceSettings):
     # The change history (ingestion ScoreFileHistory) of at most this many candidate files
     # (0 = none): features of the learned ranking.
     history_paths: int = Field(default=2000, ge=0, le=2000)
+    # The question's vector similarity to the hand ranking's best candidate symbols (retrieval
+    # ScoreSymbols over the stored vectors): features of the learned ranking; false = never ask.
+    score_symbol_vectors: bool = True
     # Overrides of RankingWeights by field name, as JSON
     # (LOCUS_GATEWAY_RANKING_WEIGHTS='{"file_context": 0.3}'); unknown names are refused.
     ranking_weights: dict[str, float] = Field(default_factory=dict)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from locus.retrieval.adapters.store import RetrievalStore
@@ -24,9 +25,23 @@ from locus.retrieval.domain.model import (
     SearchMode,
 )
 from locus.retrieval.domain.ports import BM25Index, Embedder, VectorIndex
-from locus.retrieval.domain.search_request import SearchPlan
+from locus.retrieval.domain.search_request import SearchPlan, SymbolScorePlan
 
 log = logging.getLogger(__name__)
+
+
+# Chunks read per scored symbol: a symbol's best chunk is among the nearest this many times
+# as many chunks as symbols were asked for (most symbols have one or two chunks).
+CHUNKS_PER_SCORED_SYMBOL = 8
+# The query vectors of the latest questions: Locate searches a question and then scores its
+# candidates with the same vector.
+QUERY_VECTORS_KEPT = 64
+
+
+@dataclass(frozen=True)
+class SymbolScores:
+    similarity: dict[str, float]  # node id -> the cosine of its best chunk, best first
+    chunks_scored: int
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,7 @@ class Searcher:
         self._bm25 = bm25
         self._vectors = vectors
         self._embedder = embedder
+        self._query_vectors: OrderedDict[tuple[str, str], list[float]] = OrderedDict()
 
     async def search(self, plan: SearchPlan) -> SearchResult:
         if not await self._store.project_has_chunks(plan.project_id):
@@ -98,11 +114,50 @@ class Searcher:
         if not plan.mode.uses_vectors:
             return []
         try:
-            (query_vector,) = await self._embedder.embed([plan.query])
+            query_vector = await self._query_vector(plan.query)
         except EmbedderUnavailable as error:
             if plan.mode is SearchMode.VECTOR:
                 raise
             # Hybrid keeps working on its lexical list while the embedder is away.
             log.warning("hybrid search without vectors: %s", error)
             return []
-        return await self._vectors.search(query_vector.tolist(), filters, plan.top_k_vector)
+        return await self._vectors.search(query_vector, filters, plan.top_k_vector)
+
+    async def _query_vector(self, query: str) -> list[float]:
+        """The query's vector, embedded once for the latest ``QUERY_VECTORS_KEPT`` queries
+        (keyed by the embedder's model, so a new model never meets an old vector)."""
+        key = (self._embedder.model_id, query)
+        vector = self._query_vectors.get(key)
+        if vector is None:
+            (embedded,) = await self._embedder.embed([query])
+            vector = embedded.tolist()
+            self._query_vectors[key] = vector
+            while len(self._query_vectors) > QUERY_VECTORS_KEPT:
+                self._query_vectors.popitem(last=False)
+        else:
+            self._query_vectors.move_to_end(key)
+        return vector
+
+    async def score_symbols(self, plan: SymbolScorePlan) -> SymbolScores:
+        """The query's cosine similarity to each symbol's best stored chunk. Symbols without a
+        vector (not embedded yet, or unknown) are left out; a project without vectors scores
+        nothing. Raises ``EmbedderUnavailable``."""
+        if not plan.symbol_node_ids:
+            return SymbolScores({}, 0)
+        max_seq = (
+            await self._store.snapshot_seq(plan.project_id, plan.snapshot_id)
+            if plan.snapshot_id
+            else None
+        )
+        filters = ChunkFilter(
+            project_id=plan.project_id,
+            max_snapshot_seq=max_seq,
+            symbol_node_ids=plan.symbol_node_ids,
+        )
+        vector = await self._query_vector(plan.query)
+        limit = CHUNKS_PER_SCORED_SYMBOL * len(plan.symbol_node_ids)
+        found = await self._vectors.search(vector, filters, limit)
+        best: dict[str, float] = {}
+        for scored in found:  # nearest first: a symbol's first chunk is its best
+            best.setdefault(scored.chunk.symbol_node_id, scored.score)
+        return SymbolScores(best, len(found))

@@ -122,6 +122,9 @@ class RetrievalClient(PeerClient):
     async def search(self, request: Any) -> Any:
         return await self.call("Search", request)
 
+    async def score_symbols(self, request: Any) -> Any:
+        return await self.call("ScoreSymbols", request)
+
 
 class ImpactClient(PeerClient):
     async def compute(self, request: Any) -> Any:

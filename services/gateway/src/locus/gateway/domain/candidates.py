@@ -73,6 +73,7 @@ def candidates_to_json(question: str, request: RankingInput) -> dict[str, Any]:
         "history_fields": _HISTORY_FIELDS,
         "file_history": [list(astuple(item)) for item in request.file_history],
         "history_commits": request.history_commits,
+        "symbol_vectors": dict(request.symbol_similarity),
     }
 
 
@@ -117,6 +118,8 @@ def candidates_from_json(data: Mapping[str, Any]) -> tuple[str, RankingInput]:
                 for row in data.get("file_history", [])
             ],
             history_commits=int(data.get("history_commits", 0)),
+            # Dumps made without vectors have none (``bench/ranker/vectors.py`` adds them).
+            symbol_similarity={str(k): float(v) for k, v in data.get("symbol_vectors", {}).items()},
             include_tests=bool(data["include_tests"]),
             max_files=int(data["max_files"]),
             max_symbols=int(data["max_symbols"]),

@@ -25,9 +25,11 @@ from locus.gateway.domain.question_cues import QuestionCues, split_identifier
 from locus.gateway.domain.ranking import (
     ChunkMatch,
     RankedSymbol,
+    Ranker,
     Ranking,
     RankingInput,
     RankingV1,
+    SymbolRef,
     name_words_of,
 )
 from locus.gateway.domain.symbol_kinds import feature_kind
@@ -113,6 +115,19 @@ _HISTORY_FEATURES = (
     "history_message_ratio",
     "history_message_rank_recip",
 )
+# The question's vector similarity to a symbol's best chunk (retrieval ScoreSymbols over the
+# stored vectors, for the hand ranking's first VECTOR_SCORED_SYMBOLS symbols; a file takes its
+# best symbol's): whether it was scored, the cosine, its distance below the best scored
+# candidate (capped at 1), and its place among the scored candidates. All 0 (gap 1) when the
+# project has no vectors yet: the model learns both cases.
+VECTOR_SCORED_SYMBOLS = 100
+_VECTOR_FEATURES = ("scored", "similarity", "similarity_gap", "similarity_rank_recip")
+_NO_VECTOR = [0.0, 0.0, 1.0, 0.0]
+# Their column names, files' and symbols' (a model that reads one of them wants ScoreSymbols).
+VECTOR_SIMILARITY_FEATURES = (
+    *(f"file_vector_{name}" for name in _VECTOR_FEATURES),
+    *(f"vector_{name}" for name in _VECTOR_FEATURES),
+)
 FILE_FEATURES: tuple[str, ...] = (
     *_QUESTION_FEATURES,
     *_RETRIEVAL_FEATURES,
@@ -127,6 +142,7 @@ FILE_FEATURES: tuple[str, ...] = (
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
     *_HISTORY_FEATURES,
+    *VECTOR_SIMILARITY_FEATURES[: len(_VECTOR_FEATURES)],
 )
 # The learned file model's verdict on a symbol's file: the reciprocal of the file's place in
 # the model's file ranking, and its score's distance below the top file's (capped). A two-stage
@@ -154,6 +170,7 @@ SYMBOL_FEATURES: tuple[str, ...] = (
     "outline_only",
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
+    *VECTOR_SIMILARITY_FEATURES[len(_VECTOR_FEATURES) :],
     *FILE_MODEL_FEATURES,
 )
 _FILE_MODEL_COLUMNS = [SYMBOL_FEATURES.index(name) for name in FILE_MODEL_FEATURES]
@@ -214,6 +231,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
         siblings = symbols_by_file[symbol.symbol.file_id]
         siblings.append(symbol)
         place_in_file.append(len(siblings))
+    symbol_vectors, file_vectors = _vector_features(request, ranking)
     # A file's path features, computed once for all its symbols.
     path_features: dict[tuple[str, str], list[float]] = {}
 
@@ -251,6 +269,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             else 1.0,
             *file_list.get(ref.file_id, not_listed),
             *whole_file.get(ref.file_id, not_whole),
+            *symbol_vectors.get(ref.node_id, _NO_VECTOR),
             *(0.0 for _ in FILE_MODEL_FEATURES),  # with_file_scores
         ]
         symbol_rows.append(row)
@@ -289,6 +308,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             *file_list.get(ranked_file.file_id, not_listed),
             *whole_file.get(ranked_file.file_id, not_whole),
             *history.get(ranked_file.relative_path, no_history),
+            *file_vectors.get(ranked_file.file_id, _NO_VECTOR),
         ]
         file_rows.append(row)
     return CandidateFeatures(ranking=ranking, file_rows=file_rows, symbol_rows=symbol_rows)
@@ -315,6 +335,46 @@ def with_file_scores(
     matrix[:, _FILE_MODEL_COLUMNS[0]] = verdicts[:, 0]
     matrix[:, _FILE_MODEL_COLUMNS[1]] = np.maximum(verdicts[:, 1] - top, -FILE_MODEL_MARGIN_CAP)
     return matrix
+
+
+def vector_scored_symbols(request: RankingInput, hand: Ranker) -> list[SymbolRef]:
+    """The symbols Locate asks retrieval's vector similarity for: the hand ranking's first
+    ``VECTOR_SCORED_SYMBOLS`` over every candidate (the same function builds the training
+    data, ``bench/ranker/vectors.py``)."""
+    ranking = hand.rank(
+        replace(request, max_files=ALL_CANDIDATES, max_symbols=VECTOR_SCORED_SYMBOLS)
+    )
+    return [ranked.symbol for ranked in ranking.symbols[:VECTOR_SCORED_SYMBOLS]]
+
+
+def _vector_features(
+    request: RankingInput, ranking: Ranking
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """``_VECTOR_FEATURES`` per symbol node id and per file id (a file: its best symbol)."""
+    similarity = request.symbol_similarity
+    if not similarity:
+        return {}, {}
+    symbol_best: dict[str, float] = {}
+    file_best: dict[str, float] = {}
+    for ranked in ranking.symbols:
+        value = similarity.get(ranked.symbol.node_id)
+        if value is None:
+            continue
+        symbol_best[ranked.symbol.node_id] = value
+        file_id = ranked.symbol.file_id
+        file_best[file_id] = max(value, file_best.get(file_id, value))
+    return _similarity_rows(symbol_best), _similarity_rows(file_best)
+
+
+def _similarity_rows(values: dict[str, float]) -> dict[str, list[float]]:
+    if not values:
+        return {}
+    order = sorted(values, key=lambda key: -values[key])
+    top = values[order[0]]
+    return {
+        key: [1.0, values[key], min(top - values[key], 1.0), 1.0 / place]
+        for place, key in enumerate(order, start=1)
+    }
 
 
 def _whole_file_features(request: RankingInput) -> dict[str, list[float]]:

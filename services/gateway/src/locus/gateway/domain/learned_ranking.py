@@ -22,6 +22,7 @@ import numpy as np
 from locus.gateway.domain.features import (
     FILE_FEATURES,
     SYMBOL_FEATURES,
+    VECTOR_SIMILARITY_FEATURES,
     candidate_features,
     with_file_scores,
 )
@@ -277,6 +278,8 @@ class LearnedRanking:
         # Locate asks ingestion for the candidates' change history only for a model that
         # reads it (or for a candidates dump).
         self.uses_history = model.reads("history_")
+        # Likewise retrieval's vector similarity of the best candidates (ScoreSymbols).
+        self.uses_vectors = any(model.reads(name) for name in VECTOR_SIMILARITY_FEATURES)
 
     def rank(self, request: RankingInput) -> Ranking:
         candidates = candidate_features(request, self.hand)

@@ -150,6 +150,10 @@ class RankingInput:
     # ``history_commits`` = 0: the project has no git history (or ingestion did not answer).
     file_history: Sequence[FileHistory] = ()
     history_commits: int = 0
+    # The cosine similarity of the question to each scored symbol's best chunk (retrieval
+    # ScoreSymbols over the stored vectors; features of the learned ranking only). Empty: the
+    # project has no vectors yet, or retrieval did not answer.
+    symbol_similarity: Mapping[str, float] = field(default_factory=dict)
     include_tests: bool = False
     max_files: int = 10
     max_symbols: int = 20

@@ -43,7 +43,7 @@ from locus.retrieval.domain.model import ChunkFilter, EmbeddedChunk, IndexedChun
 log = logging.getLogger(__name__)
 
 POINT_NAMESPACE = uuid.UUID("6f1b6c1e-4f8e-5b7a-9a51-6c6f63757301")
-KEYWORD_FIELDS = ("project_id", "subsystem", "language", "file_id")
+KEYWORD_FIELDS = ("project_id", "subsystem", "language", "file_id", "symbol_node_id")
 UPSERT_BATCH = 512
 
 
@@ -224,4 +224,6 @@ def edge_filter(filters: ChunkFilter) -> Filter:
         must.append(
             FieldCondition("snapshot_seq", range=RangeFloat(lte=float(filters.max_snapshot_seq)))
         )
+    if filters.symbol_node_ids:
+        must.append(FieldCondition("symbol_node_id", match=MatchAny(list(filters.symbol_node_ids))))
     return Filter(must=must)

@@ -12,7 +12,7 @@ from locus.retrieval.domain.errors import (
     NothingIndexed,
 )
 from locus.retrieval.domain.model import FileHit
-from locus.retrieval.domain.search_request import SearchLimits, plan_search
+from locus.retrieval.domain.search_request import SearchLimits, plan_search, plan_symbol_scores
 from locus.retrieval.foreground import ForegroundActivity
 from locus.retrieval.searching import Searcher
 from locus.rpc import FailedPrecondition, InvalidArgument, Unavailable
@@ -70,6 +70,31 @@ class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
             mode=search_mode_value(result.mode),  # type: ignore[arg-type]
             files=[_file_hit(f) for f in result.files],
             whole_files=[_file_hit(f) for f in result.whole_files],
+        )
+
+    async def ScoreSymbols(
+        self, request: retrieval_pb2.ScoreSymbolsRequest, context: grpc.aio.ServicerContext
+    ) -> retrieval_pb2.ScoreSymbolsResponse:
+        with self._activity.working():
+            try:
+                plan = plan_symbol_scores(
+                    query=request.query,
+                    project_id=request.project_id,
+                    symbol_node_ids=list(request.symbol_node_ids),
+                    snapshot_id=request.snapshot_id,
+                    limits=self._limits,
+                )
+                scores = await self._searcher.score_symbols(plan)
+            except InvalidSearch as error:
+                raise InvalidArgument(str(error)) from error
+            except EmbedderUnavailable as error:
+                raise Unavailable(str(error)) from error
+        return retrieval_pb2.ScoreSymbolsResponse(
+            symbols=[
+                retrieval_pb2.SymbolSimilarity(node_id=node_id, similarity=similarity)
+                for node_id, similarity in scores.similarity.items()
+            ],
+            chunks_scored=scores.chunks_scored,
         )
 
 

@@ -15,7 +15,7 @@ from locus.retrieval.domain.errors import IndexIncompatible
 from locus.retrieval.domain.model import ChunkFilter, EmbeddedChunk, IndexedChunk, ScoredChunk
 
 UPSERT_BATCH = 256
-KEYWORD_FIELDS = ("project_id", "subsystem", "language", "file_id")
+KEYWORD_FIELDS = ("project_id", "subsystem", "language", "file_id", "symbol_node_id")
 
 
 class QdrantClientVectorIndex:
@@ -164,4 +164,7 @@ def client_filter(filters: ChunkFilter) -> models.Filter:
                 key="snapshot_seq", range=models.Range(lte=float(filters.max_snapshot_seq))
             )
         )
+    if filters.symbol_node_ids:
+        symbols = models.MatchAny(any=list(filters.symbol_node_ids))
+        must.append(models.FieldCondition(key="symbol_node_id", match=symbols))
     return models.Filter(must=must)

@@ -166,13 +166,15 @@ class EmbeddedChunk:
 @dataclass(frozen=True, slots=True)
 class ChunkFilter:
     """Restricts a search to one project and optionally a subsystem, languages, a path prefix
-    (a plain string prefix of the relative path) and the chunks valid as of a snapshot."""
+    (a plain string prefix of the relative path), the chunks valid as of a snapshot and the
+    chunks of given symbols (their innermost symbol's node id)."""
 
     project_id: str
     subsystem: str = ""
     languages: tuple[str, ...] = ()
     path_prefix: str = ""
     max_snapshot_seq: int | None = None
+    symbol_node_ids: tuple[str, ...] = ()
 
     def matches(self, chunk: IndexedChunk | WholeFile) -> bool:
         """The same rule every index applies (to a chunk or a whole-file document), for tests
@@ -183,6 +185,10 @@ class ChunkFilter:
             and (not self.languages or chunk.language in self.languages)
             and chunk.path.startswith(self.path_prefix)
             and (self.max_snapshot_seq is None or chunk.snapshot_seq <= self.max_snapshot_seq)
+            and (
+                not self.symbol_node_ids
+                or getattr(chunk, "symbol_node_id", "") in self.symbol_node_ids
+            )
         )
 
 

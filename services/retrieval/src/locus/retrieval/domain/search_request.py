@@ -109,3 +109,51 @@ def _bounded(name: str, value: int, default: int, maximum: int) -> int:
     if value > maximum:
         raise InvalidSearch(f"{name} {value} is above the maximum {maximum}")
     return value or default
+
+
+MAX_SCORED_SYMBOLS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolScorePlan:
+    query: str
+    project_id: str
+    symbol_node_ids: tuple[str, ...]
+    snapshot_id: str
+
+
+def plan_symbol_scores(
+    *,
+    query: str,
+    project_id: str,
+    symbol_node_ids: Sequence[str],
+    snapshot_id: str = "",
+    limits: SearchLimits = SearchLimits(),
+) -> SymbolScorePlan:
+    """Check a ScoreSymbols request: the same query and project rules as a search, and at most
+    ``MAX_SCORED_SYMBOLS`` node ids (duplicates and blanks dropped)."""
+    text = query.strip()
+    if not text:
+        raise InvalidSearch("query must not be empty")
+    if len(text) > limits.max_query_chars:
+        raise InvalidSearch(
+            f"query is {len(text)} characters long; the limit is {limits.max_query_chars}"
+        )
+    project = project_id.strip()
+    if not project:
+        raise InvalidSearch("project_id is required (the project whose vectors to score)")
+    ids = tuple(dict.fromkeys(i.strip() for i in symbol_node_ids if i.strip()))
+    if len(ids) > MAX_SCORED_SYMBOLS:
+        raise InvalidSearch(
+            f"{len(ids)} symbol_node_ids given; at most {MAX_SCORED_SYMBOLS} can be scored at once"
+        )
+    for name, value in (
+        ("project_id", project),
+        ("snapshot_id", snapshot_id),
+        *(("symbol_node_ids", i) for i in ids),
+    ):
+        if len(value) > MAX_FILTER_VALUE_CHARS:
+            raise InvalidSearch(f"{name} has a value longer than {MAX_FILTER_VALUE_CHARS} chars")
+    return SymbolScorePlan(
+        query=text, project_id=project, symbol_node_ids=ids, snapshot_id=snapshot_id.strip()
+    )

@@ -1,0 +1,155 @@
+"""Add the candidate symbols' vector similarity to dumps collected without vectors.
+
+Locate asks retrieval ``ScoreSymbols`` for the cosine similarity between the question and the
+chunks of the hand ranking's first 100 candidate symbols (per symbol, its best chunk), over the
+vectors the vectors lane stored (``features.vector_scored_symbols``). Dumps were collected at
+the searchable level, before any vector existed; this script computes the same numbers the way
+the stack would: each such symbol's file is read from the mirror at the instance's base commit
+and chunked by the ast service's own code (``locus.ast.domain.extract`` with the service's
+chunking policy), every chunk whose innermost symbol is one of them is embedded by retrieval's
+own ``OnnxEmbedder`` (same model, same truncation), and so is the question (the dump's digested
+question, as Locate searches it). Vectors are cached by content hash in ``--cache`` (as the
+vectors lane caches them), so a rerun embeds only what is new.
+
+Usage: python bench/ranker/vectors.py --candidates DIR --split FILE --mirror-root DIR
+       [--cache FILE] [--force]
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from dumps import arguments, mirror_of, read_dump, split_rows, write_dump
+
+from locus.ast.domain import UndecodableSource, extract, supported_languages
+from locus.ast.settings import AstSettings
+from locus.gateway.domain.candidates import candidates_from_json
+from locus.gateway.domain.features import vector_scored_symbols
+from locus.gateway.domain.ranking import RankingV1, RankingWeights
+from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
+from locus.retrieval.settings import RetrievalSettings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def blobs(mirror: Path, commit: str, paths: list[str]) -> dict[str, bytes]:
+    """The contents of ``paths`` at ``commit`` (one ``git cat-file --batch``)."""
+    if not paths:
+        return {}
+    done = subprocess.run(
+        ["git", "--git-dir", str(mirror), "cat-file", "--batch"],
+        input="".join(f"{commit}:{p}\n" for p in paths).encode(),
+        capture_output=True,
+        check=True,
+    )
+    out, data, position = {}, done.stdout, 0
+    for path in paths:
+        end = data.index(b"\n", position)
+        header = data[position:end].split()
+        position = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        out[path] = data[position : position + size]
+        position += size + 1
+    return out
+
+
+def symbol_chunks(path: str, data: bytes, language: str, policy) -> dict[tuple, list]:
+    """Per symbol (start line, end line, kind): the chunks whose innermost symbol it is."""
+    if language not in supported_languages():
+        return {}
+    try:
+        analysis = extract(path, data, language, policy)
+    except UndecodableSource:
+        return {}
+    by_name = {s.qualified_name: (s.start_line, s.end_line, s.kind) for s in analysis.symbols}
+    out: dict[tuple, list] = defaultdict(list)
+    for chunk in analysis.chunks:
+        key = by_name.get(chunk.symbol_qualified_name or "")
+        if key is not None:
+            out[key].append(chunk)
+    return out
+
+
+def main() -> None:
+    parser = arguments(__doc__)
+    parser.add_argument("--cache", type=Path, default=ROOT / ".locus/bench-vectors.pkl")
+    args = parser.parse_args()
+    rows = split_rows(args.split)
+    retrieval = RetrievalSettings()
+    embedder = OnnxEmbedder(
+        ROOT / retrieval.model_dir
+        if not retrieval.model_dir.is_absolute()
+        else retrieval.model_dir,
+        batch_size=retrieval.embed_batch_size,
+        threads=1,  # one process per split, side by side
+        max_tokens=retrieval.embed_max_tokens,
+    )
+    embedder.load()
+    policy = AstSettings().chunking_policy
+    hand = RankingV1(RankingWeights())
+    cache: dict[str, np.ndarray] = {}
+    if args.cache.exists():
+        cache = pickle.loads(args.cache.read_bytes())
+    started = time.perf_counter()
+    embedded = 0
+    for count, path in enumerate(sorted(args.candidates.glob("*.json.gz")), start=1):
+        record = read_dump(path)
+        row = rows.get(record["instance_id"])
+        candidates = record["candidates"]
+        if row is None or ("symbol_vectors" in candidates and not args.force):
+            continue
+        question, request = candidates_from_json(candidates)
+        symbols = vector_scored_symbols(request, hand)
+        by_file = defaultdict(list)
+        for symbol in symbols:
+            by_file[(symbol.relative_path, symbol.language)].append(symbol)
+        contents = blobs(
+            mirror_of(args.mirror_root, row["repo"]),
+            row["base_commit"],
+            sorted({p for p, _ in by_file}),
+        )
+        wanted: dict[str, list[str]] = {}  # node id -> content hashes of its chunks
+        texts: dict[str, str] = {}
+        for (relative_path, language), members in by_file.items():
+            data = contents.get(relative_path)
+            if data is None:
+                continue
+            chunks = symbol_chunks(relative_path, data, language, policy)
+            for symbol in members:
+                found = chunks.get((symbol.start_line, symbol.end_line, symbol.kind), [])
+                if found:
+                    wanted[symbol.node_id] = [c.content_sha256 for c in found]
+                    texts.update((c.content_sha256, c.text) for c in found)
+        missing = [sha for sha in texts if sha not in cache]
+        if missing:
+            vectors = embedder.encode([texts[sha] for sha in missing])
+            cache.update(zip(missing, vectors.astype(np.float16), strict=True))
+            embedded += len(missing)
+        (query,) = embedder.encode([question.strip()])
+        candidates["symbol_vectors"] = {
+            node_id: round(
+                float(max(np.dot(cache[sha].astype(np.float32), query) for sha in hashes)), 6
+            )
+            for node_id, hashes in wanted.items()
+        }
+        write_dump(path, record)
+        if count % 20 == 0 or missing:
+            args.cache.write_bytes(pickle.dumps(cache, protocol=4))
+        print(
+            f"{count:4d} {record['instance_id']}: {len(wanted)}/{len(symbols)} symbols scored, "
+            f"{len(missing)} chunks embedded ({embedded} in all), "
+            f"{time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
+    args.cache.write_bytes(pickle.dumps(cache, protocol=4))
+
+
+if __name__ == "__main__":
+    main()
