@@ -26,11 +26,17 @@ from pathlib import Path
 import numpy as np
 from dumps import arguments, mirror_of, read_dump, split_rows, write_dump
 
-from locus.ast.domain import UndecodableSource, extract, supported_languages
+from locus.ast.domain import (
+    Chunk,
+    ChunkingPolicy,
+    UndecodableSource,
+    extract,
+    supported_languages,
+)
 from locus.ast.settings import AstSettings
 from locus.gateway.domain.candidates import candidates_from_json
 from locus.gateway.domain.features import vector_scored_symbols
-from locus.gateway.domain.ranking import RankingV1, RankingWeights
+from locus.gateway.domain.ranking import RankingV1, RankingWeights, SymbolRef
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
 from locus.retrieval.settings import RetrievalSettings
 
@@ -60,7 +66,9 @@ def blobs(mirror: Path, commit: str, paths: list[str]) -> dict[str, bytes]:
     return out
 
 
-def symbol_chunks(path: str, data: bytes, language: str, policy) -> dict[tuple, list]:
+def symbol_chunks(
+    path: str, data: bytes, language: str, policy: ChunkingPolicy
+) -> dict[tuple[int, int, str], list[Chunk]]:
     """Per symbol (start line, end line, kind): the chunks whose innermost symbol it is."""
     if language not in supported_languages():
         return {}
@@ -69,12 +77,51 @@ def symbol_chunks(path: str, data: bytes, language: str, policy) -> dict[tuple, 
     except UndecodableSource:
         return {}
     by_name = {s.qualified_name: (s.start_line, s.end_line, s.kind) for s in analysis.symbols}
-    out: dict[tuple, list] = defaultdict(list)
+    out: dict[tuple[int, int, str], list[Chunk]] = defaultdict(list)
     for chunk in analysis.chunks:
         key = by_name.get(chunk.symbol_qualified_name or "")
         if key is not None:
             out[key].append(chunk)
     return out
+
+
+def symbol_similarity(
+    question: str,
+    symbols: list[SymbolRef],
+    contents: dict[str, bytes],
+    policy: ChunkingPolicy,
+    embedder: OnnxEmbedder,
+    cache: dict[str, np.ndarray],
+) -> tuple[dict[str, float], int]:
+    """What ScoreSymbols answers for ``symbols`` (node id -> the cosine of its best chunk),
+    from their files' ``contents``; and how many chunks had to be embedded. ``cache`` holds
+    vectors by model and content hash, as the vectors lane's cache does."""
+    by_file: dict[tuple[str, str], list[SymbolRef]] = defaultdict(list)
+    for symbol in symbols:
+        by_file[(symbol.relative_path, symbol.language)].append(symbol)
+    wanted: dict[str, list[str]] = {}  # node id -> cache keys of its chunks
+    texts: dict[str, str] = {}
+    for (relative_path, language), members in by_file.items():
+        data = contents.get(relative_path)
+        if data is None:
+            continue
+        chunks = symbol_chunks(relative_path, data, language, policy)
+        for symbol in members:
+            found = chunks.get((symbol.start_line, symbol.end_line, symbol.kind), [])
+            if found:
+                keys = [f"{embedder.model_id}:{c.content_sha256}" for c in found]
+                wanted[symbol.node_id] = keys
+                texts.update(zip(keys, (c.text for c in found), strict=True))
+    missing = [key for key in texts if key not in cache]
+    if missing:
+        vectors = embedder.encode([texts[key] for key in missing])
+        cache.update(zip(missing, vectors.astype(np.float16), strict=True))
+    (query,) = embedder.encode([question.strip()])
+    scored = {
+        node_id: round(float(max(np.dot(cache[k].astype(np.float32), query) for k in keys)), 6)
+        for node_id, keys in wanted.items()
+    }
+    return dict(sorted(scored.items(), key=lambda item: -item[1])), len(missing)
 
 
 def main() -> None:
@@ -107,44 +154,20 @@ def main() -> None:
             continue
         question, request = candidates_from_json(candidates)
         symbols = vector_scored_symbols(request, hand)
-        by_file = defaultdict(list)
-        for symbol in symbols:
-            by_file[(symbol.relative_path, symbol.language)].append(symbol)
         contents = blobs(
             mirror_of(args.mirror_root, row["repo"]),
             row["base_commit"],
-            sorted({p for p, _ in by_file}),
+            sorted({s.relative_path for s in symbols}),
         )
-        wanted: dict[str, list[str]] = {}  # node id -> content hashes of its chunks
-        texts: dict[str, str] = {}
-        for (relative_path, language), members in by_file.items():
-            data = contents.get(relative_path)
-            if data is None:
-                continue
-            chunks = symbol_chunks(relative_path, data, language, policy)
-            for symbol in members:
-                found = chunks.get((symbol.start_line, symbol.end_line, symbol.kind), [])
-                if found:
-                    wanted[symbol.node_id] = [c.content_sha256 for c in found]
-                    texts.update((c.content_sha256, c.text) for c in found)
-        missing = [sha for sha in texts if sha not in cache]
-        if missing:
-            vectors = embedder.encode([texts[sha] for sha in missing])
-            cache.update(zip(missing, vectors.astype(np.float16), strict=True))
-            embedded += len(missing)
-        (query,) = embedder.encode([question.strip()])
-        candidates["symbol_vectors"] = {
-            node_id: round(
-                float(max(np.dot(cache[sha].astype(np.float32), query) for sha in hashes)), 6
-            )
-            for node_id, hashes in wanted.items()
-        }
+        scored, missing = symbol_similarity(question, symbols, contents, policy, embedder, cache)
+        embedded += missing
+        candidates["symbol_vectors"] = scored
         write_dump(path, record)
         if count % 20 == 0 or missing:
             args.cache.write_bytes(pickle.dumps(cache, protocol=4))
         print(
-            f"{count:4d} {record['instance_id']}: {len(wanted)}/{len(symbols)} symbols scored, "
-            f"{len(missing)} chunks embedded ({embedded} in all), "
+            f"{count:4d} {record['instance_id']}: {len(scored)}/{len(symbols)} symbols scored, "
+            f"{missing} chunks embedded ({embedded} in all), "
             f"{time.perf_counter() - started:.0f} s",
             flush=True,
         )

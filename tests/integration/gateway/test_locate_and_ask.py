@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -15,10 +16,18 @@ import grpc
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from locus.ast.settings import AstSettings
 from locus.gateway.domain.candidates import candidates_from_json
+from locus.gateway.domain.features import vector_scored_symbols
 from locus.gateway.domain.learned_ranking import LearnedRanking, RankerModel
 from locus.gateway.domain.ranking import RankingV1
+from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
 from locus.v1 import answer_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench" / "ranker"))
+from vectors import symbol_similarity  # the training data's own code
+
+MODEL_DIR = Path(__file__).resolve().parents[3] / ".locus" / "models" / "all-minilm-l6-v2"
 
 pytestmark = pytest.mark.integration
 
@@ -119,6 +128,34 @@ async def test_the_shipped_learned_ranker_serves_locate_and_its_candidates_rank_
         gateway_pb2.LocateRequest(project_id=scanned.project_id, question="place_order")
     )
     assert plain.candidates_json == ""
+
+
+async def test_the_training_datas_vector_similarity_is_what_the_stack_computes(
+    gateway, scanned, sample_tree: Path
+) -> None:
+    """bench/ranker/vectors.py gives dumps collected without vectors the similarity Locate gets
+    from retrieval's ScoreSymbols; it must be the same numbers, or the model would be trained
+    on features the gateway never sees."""
+    response = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(
+            project_id=scanned.project_id,
+            question="A card is charged twice when the payment is declined",
+            include_candidates=True,
+        )
+    )
+    question, request = candidates_from_json(json.loads(response.candidates_json))
+    assert request.symbol_similarity  # the scan is embedded: every scored symbol has a vector
+    symbols = vector_scored_symbols(request, RankingV1())
+    contents = {s.relative_path: (sample_tree / s.relative_path).read_bytes() for s in symbols}
+    embedder = OnnxEmbedder(MODEL_DIR, threads=1)
+    embedder.load()
+    offline, embedded = symbol_similarity(
+        question, symbols, contents, AstSettings().chunking_policy, embedder, {}
+    )
+    assert embedded > 0
+    assert set(offline) == set(request.symbol_similarity)
+    for node_id, similarity in request.symbol_similarity.items():
+        assert offline[node_id] == pytest.approx(similarity, abs=1e-3), node_id
 
 
 async def test_locate_follows_a_stack_trace(gateway, scanned) -> None:
