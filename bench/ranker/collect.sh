@@ -25,6 +25,10 @@ mkdir -p "$ROOT/.locbench" "$OUT"
 LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED=false LOCBENCH_SPLIT=$SUBSET LOCBENCH_RANKERS=bm25 \
     LOCBENCH_RANK_ARGS="--searchable-only --dump-candidates $OUT ${LOCBENCH_RANK_ARGS:-}" \
     bash "$ROOT/bench/quality.sh" || status=$?
+# The candidates' vector similarity, computed as ScoreSymbols would have (vectors were off), so
+# every dump has it (dumps that have it already are skipped; bench/ranker/vectors.py).
+"$ROOT/.venv/bin/python" "$ROOT/bench/ranker/vectors.py" --candidates "$OUT" --split "$SPLIT" \
+    --mirror-root "$LOCBENCH_MIRROR_ROOT" || status=$?
 # The harness's BM25 on the same instances, kept beside the dumps: train.py compares with it.
 "$ROOT/.venv/bin/python" "$ROOT/bench/ranker/keep_bm25.py" "$OUT.bm25.jsonl" \
     "$ROOT"/.locbench/runs/*/"$(basename "$SUBSET" .jsonl)".bm25.jsonl

@@ -8,8 +8,9 @@ the stack would: each such symbol's file is read from the mirror at the instance
 and chunked by the ast service's own code (``locus.ast.domain.extract`` with the service's
 chunking policy), every chunk whose innermost symbol is one of them is embedded by retrieval's
 own ``OnnxEmbedder`` (same model, same truncation), and so is the question (the dump's digested
-question, as Locate searches it). Vectors are cached by content hash in ``--cache`` (as the
-vectors lane caches them), so a rerun embeds only what is new.
+question, as Locate searches it). Vectors are cached by model and content hash in ``--cache``
+(as the vectors lane caches them), so a rerun embeds only what is new. ``collect.sh`` runs it
+on every new collection, so all dumps have it.
 
 Usage: python bench/ranker/vectors.py --candidates DIR --split FILE --mirror-root DIR
        [--cache FILE] [--force]
