@@ -1,11 +1,13 @@
 """What the scripts that complete older candidate dumps share: their command line, the split's
-rows by instance id, and reading and writing a dump (gzip JSON, reproducible bytes)."""
+rows by instance id, reading and writing a dump (gzip JSON, reproducible bytes), and the files
+of a commit."""
 
 from __future__ import annotations
 
 import argparse
 import gzip
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -38,3 +40,26 @@ def write_dump(path: Path, record: dict[str, Any]) -> None:
 def mirror_of(mirror_root: Path, repo: str) -> Path:
     """The bare mirror of ``owner/name`` (the layout ``fetch`` makes)."""
     return mirror_root / repo.replace("/", "+") / "repo"
+
+
+def blobs(mirror: Path, commit: str, paths: list[str]) -> dict[str, bytes]:
+    """The contents of ``paths`` at ``commit`` (one ``git cat-file --batch``)."""
+    if not paths:
+        return {}
+    done = subprocess.run(
+        ["git", "--git-dir", str(mirror), "cat-file", "--batch"],
+        input="".join(f"{commit}:{p}\n" for p in paths).encode(),
+        capture_output=True,
+        check=True,
+    )
+    out, data, position = {}, done.stdout, 0
+    for path in paths:
+        end = data.index(b"\n", position)
+        header = data[position:end].split()
+        position = end + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        out[path] = data[position : position + size]
+        position += size + 1
+    return out

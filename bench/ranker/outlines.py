@@ -16,12 +16,11 @@ Usage: python bench/ranker/outlines.py --candidates DIR --split FILE --mirror-ro
 
 from __future__ import annotations
 
-import subprocess
 import time
 from dataclasses import astuple
 from pathlib import Path
 
-from dumps import arguments, mirror_of, read_dump, split_rows, write_dump
+from dumps import arguments, blobs, mirror_of, read_dump, split_rows, write_dump
 
 from locus.ast.domain import UndecodableSource, extract, supported_languages
 from locus.ast.identifiers import node_id_for
@@ -31,29 +30,6 @@ from locus.gateway.domain.symbol_kinds import CALLABLE_KINDS
 from locus.gateway.settings import GatewaySettings
 
 DEFAULTS = GatewaySettings()
-
-
-def blobs(mirror: Path, commit: str, paths: list[str]) -> dict[str, bytes]:
-    """The contents of ``paths`` at ``commit`` (one ``git cat-file --batch``)."""
-    if not paths:
-        return {}
-    done = subprocess.run(
-        ["git", "--git-dir", str(mirror), "cat-file", "--batch"],
-        input="".join(f"{commit}:{p}\n" for p in paths).encode(),
-        capture_output=True,
-        check=True,
-    )
-    out, data, position = {}, done.stdout, 0
-    for path in paths:
-        end = data.index(b"\n", position)
-        header = data[position:end].split()
-        position = end + 1
-        if len(header) < 3 or header[1] != b"blob":
-            continue
-        size = int(header[2])
-        out[path] = data[position : position + size]
-        position += size + 1
-    return out
 
 
 def callables(path: str, data: bytes, language: str, file_id: str, limit: int) -> list[SymbolRef]:

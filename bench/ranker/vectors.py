@@ -19,13 +19,12 @@ Usage: python bench/ranker/vectors.py --candidates DIR --split FILE --mirror-roo
 from __future__ import annotations
 
 import pickle
-import subprocess
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from dumps import arguments, mirror_of, read_dump, split_rows, write_dump
+from dumps import arguments, blobs, mirror_of, read_dump, split_rows, write_dump
 
 from locus.ast.domain import (
     Chunk,
@@ -42,29 +41,6 @@ from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
 from locus.retrieval.settings import RetrievalSettings
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def blobs(mirror: Path, commit: str, paths: list[str]) -> dict[str, bytes]:
-    """The contents of ``paths`` at ``commit`` (one ``git cat-file --batch``)."""
-    if not paths:
-        return {}
-    done = subprocess.run(
-        ["git", "--git-dir", str(mirror), "cat-file", "--batch"],
-        input="".join(f"{commit}:{p}\n" for p in paths).encode(),
-        capture_output=True,
-        check=True,
-    )
-    out, data, position = {}, done.stdout, 0
-    for path in paths:
-        end = data.index(b"\n", position)
-        header = data[position:end].split()
-        position = end + 1
-        if len(header) < 3 or header[1] != b"blob":
-            continue
-        size = int(header[2])
-        out[path] = data[position : position + size]
-        position += size + 1
-    return out
 
 
 def symbol_chunks(

@@ -74,11 +74,7 @@ class Searcher:
             )
         # A snapshot retrieval has not seen changed no file: every chunk indexed so far is
         # valid in it, so it adds no bound.
-        max_seq = (
-            await self._store.snapshot_seq(plan.project_id, plan.snapshot_id)
-            if plan.snapshot_id
-            else None
-        )
+        max_seq = await self._max_snapshot_seq(plan.project_id, plan.snapshot_id)
         filters = ChunkFilter(
             project_id=plan.project_id,
             subsystem=plan.subsystem,
@@ -123,6 +119,12 @@ class Searcher:
             return []
         return await self._vectors.search(query_vector, filters, plan.top_k_vector)
 
+    async def _max_snapshot_seq(self, project_id: str, snapshot_id: str) -> int | None:
+        """The bound a snapshot puts on the chunks searched; none without one."""
+        if not snapshot_id:
+            return None
+        return await self._store.snapshot_seq(project_id, snapshot_id)
+
     async def _query_vector(self, query: str) -> list[float]:
         """The query's vector, embedded once for the latest ``QUERY_VECTORS_KEPT`` queries
         (keyed by the embedder's model, so a new model never meets an old vector)."""
@@ -144,11 +146,7 @@ class Searcher:
         nothing. Raises ``EmbedderUnavailable``."""
         if not plan.symbol_node_ids:
             return SymbolScores({}, 0)
-        max_seq = (
-            await self._store.snapshot_seq(plan.project_id, plan.snapshot_id)
-            if plan.snapshot_id
-            else None
-        )
+        max_seq = await self._max_snapshot_seq(plan.project_id, plan.snapshot_id)
         filters = ChunkFilter(
             project_id=plan.project_id,
             max_snapshot_seq=max_seq,

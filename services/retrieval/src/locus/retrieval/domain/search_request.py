@@ -60,13 +60,7 @@ def plan_search(
     limits: SearchLimits = SearchLimits(),
 ) -> SearchPlan:
     """Check every value and fill defaults (0 / empty = default). ``mode=None`` = hybrid."""
-    text = query.strip()
-    if not text:
-        raise InvalidSearch("query must not be empty")
-    if len(text) > limits.max_query_chars:
-        raise InvalidSearch(
-            f"query is {len(text)} characters long; the limit is {limits.max_query_chars}"
-        )
+    text = _checked_query(query, limits)
     project = project_id.strip()
     if not project:
         raise InvalidSearch("filters.project_id is required (the project to search in)")
@@ -103,6 +97,17 @@ def plan_search(
     )
 
 
+def _checked_query(query: str, limits: SearchLimits) -> str:
+    text = query.strip()
+    if not text:
+        raise InvalidSearch("query must not be empty")
+    if len(text) > limits.max_query_chars:
+        raise InvalidSearch(
+            f"query is {len(text)} characters long; the limit is {limits.max_query_chars}"
+        )
+    return text
+
+
 def _bounded(name: str, value: int, default: int, maximum: int) -> int:
     if value < 0:
         raise InvalidSearch(f"{name} must not be negative (0 = default {default})")
@@ -132,13 +137,7 @@ def plan_symbol_scores(
 ) -> SymbolScorePlan:
     """Check a ScoreSymbols request: the same query and project rules as a search, and at most
     ``MAX_SCORED_SYMBOLS`` node ids (duplicates and blanks dropped)."""
-    text = query.strip()
-    if not text:
-        raise InvalidSearch("query must not be empty")
-    if len(text) > limits.max_query_chars:
-        raise InvalidSearch(
-            f"query is {len(text)} characters long; the limit is {limits.max_query_chars}"
-        )
+    text = _checked_query(query, limits)
     project = project_id.strip()
     if not project:
         raise InvalidSearch("project_id is required (the project whose vectors to score)")
