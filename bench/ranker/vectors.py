@@ -127,7 +127,8 @@ def main() -> None:
         record = read_dump(path)
         row = rows.get(record["instance_id"])
         candidates = record["candidates"]
-        if row is None or ("symbol_vectors" in candidates and not args.force):
+        # A dump collected through the stack with the vector lane off holds an empty one.
+        if row is None or (candidates.get("symbol_vectors") and not args.force):
             continue
         question, request = candidates_from_json(candidates)
         symbols = vector_scored_symbols(request, hand)
