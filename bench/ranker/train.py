@@ -74,10 +74,6 @@ ABLATIONS = {
     "without change history": ("history_",),
     "without the file model's verdict": ("file_model_",),
 }
-# The question's vector similarity to the candidates (retrieval ScoreSymbols; dumps get it from
-# bench/ranker/vectors.py). Measured and not adopted (bench/RESULTS.md): the shipped model
-# leaves these columns out unless trained with --vector-similarity.
-VECTOR_SIMILARITY = VECTOR_SIMILARITY_FEATURES
 # Out-of-fold file scores for the symbol model's training rows: the file model of each fold
 # never saw the repositories it scores (folds are whole repositories, assigned in order).
 FILE_MODEL_FOLDS = 5
@@ -126,7 +122,9 @@ def gold_matcher(row: dict[str, Any]) -> Any:
     return lambda i: bool(i) and any(locbench.func_match(i, g) for g in gold_functions)
 
 
-def load_instances(candidates: Path, split: Path, vectorless_copies: bool = True) -> list[Instance]:
+def load_instances(
+    candidates: Path, split: Path, vectorless_copies: bool = False
+) -> list[Instance]:
     gold = {}
     for line in split.read_text().splitlines():
         row = json.loads(line)
@@ -516,8 +514,10 @@ def main() -> None:
     if len(args.candidates) != len(args.split):
         parser.error("give one --split for each --candidates folder, in the same order")
     sources = list(zip(args.candidates, args.split, strict=True))
-    # Without --vector-similarity its columns are left out everywhere (and no copies made).
-    left_out = () if args.vector_similarity else VECTOR_SIMILARITY
+    # The question's vector similarity (retrieval ScoreSymbols; dumps get it from vectors.py) was
+    # measured and not adopted (bench/RESULTS.md): without --vector-similarity its columns are
+    # left out everywhere, and no vectorless copies are made.
+    left_out = () if args.vector_similarity else VECTOR_SIMILARITY_FEATURES
     instances = [
         i
         for c, split in sources
@@ -554,7 +554,7 @@ def main() -> None:
         [args.bm25] if args.bm25 else [c.with_name(c.name + ".bm25.jsonl") for c in args.candidates]
     )
     with_bm25 = [i for i in originals if i.instance_id in bm25]
-    hand = {i.instance_id: locbench.score_instance(i.gold, *hand_lists(i)) for i in instances}
+    hand = {i.instance_id: locbench.score_instance(i.gold, *hand_lists(i)) for i in originals}
     loro_rows: list[tuple[str, dict[str, float]]] = []
 
     def over(scored: dict[str, dict[str, float]]) -> dict[str, float]:
