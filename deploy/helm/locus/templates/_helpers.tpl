@@ -65,7 +65,7 @@ seccompProfile:
 {{/* Where the bus is. */}}
 {{- define "locus.natsUrl" -}}
 {{- if .Values.nats.enabled -}}
-{{- printf "nats://%s:4222" (include "locus.name" (dict "root" . "component" "nats")) -}}
+{{- printf "%s://%s:4222" (ternary "tls" "nats" .Values.nats.tls.enabled) (include "locus.name" (dict "root" . "component" "nats")) -}}
 {{- else -}}
 {{- required "nats.enabled=false needs externalNats.url (nats://host:4222)" .Values.externalNats.url -}}
 {{- end -}}
@@ -74,7 +74,7 @@ seccompProfile:
 {{/* Where services send OTLP; empty when tracing export is off. */}}
 {{- define "locus.otlpEndpoint" -}}
 {{- if .Values.otelCollector.enabled -}}
-{{- printf "http://%s:4317" (include "locus.name" (dict "root" . "component" "otel-collector")) -}}
+{{- printf "%s://%s:4317" (ternary "https" "http" .Values.tls.internal.enabled) (include "locus.name" (dict "root" . "component" "otel-collector")) -}}
 {{- else -}}
 {{- .Values.externalOtlp.endpoint -}}
 {{- end -}}
@@ -96,6 +96,57 @@ seccompProfile:
 {{- end -}}
 {{- end -}}
 
+{{/* The Secret with the services' NATS user and password (keys `user`, `password`); empty when
+     an external NATS needs none. */}}
+{{- define "locus.natsSecretName" -}}
+{{- if .Values.nats.enabled -}}
+{{- .Values.nats.auth.existingSecret | default (include "locus.name" (dict "root" . "component" "nats-auth")) -}}
+{{- else -}}
+{{- .Values.externalNats.existingSecret -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "locus.serviceTokenSecretName" -}}
+{{- .Values.serviceToken.existingSecret | default (include "locus.name" (dict "root" . "component" "service-token")) -}}
+{{- end -}}
+
+{{- define "locus.adminKeySecretName" -}}
+{{- .Values.services.gateway.adminKey.existingSecret | default (include "locus.name" (dict "root" . "component" "gateway-admin-key")) -}}
+{{- end -}}
+
+{{/* The base64 value for `key` of the generated Secret `name`: what the cluster's copy holds,
+     so that upgrades keep it, else `generated`. Call with
+     (dict "root" $ "name" n "key" k "generated" v). */}}
+{{- define "locus.keptSecretValue" -}}
+{{- $existing := lookup "v1" "Secret" .root.Release.Namespace .name -}}
+{{- dig "data" .key (.generated | b64enc) $existing -}}
+{{- end -}}
+
+{{/* The components that get a <release>-<component>-tls certificate, as a JSON list. */}}
+{{- define "locus.tlsComponents" -}}
+{{- $components := list -}}
+{{- if .Values.tls.internal.enabled -}}
+{{- range $name, $svc := .Values.services -}}
+{{- if $svc.enabled -}}{{- $components = append $components $name -}}{{- end -}}
+{{- end -}}
+{{- if .Values.otelCollector.enabled -}}{{- $components = append $components "otel-collector" -}}{{- end -}}
+{{- end -}}
+{{- if and .Values.nats.enabled .Values.nats.tls.enabled -}}{{- $components = append $components "nats" -}}{{- end -}}
+{{- toJson $components -}}
+{{- end -}}
+
+{{/* The DNS names a component's certificate holds: its Service, and for NATS every server of
+     the StatefulSet (the names its cluster routes dial). Call with (dict "root" $ "component" c). */}}
+{{- define "locus.tlsDnsNames" -}}
+{{- $name := include "locus.name" . -}}
+{{- $namespace := .root.Release.Namespace -}}
+{{- $names := list $name (printf "%s.%s" $name $namespace) (printf "%s.%s.svc" $name $namespace) -}}
+{{- if eq .component "nats" -}}
+{{- $names = concat $names (list (printf "*.%s-headless" $name) (printf "*.%s-headless.%s.svc" $name $namespace)) -}}
+{{- end -}}
+{{- toJson $names -}}
+{{- end -}}
+
 {{/* "true" when a service's metadata goes to PostgreSQL (in the chart or external). */}}
 {{- define "locus.databaseConfigured" -}}
 {{- if or .Values.postgresql.enabled .Values.externalDatabase.existingSecret -}}true{{- end -}}
@@ -113,6 +164,14 @@ seccompProfile:
      that $(POSTGRES_PASSWORD) in a later value expands). Call with (dict "root" $ "name" n "svc" $cfg). */}}
 {{- define "locus.secretEnv" -}}
 {{- $root := .root -}}
+{{- with include "locus.natsSecretName" $root }}
+- name: LOCUS_NATS_USER
+  valueFrom:
+    secretKeyRef: {name: {{ . }}, key: user}
+- name: LOCUS_NATS_PASSWORD
+  valueFrom:
+    secretKeyRef: {name: {{ . }}, key: password}
+{{- end }}
 {{- if and .svc.database $root.Values.postgresql.enabled }}
 - name: POSTGRES_PASSWORD
   valueFrom:
@@ -190,6 +249,32 @@ seccompProfile:
 {{- $_ := set $env $key (toString $value) -}}
 {{- end -}}
 {{- toYaml $env -}}
+{{- end -}}
+
+{{/* One probe of a Locus service against the standard gRPC health service: the kubelet's native
+     gRPC probe, or with tls.internal.enabled (the kubelet's gRPC probe speaks no TLS) the same
+     check made over mTLS by Python in the container, with the pod's own certificate. Call with
+     (dict "root" $ "name" n "port" p "probe" <serviceDefaults.probes entry>). */}}
+{{- define "locus.healthProbe" -}}
+{{- if .root.Values.tls.internal.enabled -}}
+exec:
+  command:
+    - python
+    - -c
+    - |
+      import sys, grpc
+      from grpc_health.v1 import health_pb2, health_pb2_grpc
+      def read(name): return open("/var/run/secrets/locus/tls/" + name, "rb").read()
+      credentials = grpc.ssl_channel_credentials(read("ca.crt"), read("tls.key"), read("tls.crt"))
+      channel = grpc.secure_channel("127.0.0.1:{{ .port }}", credentials, options=[("grpc.ssl_target_name_override", "{{ include "locus.name" (dict "root" .root "component" .name) }}")])
+      status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=3).status
+      sys.exit(status != health_pb2.HealthCheckResponse.SERVING)
+{{- /* Starting Python takes longer than the native probe's call. */}}
+{{ toYaml (merge (dict "timeoutSeconds" (max 5 (.probe.timeoutSeconds | default 1))) .probe) }}
+{{- else -}}
+grpc: {port: {{ .port }}}
+{{ toYaml .probe }}
+{{- end -}}
 {{- end -}}
 
 {{/* "true" when every replica of service `name` would see the same state, so it may scale out. */}}
