@@ -11,8 +11,9 @@ PROTO_STAMP := $(PROTO_OUT)/locus/v1/.generated
 LIBS := libs/contracts libs/config libs/codepaths libs/telemetry libs/database libs/messaging libs/rpc libs/cli
 SERVICES := services/ingestion services/ast services/retrieval services/impact services/answer services/gateway
 PYPROJECTS := $(foreach p,$(LIBS) $(SERVICES),$(p)/pyproject.toml)
+# cryptography: the tests' own CA and certificates for mTLS (tests/support/certificates.py).
 DEV_DEPS := pytest==9.2.0 pytest-asyncio==1.5.0 pytest-timeout==2.4.0 ruff==0.17.5 mypy==2.4.1 \
-	types-protobuf pyyaml==6.0.3
+	types-protobuf pyyaml==6.0.3 cryptography==50.0.2
 MODEL_DIR := .locus/models/all-minilm-l6-v2
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 import grpc
 
+from locus.cli.stack_credentials import mesh_credentials
 from locus.cli.stack_state import StackState
 from locus.config import PeerAddresses
 from locus.gateway.adapters.identity_reranker import IdentityReranker
@@ -20,6 +21,7 @@ from locus.gateway.locating import LocateQuery, Locator
 from locus.gateway.main import configured_ranker, hand_ranking
 from locus.gateway.request_log import OpenRequest
 from locus.gateway.settings import GatewaySettings
+from locus.rpc.bearer import bearer_interceptors
 from locus.telemetry import Telemetry
 from locus.v1 import gateway_pb2, gateway_pb2_grpc
 
@@ -79,7 +81,9 @@ async def in_process_latencies(
             answer_addr=stack.address_of("answer"),
         )
     )
-    clients = PeerClients.connect(telemetry, default_timeout=60, **peers)
+    # As the stack's gateway calls them: with the stack's service token.
+    mesh = mesh_credentials(stack.service_token_file)
+    clients = PeerClients.connect(telemetry, default_timeout=60, mesh=mesh, **peers)
     await clients.start()
     hand = hand_ranking(settings)
     locator = Locator(  # ranked as the gateway ranks (the learned model by default)
@@ -108,11 +112,18 @@ async def in_process_latencies(
 
 
 async def first_locate_milliseconds(
-    gateway_address: str, project: str, question: str, *, deadline_seconds: float
+    gateway_address: str,
+    project: str,
+    question: str,
+    *,
+    api_key: str,
+    deadline_seconds: float,
 ) -> tuple[float, float]:
-    """The first Locate on a new channel, and the second one right after it."""
+    """The first Locate on a new channel (calls carrying ``api_key``), and the second one
+    right after it."""
     request = gateway_pb2.LocateRequest(project_id=project, question=question)
-    async with grpc.aio.insecure_channel(gateway_address) as channel:
+    interceptors = bearer_interceptors(api_key)
+    async with grpc.aio.insecure_channel(gateway_address, interceptors=interceptors) as channel:
         stub = gateway_pb2_grpc.GatewayStub(channel)
         started = time.perf_counter()
         await stub.Locate(request, timeout=deadline_seconds)

@@ -21,6 +21,7 @@ from typing import Literal
 import grpc
 from locate_latency import percentile
 
+from locus.rpc.bearer import bearer_interceptors
 from locus.v1 import gateway_pb2, gateway_pb2_grpc
 
 SHED_CODES = (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.UNAVAILABLE)
@@ -107,12 +108,17 @@ async def run_load_level(
     project: str,
     questions: list[str],
     *,
+    api_key: str,
     clients: int,
     duration_seconds: float,
     deadline_seconds: float,
     rpc: Rpc = "Locate",
 ) -> LoadLevel:
-    channels = [grpc.aio.insecure_channel(gateway_address) for _ in range(clients)]
+    """One level: ``clients`` channels whose calls all carry ``api_key``."""
+    channels = [
+        grpc.aio.insecure_channel(gateway_address, interceptors=bearer_interceptors(api_key))
+        for _ in range(clients)
+    ]
     try:
         await asyncio.gather(*(channel.channel_ready() for channel in channels))
         requests = [

@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from authentication_cost import AuthenticationCost
 from locate_latency import LatencySummary
 from locate_load import LoadLevel
 from results import LARGE_REPOSITORY_MEGABYTES, RepositoryResults, StackResults
@@ -369,6 +370,30 @@ def load_table(
     )
 
 
+def authentication_table(cost: AuthenticationCost) -> str:
+    who_am_i, health = cost.who_am_i, cost.health_check
+    return markdown_table(
+        [f"gateway call ({who_am_i.calls} of each, one at a time)", "p50 ms", "p95 ms"],
+        [
+            [
+                "WhoAmI with the admin key (authentication: one key lookup)",
+                number(who_am_i.p50_ms, 2),
+                number(who_am_i.p95_ms, 2),
+            ],
+            [
+                "baseline: gRPC health Check (no authentication)",
+                number(health.p50_ms, 2),
+                number(health.p95_ms, 2),
+            ],
+            [
+                "authentication: WhoAmI minus health Check",
+                number(who_am_i.p50_ms - health.p50_ms, 2),
+                number(who_am_i.p95_ms - health.p95_ms, 2),
+            ],
+        ],
+    )
+
+
 def repository_report(results: RepositoryResults, deadline_seconds: float) -> str:
     baseline = results.baseline
     sections = [
@@ -419,6 +444,10 @@ def stack_report(stack: StackResults) -> str:
         sections.append(
             "## Restart (Locate, section 4)\n\n"
             + markdown_table(["after a restart", "seconds / ms"], rows)
+        )
+    if stack.authentication is not None:
+        sections.append(
+            "## 7. Cost of authentication\n\n" + authentication_table(stack.authentication)
         )
     targets = [target for results in stack.repositories for target in repository_targets(results)]
     sections.append(

@@ -8,6 +8,7 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from authentication_cost import AuthenticationCost
 from baselines import EmbedderRate, IndexingBaseline
 from locate_latency import LatencySummary
 from locate_load import LoadLevel
@@ -99,6 +100,7 @@ class StackResults:
     restart_seconds: float | None = None  # from `locus up` on the same data dir to serving
     memory_after_indexing: dict[str, ProcessMemory | None] = field(default_factory=dict)
     repositories: list[RepositoryResults] = field(default_factory=list)
+    authentication: AuthenticationCost | None = None  # WhoAmI beside health Check
 
 
 def _median(values: list[float]) -> float | None:

@@ -29,6 +29,12 @@ Per repository:
    (another project's full scan is started for a level when the previous one is done);
    beside the in-process Locator's one-at-a-time latency.
 6. Peak RSS (VmHWM) of every process after every repository was indexed.
+7. The cost of authentication, on the fresh stack before any repository: ``WhoAmI`` with the
+   stack's admin key (authenticated: one key lookup) beside the gateway's gRPC health ``Check``
+   (not authenticated), ``--auth-calls`` of each, one at a time (0: not measured).
+
+Every call to the gateway carries the admin key `locus up` wrote (stack.json's
+``admin_key_file``), read once per stack start.
 
 Quick run: ``--skip-concurrency --skip-restart --edits 2 --rescans 1``; ``--skip-embedded``
 does not wait for vectors (later figures then run beside a busy vectors lane);
@@ -40,6 +46,7 @@ A/B run, and the report's first line names it).
 
 Usage: python bench/system_bench.py [--repo DIR ...] [--json FILE] [--skip-concurrency]
        [--skip-restart] [--skip-embedded] [--edits N] [--rescans N] [--rounds R]
+       [--auth-calls N]
 """
 
 from __future__ import annotations
@@ -51,15 +58,20 @@ import math
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+
+from authentication_cost import measure_authentication_cost
 from baselines import WalkByproducts, measure_embedder_rate, measure_indexing_baseline
 from locate_latency import first_locate_milliseconds, gateway_latencies, in_process_latencies
 from locate_load import LoadLevel, run_load_level
+from mesh_access import admin_key_of
 from report import repository_report, repository_targets, stack_report
 from results import RepositoryResults, StackResults
 from retrieval_log import log_size, read_vectors_activity
@@ -73,6 +85,7 @@ from stack_process import BenchStack, process_cpu_seconds, process_memory
 
 from locus.cli.stack_state import StackState
 from locus.rpc import make_channel
+from locus.rpc.bearer import bearer_interceptors
 from locus.telemetry import Telemetry, setup_telemetry
 from locus.v1 import gateway_pb2_grpc, ingestion_pb2
 
@@ -130,8 +143,10 @@ class RepositoryBench:
         work_dir: Path,
         repository: Path,
         label: str,
+        api_key: str,
     ) -> None:
         self._args = args
+        self._api_key = api_key  # the stack's admin key, on every call to the gateway
         self._skip_embedded = args.skip_embedded
         self._stack = stack
         self._telemetry = telemetry
@@ -163,7 +178,10 @@ class RepositoryBench:
         if byproducts.chunk_text_sample and not self._skip_embedded:
             results.embedder = await measure_embedder_rate(MODEL_DIR, byproducts.chunk_text_sample)
         async with make_channel(
-            self._stack.address_of("gateway"), self._telemetry, default_timeout=600
+            self._stack.address_of("gateway"),
+            self._telemetry,
+            default_timeout=600,
+            extra_interceptors=bearer_interceptors(self._api_key),
         ) as channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
             await self._first_scan(stub, results)
@@ -237,6 +255,7 @@ class RepositoryBench:
                 self._stack.address_of("gateway"),
                 project,
                 QUESTIONS,
+                api_key=self._api_key,
                 clients=clients,
                 duration_seconds=args.load_seconds,
                 deadline_seconds=args.deadline,
@@ -302,10 +321,21 @@ async def measure(
     telemetry = setup_telemetry("bench", from_environment=False, set_global=False)
     stamp = time.strftime("%Y%m%d%H%M%S")
     try:
+        api_key = admin_key_of(stack)
+        if args.auth_calls:
+            print("\n… authentication: WhoAmI beside health Check", flush=True)
+            try:
+                stack_results.authentication = await measure_authentication_cost(
+                    stack.address_of("gateway"), api_key, calls=args.auth_calls
+                )
+            except Exception as error:  # a report: the other figures still count
+                print(f"\n**authentication: measuring stopped: {type(error).__name__}: {error}**")
         labels: list[str] = []
         for repository in args.repo:
             labels.append(repository_label(repository, labels))
-            bench = RepositoryBench(args, stack, telemetry, work_dir, repository, labels[-1])
+            bench = RepositoryBench(
+                args, stack, telemetry, work_dir, repository, labels[-1], api_key
+            )
             try:
                 await bench.run(stamp)
             except Exception as error:  # a report: one failed measurement must not lose the rest
@@ -333,11 +363,13 @@ async def measure_restart(
     print("\n… restart: stopping the stack and starting it on the same data dir", flush=True)
     await asyncio.to_thread(bench_stack.stop)
     stack, stack_results.restart_seconds = await asyncio.to_thread(bench_stack.start)
+    api_key = admin_key_of(stack)
     for results in stack_results.repositories:
         first, second = await first_locate_milliseconds(
             stack.address_of("gateway"),
             results.project,
             QUESTIONS[0],
+            api_key=api_key,
             deadline_seconds=deadline_seconds,
         )
         results.first_locate_after_restart_ms = first
@@ -363,6 +395,9 @@ def results_json(stack_results: StackResults) -> dict[str, Any]:
                 for name, memory in stack_results.memory_after_indexing.items()
             },
             "repositories": [results.to_json() for results in stack_results.repositories],
+            "authentication": (
+                asdict(stack_results.authentication) if stack_results.authentication else None
+            ),
             "targets": [
                 {**asdict(target), "status": target.status.strip("*")}
                 for results in stack_results.repositories
@@ -406,6 +441,12 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--load-seconds", type=float, default=5.0)
     parser.add_argument("--deadline", type=float, default=10.0, help="Locate client deadline")
     parser.add_argument("--embed-sample", type=int, default=512, help="texts for the embedder")
+    parser.add_argument(
+        "--auth-calls",
+        type=int,
+        default=300,
+        help="WhoAmI and health Check calls for the cost of authentication (0: none)",
+    )
     parser.add_argument("--scan-timeout", type=float, default=3600.0)
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (logs, data)")
     parser.add_argument(

@@ -25,8 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "support"))
 
 from index_snapshot import Snapshot, differences, index_snapshot
+from mesh_access import admin_key_of, service_token_of
 from stack_process import BenchStack
 
+from locus.rpc.bearer import with_bearer
 from locus.v1 import events_pb2, gateway_pb2_grpc, ingestion_pb2
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -130,9 +132,11 @@ class ChaosStack:
             console_log=work / "up.log",
             environment=environment,
         )
+        self.api_key = ""  # the stack's admin key, read at each start
 
     def start(self) -> float:
-        _, seconds = self.stack.start()
+        state, seconds = self.stack.start()
+        self.api_key = admin_key_of(state)
         return seconds
 
     def state(self) -> dict[str, Any]:
@@ -151,7 +155,8 @@ class ChaosStack:
         return {name: int(row["restarts"]) for name, row in self.state()["services"].items()}
 
     def gateway(self) -> tuple[grpc.Channel, gateway_pb2_grpc.GatewayStub]:
-        channel = grpc.insecure_channel(self.state()["gateway_addr"])
+        """A channel to the gateway whose calls carry the stack's admin key."""
+        channel = with_bearer(grpc.insecure_channel(self.state()["gateway_addr"]), self.api_key)
         return channel, gateway_pb2_grpc.GatewayStub(channel)
 
     def add_project(self, name: str, tree: Path) -> None:
@@ -199,7 +204,13 @@ class ChaosStack:
         )
 
     def snapshot(self, project: str) -> Snapshot:
-        return index_snapshot(self.addresses(), project, vectors=self.vectors)
+        return index_snapshot(
+            self.addresses(),
+            project,
+            vectors=self.vectors,
+            service_token=service_token_of(self.state()),
+            api_key=self.api_key,
+        )
 
 
 def run_chaos(

@@ -18,7 +18,9 @@ from typing import Any
 
 import nats
 from chaos import ChaosStack
+from mesh_access import bus_credentials_of
 
+from locus.messaging import BusCredentials
 from locus.v1 import events_pb2
 
 LOCUS = Path(sys.executable).parent / "locus"
@@ -40,7 +42,8 @@ def run_dead_letters(work: Path) -> dict[str, Any]:
     try:
         nats_url = stack.state()["nats"]["address"]
         marker = f"reliability-{uuid.uuid4().hex[:8]}"
-        letter = asyncio.run(_dead_letter_of_garbage(nats_url, marker))
+        credentials = bus_credentials_of(stack.state())
+        letter = asyncio.run(_dead_letter_of_garbage(nats_url, marker, credentials))
         result["published"] = f"{SUBJECT}: 14 bytes that are no FilesChanged (Nats-Msg-Id {marker})"
         result["letter"] = letter
         if not dlq_command_exists(environment):
@@ -64,9 +67,11 @@ def run_dead_letters(work: Path) -> dict[str, Any]:
     return result
 
 
-async def _dead_letter_of_garbage(nats_url: str, marker: str) -> dict[str, Any]:
+async def _dead_letter_of_garbage(
+    nats_url: str, marker: str, credentials: BusCredentials
+) -> dict[str, Any]:
     """Publish an undecodable payload; the DeadLetter that ast's consumer writes for it."""
-    client = await nats.connect(nats_url)
+    client = await nats.connect(nats_url, **credentials.connect_options())
     try:
         stream = client.jetstream()
         await stream.publish(SUBJECT, b"\xff\xfe not a pb \x00", headers={"Nats-Msg-Id": marker})

@@ -1,13 +1,17 @@
 """Fuzz every RPC of a real stack (`make reliability`): requests generated from the protobuf
 descriptors with Hypothesis, plus raw random bytes, against `locus up` on loopback with a scanned
 fixture project. Prints the count of each status code per method and in total, the first
-examples of any UNKNOWN / INTERNAL answer, and whether every process survived.
+examples of any UNKNOWN / INTERNAL answer, and whether every process survived. The gateway's
+methods are fuzzed with the stack's admin key, so requests reach past authentication; a separate
+slice calls each of them with absent, malformed or wrong credentials, every one of which must be
+answered UNAUTHENTICATED.
 
     python bench/reliability/fuzz.py [--requests 10000] [--json out.json]
 
 A healthy stack answers every request with a code a caller can act on: OK, INVALID_ARGUMENT,
 NOT_FOUND, FAILED_PRECONDITION, ALREADY_EXISTS, PERMISSION_DENIED, RESOURCE_EXHAUSTED (shed) or
-UNAVAILABLE (shed). UNKNOWN and INTERNAL are defects; so is a process that died."""
+UNAVAILABLE (shed). UNKNOWN and INTERNAL are defects; so is a process that died, and a bad
+credential answered anything but UNAUTHENTICATED."""
 
 from __future__ import annotations
 
@@ -29,9 +33,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "support"))
 
+from mesh_access import admin_key_of, internal_channel, service_token_of
 from stack_process import BenchStack
 
+from locus.rpc.bearer import AUTHORIZATION, with_bearer
 from locus.v1 import (
     answer_pb2,
     ast_pb2,
@@ -54,6 +61,7 @@ SERVICES = {
 }
 DEFECTS = {"UNKNOWN", "INTERNAL"}
 CALL_TIMEOUT = 20.0
+REFUSED = "UNAUTHENTICATED"  # the one answer to a call without a valid credential
 
 # Strings a hostile or careless caller sends: wildcards, escapes, other roots, control bytes.
 HOSTILE = [
@@ -174,13 +182,15 @@ class Caller:
         factory = channel.unary_stream if self.streaming else channel.unary_unary
         self._call = factory(path, request_serializer=identity, response_deserializer=identity)
 
-    def __call__(self, payload: bytes) -> tuple[str, str]:
+    def __call__(
+        self, payload: bytes, metadata: list[tuple[str, str]] | None = None
+    ) -> tuple[str, str]:
         try:
             if self.streaming:
-                for _ in self._call(payload, timeout=CALL_TIMEOUT):
+                for _ in self._call(payload, timeout=CALL_TIMEOUT, metadata=metadata):
                     pass
             else:
-                self._call(payload, timeout=CALL_TIMEOUT)
+                self._call(payload, timeout=CALL_TIMEOUT, metadata=metadata)
         except grpc.RpcError as error:
             return error.code().name, (error.details() or "")[:300]
         return "OK", ""
@@ -237,6 +247,7 @@ def _fuzz(state: Any, repository: Path, requests: int, work: Path) -> dict[str, 
     environment = {
         "LOCUS_HOME": str(work / "home"),
         "LOCUS_GATEWAY_ADDR": state.address_of("gateway"),
+        "LOCUS_API_KEY_FILE": state.admin_key_file,
         "PATH": "/usr/bin:/bin",
     }
     for command in (
@@ -251,7 +262,17 @@ def _fuzz(state: Any, repository: Path, requests: int, work: Path) -> dict[str, 
             capture_output=True,
             timeout=900,
         )
-    channels = {name: grpc.insecure_channel(state.address_of(name)) for name in SERVICES}
+    # The internal services with the stack's service token, the gateway with its admin key:
+    # what is fuzzed is each service's handling of requests, not the refusal of anonymous calls
+    # (the gateway's refusals have their own slice, _fuzz_credentials).
+    token = service_token_of(state)
+    admin_key = admin_key_of(state)
+    channels = {
+        name: internal_channel(state.address_of(name), token)
+        for name in SERVICES
+        if name != "gateway"
+    }
+    channels["gateway"] = with_bearer(grpc.insecure_channel(state.address_of("gateway")), admin_key)
     known = harvest(channels["gateway"], channels["ingestion"], "fuzz")
     methods = [(name, service, m) for name, service in SERVICES.items() for m in service.methods]
     per_method = max(-(-requests // len(methods)), 10)  # rounded up: at least `requests`
@@ -275,6 +296,9 @@ def _fuzz(state: Any, repository: Path, requests: int, work: Path) -> dict[str, 
         typed()
         raw()
         print(f"  {key}: {dict(counts[key])}", flush=True)
+    credentials = _fuzz_credentials(
+        state.address_of("gateway"), admin_key, max(per_method // 10, 3)
+    )
     alive = {
         name: _alive(process.pid)
         for name, process in {**state.services, "nats-server": state.nats}.items()
@@ -289,8 +313,99 @@ def _fuzz(state: Any, repository: Path, requests: int, work: Path) -> dict[str, 
         "per_method": {k: dict(v) for k, v in counts.items()},
         "defects": dict(defects),
         "examples": dict(examples),
+        "credentials": credentials,
         "alive": alive,
     }
+
+
+def bad_credentials(admin_key: str) -> list[str | None]:
+    """Authorization metadata a careless or hostile caller sends (None: none at all), the
+    admin key's own id and secret among them in the wrong places."""
+    _, key_id, secret = admin_key.split("_", 2)  # lk_<12 hex>_<secret>
+    other_secret = secret[:-1] + ("A" if secret[-1] != "A" else "B")
+    return [
+        None, "", " ", "Bearer", "Bearer ", "bearer", "Bearer  ", "Basic dXNlcjpwYXNzd29yZA==",
+        admin_key, f"Token {admin_key}", f"Bearer{admin_key}", f"Bearer {admin_key}x",
+        f"Bearer {admin_key[:-1]}", f"Bearer lk_{key_id}_{other_secret}",
+        f"Bearer lk_000000000000_{secret}", f"Bearer lk_{key_id}", "Bearer lk_", "Bearer lk__",
+        f"Bearer LK_{key_id}_{secret}", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiJ9.",
+        "Bearer ' OR 1=1 --", "Bearer %", "Bearer ../../etc/passwd", "Bearer " + "A" * 2000,
+    ]  # fmt: skip
+
+
+def _fuzz_credentials(address: str, admin_key: str, generated: int) -> dict[str, Any]:
+    """Every gateway method called with each of ``bad_credentials`` and ``generated`` more
+    (random printable text, alone or after "Bearer " and the admin key's id), an empty
+    request each time. Anything but UNAUTHENTICATED is recorded as unexpected."""
+    service = SERVICES["gateway"]
+    _, key_id, _ = admin_key.split("_", 2)
+    printable = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=120)
+    generated_credentials = st.one_of(
+        printable,
+        printable.map(lambda text: f"Bearer {text}"),
+        printable.map(lambda text: f"Bearer lk_{key_id}_{text}"),
+    )
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    unexpected: list[dict[str, str]] = []
+    started = time.monotonic()
+    with grpc.insecure_channel(address) as channel:
+        for method in service.methods:
+            key = f"gateway.{method.name}"
+            caller = Caller(channel, service, method)
+
+            def call(credential: str | None, key: str = key, caller: Caller = caller) -> None:
+                metadata = None if credential is None else [(AUTHORIZATION, credential)]
+                code, details = caller(b"", metadata)
+                counts[key][code] += 1
+                if code != REFUSED and len(unexpected) < 10:
+                    sent = "(absent)" if credential is None else credential
+                    unexpected.append(
+                        {"method": key, "code": code, "details": details, "sent": sent}
+                    )
+
+            for credential in bad_credentials(admin_key):
+                call(credential)
+            _each_generated(generated_credentials, generated, call)()
+        print(f"  bad credentials: {dict(sum(counts.values(), Counter()))}", flush=True)
+    total: Counter[str] = Counter()
+    for per in counts.values():
+        total.update(per)
+    return {
+        "requests": sum(total.values()),
+        "seconds": round(time.monotonic() - started, 1),
+        "total": dict(total),
+        "per_method": {k: dict(v) for k, v in counts.items()},
+        "unexpected": unexpected,
+    }
+
+
+def _each_generated(
+    values: st.SearchStrategy[str], examples: int, call: Callable[[str], None]
+) -> Callable[[], None]:
+    """A Hypothesis run calling ``call`` with ``examples`` generated values."""
+
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(values)
+    def run(value: str) -> None:
+        call(value)
+
+    return run
+
+
+def healthy(result: dict[str, Any]) -> bool:
+    """No UNKNOWN/INTERNAL, every process alive, every bad credential refused."""
+    refused_all = set(result["credentials"]["total"]) <= {REFUSED}
+    return (
+        not any(result["total"].get(code) for code in DEFECTS)
+        and all(result["alive"].values())
+        and refused_all
+    )
 
 
 def _tests(
@@ -347,6 +462,19 @@ def print_report(result: dict[str, Any]) -> None:
     for key, examples in result["defects"].items():
         for example in examples:
             print(f"  {key} {example['code']}: {example['details']!r}\n    {example['request']!r}")
+    credentials = result["credentials"]
+    answered = ", ".join(f"{code} {count}" for code, count in sorted(credentials["total"].items()))
+    print(
+        f"\nbad credentials: {credentials['requests']} calls to the gateway's "
+        f"{len(credentials['per_method'])} methods in {credentials['seconds']} s: {answered}; "
+        f"answered other than {REFUSED}: "
+        f"{sum(n for code, n in credentials['total'].items() if code != REFUSED)}"
+    )
+    for example in credentials["unexpected"]:
+        print(
+            f"  {example['method']} {example['code']}: {example['details']!r}\n"
+            f"    authorization {example['sent'][:120]!r}"
+        )
 
 
 def main() -> int:
@@ -362,10 +490,7 @@ def main() -> int:
     print_report(result)
     if arguments.json:
         arguments.json.write_text(json.dumps(result, indent=2))
-    healthy = not any(result["total"].get(code) for code in DEFECTS) and all(
-        result["alive"].values()
-    )
-    return 0 if healthy else 1
+    return 0 if healthy(result) else 1
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import grpc
 from chaos import ChaosStack, completion
+from mesh_access import internal_channel, service_token_of
 
 from locus.v1 import common_pb2, ingestion_pb2, ingestion_pb2_grpc
 
@@ -49,7 +49,8 @@ def run_hostile(work: Path, *, scan_timeout: float) -> dict[str, Any]:
         job_id = stack.start_scan("hostile")
         job = stack.wait_done(job_id, scan_timeout)
         seconds = time.perf_counter() - began
-        with grpc.insecure_channel(stack.addresses()["ingestion"]) as channel:
+        token = service_token_of(stack.state())
+        with internal_channel(stack.addresses()["ingestion"], token) as channel:
             ingestion = ingestion_pb2_grpc.IngestionServiceStub(channel)
             indexed = _indexed(ingestion, "hostile")
             skipped = _skipped(ingestion, job_id)

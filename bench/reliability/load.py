@@ -1,7 +1,8 @@
 """Load on the gateway (`make reliability`, part "load"): N concurrent Locate and Ask clients
 (bench/locate_load.py) against `locus up` with a scanned tree, first with nothing else running,
 then while full scans of a copy of the tree run (bench/scan_timing.py's FullScansInBackground):
-calls answered, shed, failed by gRPC code, p50/p95 per level."""
+calls answered, shed, failed by gRPC code, p50/p95 per level. Every call carries the stack's
+admin key."""
 
 from __future__ import annotations
 
@@ -15,13 +16,16 @@ from typing import Any
 import grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "support"))
 
 from chaos import MODEL_DIR, changed_file_count, copy_repository, progress
 from locate_load import Rpc, run_load_level
+from mesh_access import admin_key_of
 from scan_timing import FullScansInBackground, is_searchable, poll_job, start_scan
 from stack_process import BenchStack
 from system_bench import QUESTIONS
 
+from locus.rpc.bearer import bearer_interceptors
 from locus.v1 import gateway_pb2_grpc, ingestion_pb2
 
 SCAN_CHECK_SECONDS = 0.5
@@ -53,7 +57,9 @@ async def run_load(
     assert gateway_address is not None
     levels: list[dict[str, Any]] = []
     try:
-        async with grpc.aio.insecure_channel(gateway_address) as channel:
+        api_key = admin_key_of(state)
+        interceptors = bearer_interceptors(api_key)
+        async with grpc.aio.insecure_channel(gateway_address, interceptors=interceptors) as channel:
             stub = gateway_pb2_grpc.GatewayStub(channel)
             await stub.CreateProject(ingestion_pb2.CreateProjectRequest(name="load"))
             await stub.AddSource(ingestion_pb2.AddSourceRequest(project_id="load", path=str(tree)))
@@ -70,6 +76,7 @@ async def run_load(
                         levels.append(
                             await _level(
                                 gateway_address,
+                                api_key,
                                 rpc,  # type: ignore[arg-type]
                                 count,
                                 seconds,
@@ -84,6 +91,7 @@ async def run_load(
 
 async def _level(
     gateway_address: str,
+    api_key: str,
     rpc: Rpc,
     clients: int,
     seconds: float,
@@ -97,6 +105,7 @@ async def _level(
             gateway_address,
             "load",
             QUESTIONS,
+            api_key=api_key,
             clients=clients,
             duration_seconds=seconds,
             deadline_seconds=deadline,

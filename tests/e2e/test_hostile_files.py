@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 from locus_up import run_locus, start_locus_up, stop_locus_up
+from mesh_access import gateway_channel, internal_channel, service_token_of
 
 from locus.v1 import common_pb2, gateway_pb2_grpc, ingestion_pb2, ingestion_pb2_grpc, retrieval_pb2
 
@@ -89,7 +89,8 @@ def outcomes(scanned: Scanned) -> tuple[dict[str, str], dict[str, tuple[str, str
     """Indexed paths → language, and skipped paths → (reason, detail), from ingestion."""
     indexed: dict[str, str] = {}
     skipped: dict[str, tuple[str, str]] = {}
-    with grpc.insecure_channel(scanned.state()["ingestion_addr"]) as channel:
+    state = scanned.state()
+    with internal_channel(state["ingestion_addr"], service_token_of(state)) as channel:
         ingestion = ingestion_pb2_grpc.IngestionServiceStub(channel)
         token = ""
         while True:
@@ -163,7 +164,7 @@ def test_the_ordinary_file_and_the_outer_deep_definitions_are_searchable(
     assert [s["qualified_name"] for s in json.loads(outer.stdout)["symbols"]] == [
         "deep_definitions.level_0"
     ]
-    with grpc.insecure_channel(scanned.state()["gateway_addr"]) as channel:
+    with gateway_channel(scanned.state()["gateway_addr"], scanned.state()) as channel:
         gateway = gateway_pb2_grpc.GatewayStub(channel)
         found = gateway.Search(
             retrieval_pb2.SearchRequest(

@@ -17,6 +17,7 @@ import pytest
 from locus_up import run_locus as run_command
 from locus_up import start_locus_up, stop_locus_up
 
+from locus.rpc.bearer import bearer_interceptors
 from locus.v1 import ast_pb2, common_pb2, gateway_pb2_grpc
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -51,6 +52,7 @@ def scanned(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
         assert job["state"] == "completed", job
         state = json.loads((root / "data" / "stack.json").read_text())
         environment["GATEWAY"] = state["gateway_addr"]
+        environment["GATEWAY_KEY"] = Path(state["admin_key_file"]).read_text().strip()
         yield environment
     finally:
         stop_locus_up(process)
@@ -130,7 +132,9 @@ async def test_ast_nodes_and_impact_follow_calls_across_files_and_packages(
         symbols(scanned, "requirePositive"), f"{JAVA_PACKAGE}.Quantities.requirePositive"
     )
     best = one(symbols(scanned, "Best", "--kind", "function"), f"{GO_PACKAGE}.Best")
-    async with grpc.aio.insecure_channel(scanned["GATEWAY"]) as channel:
+    async with grpc.aio.insecure_channel(
+        scanned["GATEWAY"], interceptors=bearer_interceptors(scanned["GATEWAY_KEY"])
+    ) as channel:
         gateway = gateway_pb2_grpc.GatewayStub(channel)
         for symbol, caller in (
             (require_positive, f"{JAVA_PACKAGE}.ReservationService.reserveForOrder"),

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 from index_snapshot import differences, index_snapshot
 from locus_up import run_locus, start_locus_up, stop_locus_up
+from mesh_access import admin_key_of, gateway_channel, service_token_of
 
 from locus.v1 import gateway_pb2_grpc, ingestion_pb2
 
@@ -70,7 +70,7 @@ def up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Up]:
 
 def wait_for(up: Up, job_id: str, within_seconds: float = 600) -> Any:
     deadline = time.monotonic() + within_seconds
-    with grpc.insecure_channel(state(up)["gateway_addr"]) as channel:
+    with gateway_channel(state(up)["gateway_addr"], state(up)) as channel:
         stub = gateway_pb2_grpc.GatewayStub(channel)
         while True:
             job = stub.GetScan(ingestion_pb2.GetScanRequest(job_id=job_id), timeout=30)
@@ -95,7 +95,7 @@ def test_killed_services_restart_and_the_scan_ends_with_a_clean_runs_index(up: U
     killed = {}
     for name in ("ast", "retrieval"):
         time.sleep(0.5)
-        with grpc.insecure_channel(state(up)["gateway_addr"]) as channel:
+        with gateway_channel(state(up)["gateway_addr"], state(up)) as channel:
             job = gateway_pb2_grpc.GatewayStub(channel).GetScan(
                 ingestion_pb2.GetScanRequest(job_id=job_id), timeout=30
             )
@@ -129,7 +129,9 @@ def test_killed_services_restart_and_the_scan_ends_with_a_clean_runs_index(up: U
 
     addresses = {name: row["address"] for name, row in state(up)["services"].items()}
     # Both read now: BM25 scores depend on every project's documents in the index.
-    chaos, clean_index = index_snapshot(addresses, "chaos"), index_snapshot(addresses, "clean")
+    token, key = service_token_of(state(up)), admin_key_of(state(up))
+    chaos = index_snapshot(addresses, "chaos", service_token=token, api_key=key)
+    clean_index = index_snapshot(addresses, "clean", service_token=token, api_key=key)
     differing = {
         index: account for index, account in differences(chaos, clean_index).items() if account
     }

@@ -1,7 +1,8 @@
 """What a user can see of one project's indexes, read through the public RPCs of a running stack
 in a form two projects of the same tree can be compared by (paths and names, never the project's
 own ids): files, symbols, file dependencies, BM25 chunk hits, whole-file hits, vector hits and
-graph edges. Shared by the supervision e2e test and `make reliability`'s chaos runs."""
+graph edges. Shared by the supervision e2e test and `make reliability`'s chaos runs. The
+internal services are called with the stack's service token (mesh_access)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import grpc
+from mesh_access import internal_channel
 
+from locus.rpc.bearer import with_bearer
 from locus.v1 import (
     ast_pb2,
     ast_pb2_grpc,
@@ -55,22 +58,27 @@ def index_snapshot(
     queries: Sequence[str] = QUERIES,
     vectors: bool = False,
     graph: bool = True,
+    service_token: str = "",
+    api_key: str = "",
 ) -> Snapshot:
     """The project's indexes (``addresses``: service name → host:port, as in stack.json).
     ``vectors``: also vector-search hits (only meaningful once the scan is embedded);
-    ``graph``: also the impact graph around each file (one Compute per 50 files)."""
-    with grpc.insecure_channel(addresses["gateway"]) as gateway_channel:
+    ``graph``: also the impact graph around each file (one Compute per 50 files);
+    ``service_token``: the stack's (``mesh_access.service_token_of``), for the internal calls;
+    ``api_key``: a key that may read the project (``mesh_access.admin_key_of``), for the
+    gateway's."""
+    with with_bearer(grpc.insecure_channel(addresses["gateway"]), api_key) as gateway_channel:
         gateway = gateway_pb2_grpc.GatewayStub(gateway_channel)
         project_id = gateway.GetProject(
             ingestion_pb2.GetProjectRequest(project_id=project), timeout=CALL_SECONDS
         ).project_id
-        with grpc.insecure_channel(addresses["ingestion"]) as channel:
+        with internal_channel(addresses["ingestion"], service_token) as channel:
             files = list(_files(ingestion_pb2_grpc.IngestionServiceStub(channel), project_id))
         path_of = {file.file_id: file.relative_path for file in files}
         snapshot: Snapshot = {
             "files": sorted((f.relative_path, f.sha256, f.language, f.size_bytes) for f in files)
         }
-        with grpc.insecure_channel(addresses["ast"]) as channel:
+        with internal_channel(addresses["ast"], service_token) as channel:
             ast = ast_pb2_grpc.AstServiceStub(channel)
             symbols = list(_symbols(ast, project_id, list(path_of)))
             snapshot["symbols"] = sorted(
@@ -87,7 +95,7 @@ def index_snapshot(
         snapshot |= _searches(gateway, project_id, queries, vectors)
     if graph:
         name_of = {s.node_id: (s.location.relative_path, s.qualified_name) for s in symbols}
-        with grpc.insecure_channel(addresses["impact"]) as channel:
+        with internal_channel(addresses["impact"], service_token) as channel:
             impact = impact_pb2_grpc.ImpactServiceStub(channel)
             snapshot[GRAPH] = sorted(_graph(impact, project_id, path_of, name_of))
     return snapshot

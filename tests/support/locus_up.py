@@ -16,9 +16,15 @@ LOCUS = Path(sys.executable).parent / "locus"
 
 
 def start_locus_up(
-    root: Path, allowed_base: Path, environment: dict[str, str], *, within_seconds: float = 240
+    root: Path,
+    allowed_base: Path,
+    environment: dict[str, str],
+    *,
+    within_seconds: float = 240,
+    services: str = "",
 ) -> subprocess.Popen[bytes]:
-    """Start the stack on ``root/data``; fails the test when it does not come up."""
+    """Start the stack on ``root/data`` (``services``: only these, comma-separated); fails the
+    test when it does not come up."""
     log = root / "up.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(
@@ -26,6 +32,7 @@ def start_locus_up(
                 str(LOCUS), "up",
                 "--data-dir", str(root / "data"),
                 "--allow-base", str(allowed_base),
+                *(["--services", services] if services else []),
             ],
             env=environment,
             stdout=sink,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import subprocess
 import sys
 import uuid
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from locus.messaging import (
+    BusCredentials,
     Delivery,
     EmbeddedNatsServer,
     EventBus,
@@ -267,3 +269,40 @@ async def test_letters_that_cannot_be_replayed_are_reported_and_kept(bus: Bus) -
     assert "is not a dead letter" in report["problems"][0]
     assert report["problems"][1].startswith(f"{letters[1]['sequence']}: ")
     assert len(await bus.listed()) == 2  # nothing removed that was not replayed
+
+
+async def test_a_bus_that_requires_credentials_is_read_with_the_configured_user(
+    tmp_path: Path,
+) -> None:
+    password = secrets.token_urlsafe(24)
+    password_file = tmp_path / "nats-password"
+    password_file.write_text(password + "\n")
+    suffix = uuid.uuid4().hex[:8]
+    subjects = Subjects(f"dlqauth{suffix}.v1")
+    stream = f"DLQAUTH{suffix.upper()}"
+    with EmbeddedNatsServer(tmp_path / "nats", users={"locus": password}) as server:
+        event_bus = EventBus(
+            server.url,
+            setup_telemetry("dlq-test", exporters=[], from_environment=False),
+            subjects=subjects,
+            stream_name=stream,
+            credentials=BusCredentials("locus", password),
+        )
+        await event_bus.start()
+        try:
+            environment = {
+                k: v for k, v in os.environ.items() if not k.startswith(("LOCUS_", "OTEL_"))
+            }
+            environment["LOCUS_HOME"] = str(tmp_path / "home")
+            bus = Bus(event_bus, Worker(), environment, server.url, stream, subjects)
+            anonymous = await bus.locus("list", "--json")
+            assert anonymous.returncode == 3, anonymous.stdout + anonymous.stderr
+            assert "Authorization Violation" in anonymous.stderr
+            bus.environment |= {
+                "LOCUS_NATS_USER": "locus",
+                "LOCUS_NATS_PASSWORD_FILE": str(password_file),
+            }
+            assert await bus.listed() == []
+            assert password not in anonymous.stdout + anonymous.stderr
+        finally:
+            await event_bus.stop()

@@ -5,10 +5,12 @@ process it started is gone and its state file removed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -17,8 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
+import nats
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from nats.errors import Error as NatsError
 from required import unavailable
+
+from locus.rpc import SERVICE_TOKEN_HEADER
+from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -243,6 +252,43 @@ def test_a_source_outside_the_allowed_base_is_refused(stack: Stack) -> None:
     assert result.returncode == 2, result.stdout + result.stderr
     assert "PERMISSION_DENIED: " in result.stderr
     assert "outside the allowed source bases" in result.stderr
+
+
+def test_the_stack_keeps_its_internal_hops_closed(stack: Stack) -> None:
+    """The same checks as a deployment: the service token and the NATS password are made in
+    private files, every internal call without the token is refused, the bus refuses anonymous
+    clients, and no service's log holds either secret."""
+    state = json.loads(stack.state_file.read_text())
+    secrets = {}
+    for name in ("service_token_file", "nats_password_file"):
+        path = Path(state[name])
+        assert path.parent == stack.data_dir.resolve()
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        secrets[name] = path.read_text().strip()
+    assert state["nats_user"] == "locus"
+    if "gateway" in state["services"]:
+        assert state["admin_key_file"] == str(stack.data_dir.resolve() / "admin.key")
+    address = state["services"]["ingestion"]["address"]
+    with grpc.insecure_channel(address) as channel:
+        stub = ingestion_pb2_grpc.IngestionServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.ListProjects(ingestion_pb2.ListProjectsRequest(), timeout=10)
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        token = ((SERVICE_TOKEN_HEADER, secrets["service_token_file"]),)
+        stub.ListProjects(ingestion_pb2.ListProjectsRequest(), timeout=10, metadata=token)
+        health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
+
+    async def connect_anonymously() -> None:
+        await nats.connect(
+            state["nats"]["address"], allow_reconnect=False, max_reconnect_attempts=1
+        )
+
+    with pytest.raises(NatsError, match="Authorization Violation"):
+        asyncio.run(connect_anonymously())
+    for service in state["services"].values():
+        log = Path(service["log_file"]).read_text(errors="replace")
+        assert all(secret not in log for secret in secrets.values())
 
 
 def test_sigint_stops_every_process_and_removes_the_state(stack: Stack) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import grpc
 import pytest
 from opentelemetry.sdk.trace.export import SpanExporter
+from pydantic import SecretStr
 from required import unavailable
 
 from locus.config import PeerAddresses
@@ -29,12 +30,16 @@ from locus.gateway.main import build
 from locus.gateway.settings import GatewaySettings
 from locus.messaging import EmbeddedNatsServer
 from locus.rpc import ServiceRuntime, wait_until_serving
+from locus.rpc.bearer import bearer_interceptors
 from locus.v1 import events_pb2, gateway_pb2_grpc, ingestion_pb2
 
 MODEL_DIR = Path(__file__).resolve().parents[3] / ".locus" / "models" / "all-minilm-l6-v2"
 DOWNSTREAM = ("ingestion", "ast", "retrieval", "impact", "answer")
 INDEXING_STAGES = ("ast", "retrieval", "impact")
 STARTUP_SECONDS = float(os.environ.get("LOCUS_TEST_STARTUP_SECONDS", "120"))
+# The deployment's service token (docs/adr/0009): the downstream services require it, the gateway
+# and ast send it, as in a deployment.
+SERVICE_TOKEN = f"gateway-tests-{uuid.uuid4().hex}"
 
 # A small but realistic project for scans: a package with calls between modules, tests, docs.
 SAMPLE_PROJECT = {
@@ -221,6 +226,8 @@ class Stack:
             impact_timeout_seconds=20,
             answer_timeout_seconds=120,
             shutdown_grace_seconds=1,
+            admin_key_file=data_dir / "admin.key",
+            service_token=SecretStr(SERVICE_TOKEN),
         )
 
 
@@ -241,6 +248,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             # Absolute: each service runs in its own data directory.
             "LOCUS_RETRIEVAL_MODEL_DIR": str(MODEL_DIR),
             "LOCUS_LOG_LEVEL": "INFO",
+            "LOCUS_SERVICE_TOKEN": SERVICE_TOKEN,
             **{f"LOCUS_{name.upper()}_ADDR": address for name, address in addresses.items()},
         }
         environment.pop("LOCUS_DATABASE_URL", None)
@@ -269,10 +277,19 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 @dataclass
 class Gateway:
-    stub: Any  # gateway_pb2_grpc.GatewayStub
+    stub: Any  # gateway_pb2_grpc.GatewayStub, calling as the deployment's admin
     runtime: ServiceRuntime
     settings: GatewaySettings
     channel: grpc.aio.Channel
+    admin_key: str
+    other_channels: list[grpc.aio.Channel] = field(default_factory=list)
+
+    def stub_as(self, credential: str | None) -> Any:
+        """A stub calling with another credential (None: with none at all)."""
+        interceptors = bearer_interceptors(credential) if credential else None
+        channel = grpc.aio.insecure_channel(self.runtime.address, interceptors=interceptors)
+        self.other_channels.append(channel)
+        return gateway_pb2_grpc.GatewayStub(channel)
 
     async def create_project(self, source: Path | None = None) -> Any:
         """A new project (unique name), with ``source`` as its source root when given."""
@@ -320,8 +337,14 @@ async def start_gateway(stack: Stack, tmp_path: Path) -> AsyncIterator[GatewayFa
             settings = GatewaySettings.model_validate({**settings.model_dump(), **settings_update})
         runtime = build(settings, exporters=exporters)
         await runtime.start()
-        channel = grpc.aio.insecure_channel(runtime.address)
-        gateway = Gateway(gateway_pb2_grpc.GatewayStub(channel), runtime, settings, channel)
+        assert settings.admin_key_file is not None
+        admin_key = settings.admin_key_file.read_text().strip()
+        channel = grpc.aio.insecure_channel(
+            runtime.address, interceptors=bearer_interceptors(admin_key)
+        )
+        gateway = Gateway(
+            gateway_pb2_grpc.GatewayStub(channel), runtime, settings, channel, admin_key
+        )
         started.append(gateway)
         return gateway
 
@@ -330,6 +353,8 @@ async def start_gateway(stack: Stack, tmp_path: Path) -> AsyncIterator[GatewayFa
     finally:
         for gateway in reversed(started):
             await gateway.channel.close()
+            for other in gateway.other_channels:
+                await other.close()
             await gateway.runtime.stop()
 
 

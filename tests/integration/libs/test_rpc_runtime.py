@@ -11,7 +11,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from locus.rpc import NotFound, RpcServer, make_channel
+from locus.rpc import MeshCredentials, NotFound, RpcServer, make_channel
 from locus.telemetry import Telemetry, setup_telemetry, with_request_id
 from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
 
@@ -45,7 +45,7 @@ def telemetry(span_exporter: InMemorySpanExporter) -> Telemetry:
 
 @pytest.fixture
 async def server(telemetry: Telemetry) -> AsyncIterator[RpcServer]:
-    rpc = RpcServer("127.0.0.1:0", telemetry, grace_seconds=1)
+    rpc = RpcServer("127.0.0.1:0", telemetry, mesh=MeshCredentials(), grace_seconds=1)
     rpc.add_service(
         ingestion_pb2_grpc.add_IngestionServiceServicer_to_server,
         ProjectsForTest(),

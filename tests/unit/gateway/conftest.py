@@ -287,6 +287,11 @@ class RecordingAudit:
     async def feedback_recorded(self, feedback: Feedback) -> None:
         self.events.append(("feedback.recorded", feedback.request_id))
 
+    async def access_denied(
+        self, request_id: str, principal: str, method: str, scope: str, code: str, reason: str
+    ) -> None:
+        self.events.append(("access.denied", (principal, method, scope, code)))
+
 
 @dataclass
 class RecordingReranker:

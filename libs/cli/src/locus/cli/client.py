@@ -14,7 +14,8 @@ from typing import Any, Protocol
 import grpc
 
 from locus.cli.exit_codes import CliError, ExitCode
-from locus.rpc import make_channel
+from locus.rpc import MeshCredentials, make_channel
+from locus.rpc.bearer import bearer_interceptors
 from locus.telemetry import Telemetry
 from locus.v1 import (
     ast_pb2,
@@ -55,10 +56,17 @@ class LocusClient:
         telemetry: Telemetry | None,
         *,
         timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        mesh: MeshCredentials | None = None,
+        credential: str = "",
     ) -> None:
         self._endpoints = endpoints
+        # The caller's API key or token, sent to the gateway only (caller_credential.py).
+        self._credential = credential
         self._telemetry = telemetry
         self._timeout = timeout
+        # The stack's service token (and mTLS certificate) for ingestion and ast called
+        # directly; the gateway gets the certificate only.
+        self._mesh = mesh
         self._channels: dict[str, grpc.aio.Channel] = {}
 
     async def __aenter__(self) -> LocusClient:
@@ -83,8 +91,18 @@ class LocusClient:
 
     def _channel(self, address: str) -> grpc.aio.Channel:
         if address not in self._channels:
+            mesh = self._mesh
+            to_gateway = address == self._endpoints.gateway
+            if mesh is not None and to_gateway:
+                mesh = mesh.without_token()
             self._channels[address] = make_channel(
-                address, self._telemetry, default_timeout=self._timeout
+                address,
+                self._telemetry,
+                default_timeout=self._timeout,
+                mesh=mesh,
+                extra_interceptors=(
+                    bearer_interceptors(self._credential) if to_gateway and self._credential else ()
+                ),
             )
         return self._channels[address]
 
@@ -199,4 +217,32 @@ class LocusClient:
         reply: gateway_pb2.RecordFeedbackResponse = await self._stub_for(
             "RecordFeedback"
         ).RecordFeedback(request)
+        return reply
+
+    # access
+
+    async def create_api_key(
+        self, request: gateway_pb2.CreateApiKeyRequest
+    ) -> gateway_pb2.CreateApiKeyResponse:
+        reply: gateway_pb2.CreateApiKeyResponse = await self._stub_for("CreateApiKey").CreateApiKey(
+            request
+        )
+        return reply
+
+    async def list_api_keys(
+        self, request: gateway_pb2.ListApiKeysRequest
+    ) -> list[gateway_pb2.ApiKey]:
+        reply: gateway_pb2.ListApiKeysResponse = await self._stub_for("ListApiKeys").ListApiKeys(
+            request
+        )
+        return list(reply.keys)
+
+    async def revoke_api_key(self, request: gateway_pb2.RevokeApiKeyRequest) -> gateway_pb2.ApiKey:
+        reply: gateway_pb2.ApiKey = await self._stub_for("RevokeApiKey").RevokeApiKey(request)
+        return reply
+
+    async def who_am_i(self) -> gateway_pb2.WhoAmIResponse:
+        reply: gateway_pb2.WhoAmIResponse = await self._stub_for("WhoAmI").WhoAmI(
+            gateway_pb2.WhoAmIRequest()
+        )
         return reply

@@ -1,6 +1,8 @@
 """``locus dlq list|replay``: the dead letters of the running stack's bus (or of the NATS server
 ``--nats`` / ``LOCUS_NATS_URL`` names), read and replayed with ``locus.messaging.dead_letters``.
-Payloads are never printed; errors and message ids are redacted."""
+The stack's bus is reached with the stack's NATS user and password file; another server with
+``LOCUS_NATS_USER`` / ``LOCUS_NATS_PASSWORD[_FILE]``. Payloads are never printed; errors and
+message ids are redacted."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from rich.table import Table
 
 from locus.cli.exit_codes import CliError, ExitCode
 from locus.cli.invocation import CommandContext, run_command
+from locus.cli.stack_credentials import bus_credentials
 from locus.cli.stack_state import require_running_stack
 from locus.cli.terminal_output import print_json
 from locus.config.redaction import redact
@@ -71,9 +74,16 @@ def _finish(code: int) -> None:
 async def _dead_letters(
     context: CommandContext, nats_url: str | None, stream: str, prefix: str
 ) -> AsyncIterator[DeadLetters]:
-    url = nats_url or (context.stack or require_running_stack()).nats.address
+    if nats_url:
+        url, credentials = nats_url, bus_credentials("", None)
+    else:
+        stack = context.stack or require_running_stack()
+        url = stack.nats.address
+        credentials = bus_credentials(stack.nats_user, stack.nats_password_file)
     try:
-        queue = await connect_dead_letters(url, stream=stream, subjects=Subjects(prefix))
+        queue = await connect_dead_letters(
+            url, stream=stream, subjects=Subjects(prefix), credentials=credentials
+        )
     except Exception as error:  # nats-py raises several kinds for an unreachable server
         raise CliError(
             f"cannot reach NATS at {redact(url)}: {type(error).__name__}: {redact(str(error))}",

@@ -13,8 +13,10 @@ import grpc
 from rich.console import Console
 from rich.markup import escape
 
+from locus.cli.caller_credential import caller_credential
 from locus.cli.client import Endpoints, LocusClient
 from locus.cli.exit_codes import CliError, ExitCode, describe_rpc_error, exit_code_for
+from locus.cli.stack_credentials import mesh_credentials
 from locus.cli.stack_state import StackState, find_running_stack, require_running_stack
 from locus.cli.terminal_output import make_console
 from locus.telemetry import (
@@ -48,7 +50,16 @@ class CommandContext:
         )
 
     def client(self) -> LocusClient:
-        return LocusClient(self.endpoints(), self.telemetry)
+        """A client of the stack, with its credentials: the caller's API key or token
+        (caller_credential.py) for the gateway, and the stack's mesh credentials (none for a
+        --gateway of elsewhere)."""
+        if self.gateway_override:
+            credential = caller_credential(self.stack, elsewhere=True)
+            return LocusClient(self.endpoints(), self.telemetry, credential=credential)
+        stack = self.stack or require_running_stack()
+        mesh = mesh_credentials(stack.service_token_file)
+        credential = caller_credential(stack, elsewhere=False)
+        return LocusClient(self.endpoints(), self.telemetry, mesh=mesh, credential=credential)
 
 
 CommandBody = Callable[[CommandContext], Awaitable[int]]

@@ -3,6 +3,11 @@ service as its own process (``python -m locus.<name>``) with its own port, data 
 environment; ready once every health check says SERVING; stopped in reverse order on Ctrl-C or
 SIGTERM, nats-server last.
 
+Everything listens on loopback with the checks a deployment has (docs/adr/0009): on its first
+start the stack makes a random service token and NATS password, kept in files only their owner
+can read in the data dir; nats-server accepts only that user, every service gets the files'
+paths (never the secrets) in its environment, and the gateway the path of its admin key file.
+
 Supervision: a service that dies is restarted on its port with back-off (1 s, doubling to 30 s),
 reported on the console, in its log and by ``locus status`` (its restart count); after
 ``max_restarts`` crashes within ``restart_window`` seconds it is given up on loudly and the stack
@@ -35,6 +40,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locus.cli.exit_codes import CliError, ExitCode
+from locus.cli.stack_credentials import StackCredentials, mesh_credentials
 from locus.cli.stack_state import (
     STATE_FILE_NAME,
     RunningProcess,
@@ -45,7 +51,7 @@ from locus.cli.stack_state import (
     write_state,
 )
 from locus.cli.terminal_output import make_console
-from locus.rpc import wait_until_serving
+from locus.rpc import MeshCredentials, wait_until_serving
 
 T = TypeVar("T")
 
@@ -213,11 +219,15 @@ def service_environment(
     allowed_bases: Sequence[Path],
     traces_file: Path | None,
     inherited: Mapping[str, str],
+    credentials: StackCredentials | None = None,
 ) -> dict[str, str]:
     """The environment of one service process: its port and data dir, the bus, every peer's
-    address, what ingestion may read and which stages complete a scan."""
+    address, what ingestion may read, which stages complete a scan, and where the stack's
+    credentials are."""
     prefix = f"LOCUS_{name.upper()}_"
-    env = dict(inherited)
+    env = (
+        dict(inherited) if credentials is None else credentials.service_environment(name, inherited)
+    )
     env.update(
         {
             "PYTHONUNBUFFERED": "1",
@@ -279,6 +289,8 @@ class LocalStack:
         self._nats_url = ""
         self._nats: _Child | None = None
         self._nats_server_pid = 0
+        self._credentials: StackCredentials | None = None
+        self._mesh: MeshCredentials | None = None  # for the health checks (mTLS when set)
         self._signals = 0
         self._stopping = asyncio.Event()
         self._hurry = asyncio.Event()  # a second Ctrl-C: kill instead of waiting
@@ -320,6 +332,8 @@ class LocalStack:
 
     async def _start(self) -> None:
         self._logs.mkdir(parents=True, exist_ok=True)
+        self._credentials = StackCredentials.ensure(self._data_dir)
+        self._mesh = mesh_credentials(self._credentials.service_token_file)
         nats_url = await self._start_nats()
         ports = choose_ports(self._options.services)
         self._metrics_ports = choose_ports(self._options.services, DEFAULT_METRICS_PORTS)
@@ -353,9 +367,17 @@ class LocalStack:
 
     def _spawn_nats_host(self) -> _Child:
         log_file = self._logs / "nats.log"
+        assert self._credentials is not None
         with open_log(log_file) as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "locus.cli.nats_host", str(self._data_dir / "nats")],
+                [
+                    sys.executable,
+                    "-m",
+                    "locus.cli.nats_host",
+                    str(self._data_dir / "nats"),
+                    self._credentials.nats_user,
+                    str(self._credentials.nats_password_file),
+                ],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=log,
@@ -373,6 +395,7 @@ class LocalStack:
             allowed_bases=self._options.allowed_bases,
             traces_file=self._options.traces_file,
             inherited=os.environ,
+            credentials=self._credentials,
         )
         (self._data_dir / name).mkdir(parents=True, exist_ok=True)
         log_file = self._logs / f"{name}.log"
@@ -393,7 +416,9 @@ class LocalStack:
 
     async def _until_serving(self, child: _Child) -> None:
         health = asyncio.create_task(
-            wait_until_serving(child.address, within_seconds=self._options.startup_timeout)
+            wait_until_serving(
+                child.address, within_seconds=self._options.startup_timeout, mesh=self._mesh
+            )
         )
         try:
             while not health.done():
@@ -426,6 +451,8 @@ class LocalStack:
 
     def _state(self) -> StackState:
         assert self._nats is not None
+        assert self._credentials is not None
+        credentials = self._credentials
         return StackState(
             supervisor_pid=os.getpid(),
             data_dir=str(self._data_dir),
@@ -446,6 +473,10 @@ class LocalStack:
                 )
                 for child in self._children
             },
+            service_token_file=str(credentials.service_token_file),
+            nats_user=credentials.nats_user,
+            nats_password_file=str(credentials.nats_password_file),
+            admin_key_file=str(credentials.admin_key_file) if "gateway" in self._ports else "",
         )
 
     def _print_ready(self, state: StackState, elapsed: float) -> None:
@@ -460,6 +491,10 @@ class LocalStack:
         if not_running:
             self._console.print(f"not started: {', '.join(not_running)}")
         self._console.print(f"state file: {state.state_file}")
+        self._console.print(
+            f"service token: {state.service_token_file}; NATS user {state.nats_user}, password: "
+            f"{state.nats_password_file} (internal RPCs and the bus require them)"
+        )
         if state.traces_file:
             self._console.print(f"traces: {state.traces_file}")
         self._console.print("ready; Ctrl-C stops the stack", style="bold green")

@@ -29,6 +29,7 @@ from locus.cli.json_output import (
     source_json,
     symbol_json,
 )
+from locus.cli.key_commands import keys_app
 from locus.cli.local_stack import (
     UpOptions,
     installed_services,
@@ -74,6 +75,7 @@ source_app = typer.Typer(
 app.add_typer(project_app, name="project")
 app.add_typer(source_app, name="source")
 app.add_typer(dlq_app, name="dlq")
+app.add_typer(keys_app, name="keys")
 
 GatewayOption = Annotated[
     str | None,

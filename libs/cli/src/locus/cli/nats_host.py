@@ -1,4 +1,6 @@
-"""``python -m locus.cli.nats_host STORE_DIR``: the stack's EmbeddedNatsServer for ``locus up``.
+"""``python -m locus.cli.nats_host STORE_DIR [USER PASSWORD_FILE]``: the stack's
+EmbeddedNatsServer for ``locus up``; with USER and PASSWORD_FILE, only that user (with the
+password the file holds: never on a command line) may connect.
 
 ``locus up`` starts this in its own session, so a Ctrl-C in the terminal reaches only ``locus up``,
 which stops the services first and this process (and with it nats-server) last. EmbeddedNatsServer
@@ -27,14 +29,19 @@ def _has_exited(pid: int) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m locus.cli.nats_host STORE_DIR", file=sys.stderr)
+    if len(argv) not in (2, 4):
+        print(
+            "usage: python -m locus.cli.nats_host STORE_DIR [USER PASSWORD_FILE]", file=sys.stderr
+        )
         return 2
+    users = {}
+    if len(argv) == 4:
+        users[argv[2]] = Path(argv[3]).read_text(encoding="utf-8").strip()
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     parent = os.getppid()
-    server = EmbeddedNatsServer(Path(argv[1]))
+    server = EmbeddedNatsServer(Path(argv[1]), users=users)
     server.start()
     exit_code = 0
     try:

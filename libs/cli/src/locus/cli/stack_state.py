@@ -1,6 +1,8 @@
 """Where a running stack is: ``<data>/stack.json``, written by ``locus up`` once every service
 is serving and removed when it stops, plus a pointer to it in ``$LOCUS_HOME`` (default
-``~/.locus``) so the other commands find the stack from any directory."""
+``~/.locus``) so the other commands find the stack from any directory. It names the files that
+hold the stack's credentials (service token, NATS password, the gateway's admin key), never the
+credentials themselves."""
 
 from __future__ import annotations
 
@@ -38,6 +40,11 @@ class StackState:
     services: dict[str, RunningProcess]
     traces_file: str = ""
     version: int = STATE_VERSION
+    # Absolute paths of the stack's credential files ("" for a stack started without them).
+    service_token_file: str = ""
+    nats_user: str = ""
+    nats_password_file: str = ""
+    admin_key_file: str = ""
 
     def address_of(self, service: str) -> str | None:
         running = self.services.get(service)
@@ -54,6 +61,10 @@ class StackState:
             "data_dir": self.data_dir,
             "started_at": self.started_at,
             "traces_file": self.traces_file,
+            "service_token_file": self.service_token_file,
+            "nats_user": self.nats_user,
+            "nats_password_file": self.nats_password_file,
+            "admin_key_file": self.admin_key_file,
             # The addresses the other commands need, at the top for scripts (jq .gateway_addr).
             "gateway_addr": self.address_of("gateway"),
             "ingestion_addr": self.address_of("ingestion"),
@@ -72,6 +83,10 @@ class StackState:
             nats=RunningProcess(**data["nats"]),
             services={name: RunningProcess(**value) for name, value in data["services"].items()},
             version=int(data.get("version", STATE_VERSION)),
+            service_token_file=str(data.get("service_token_file") or ""),
+            nats_user=str(data.get("nats_user") or ""),
+            nats_password_file=str(data.get("nats_password_file") or ""),
+            admin_key_file=str(data.get("admin_key_file") or ""),
         )
 
 

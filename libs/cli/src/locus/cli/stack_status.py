@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from locus.cli.stack_credentials import mesh_credentials
 from locus.cli.stack_state import process_is_alive, require_running_stack
-from locus.rpc import make_channel
+from locus.rpc import MeshCredentials, make_channel
 
 if TYPE_CHECKING:
     from locus.cli.invocation import CommandContext
@@ -19,10 +20,13 @@ HEALTH_TIMEOUT_SECONDS = 2.0
 HEALTHY = frozenset({"SERVING", "RUNNING"})
 
 
-async def check_health(address: str, context: CommandContext) -> str:
-    """SERVING / NOT_SERVING / ..., or the status code name when the check itself failed."""
+async def check_health(
+    address: str, context: CommandContext, mesh: MeshCredentials | None = None
+) -> str:
+    """SERVING / NOT_SERVING / ..., or the status code name when the check itself failed.
+    Health needs no token; ``mesh`` carries the certificate a stack with mTLS asks for."""
     async with make_channel(
-        address, context.telemetry, default_timeout=HEALTH_TIMEOUT_SECONDS
+        address, context.telemetry, default_timeout=HEALTH_TIMEOUT_SECONDS, mesh=mesh
     ) as channel:
         try:
             reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
@@ -52,9 +56,11 @@ async def stack_health(context: CommandContext) -> dict[str, Any]:
         }
     else:
         stack = context.stack or require_running_stack()
+        # Only the certificate (with mTLS on): health checks need no service token.
+        mesh = mesh_credentials(stack.service_token_file).without_token()
         names = list(stack.services)
         healths = await asyncio.gather(
-            *(check_health(stack.services[name].address, context) for name in names)
+            *(check_health(stack.services[name].address, context, mesh) for name in names)
         )
         rows = [
             {

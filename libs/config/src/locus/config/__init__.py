@@ -1,6 +1,8 @@
-"""Settings shared by every Locus service: bus, gRPC binding, data directory, peers, telemetry."""
+"""Settings shared by every Locus service: bus, gRPC binding, data directory, peers, telemetry,
+credentials."""
 
 from locus.config.settings import (
+    CredentialSettings,
     PeerAddresses,
     ServiceSettings,
     SettingsError,
@@ -8,4 +10,11 @@ from locus.config.settings import (
     load_settings,
 )
 
-__all__ = ["PeerAddresses", "ServiceSettings", "SettingsError", "StartupRefused", "load_settings"]
+__all__ = [
+    "CredentialSettings",
+    "PeerAddresses",
+    "ServiceSettings",
+    "SettingsError",
+    "StartupRefused",
+    "load_settings",
+]

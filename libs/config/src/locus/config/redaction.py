@@ -1,7 +1,8 @@
 """Credentials and unbounded input never leave a process in a message: URLs lose their
 user-info (``nats://user:secret@host`` → ``nats://***@host``), query parameters that carry a
-secret lose their value, and a message is cut to a length a person can read and a gRPC trailer
-can carry. Used for every gRPC error message and every log line."""
+secret lose their value, bearer credentials, Locus API keys (all but their public key id) and
+JWTs are masked, and a message is cut to a length a person can read and a gRPC trailer can
+carry. Used for every gRPC error message, every log line and the gateway's request journal."""
 
 from __future__ import annotations
 
@@ -17,6 +18,20 @@ _SECRET_PARAMETER = re.compile(
 )
 # Authorization: Bearer …
 _BEARER = re.compile(r"(?P<name>\bbearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
+# The deployment's service token (docs/adr/0009) however it is printed: a header
+# "x-locus-service-token: …", a setting "LOCUS_SERVICE_TOKEN=…", a metadata pair
+# ('x-locus-service-token', '…'). A *_FILE setting names a path and is kept.
+_SERVICE_TOKEN = re.compile(
+    r"(?P<name>(?:x-locus-service-token|service[_-]token)(?:\s*[:=]\s*|['\"]\s*,\s*)['\"]?)"
+    r"[^\s'\"&,)]+",
+    re.IGNORECASE,
+)
+# A Locus API key, lk_<12 hex key id>_<secret>: the key id is public and stays. Any length of
+# secret, so a key cut short or run into other text is masked too.
+_API_KEY = re.compile(r"(?<![A-Za-z0-9])(?P<key_id>lk_[0-9a-f]{12}_)[A-Za-z0-9_-]+")
+# A JWT (an OIDC token): three base64url segments, the header's always starting {" = eyJ.
+# The signature may be empty (alg "none").
+_JWT = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
 
 # UTF-8 bytes. gRPC percent-encodes a status message into a trailer (soft limit 8 KiB): 2,000
 # bytes stay under it even when every byte is escaped as %XX.
@@ -27,7 +42,10 @@ def redact(text: str) -> str:
     """``text`` without the credentials it may carry."""
     text = _USER_INFO.sub(r"\g<scheme>***@", text)
     text = _SECRET_PARAMETER.sub(r"\g<name>***", text)
-    return _BEARER.sub(r"\g<name>***", text)
+    text = _BEARER.sub(r"\g<name>***", text)
+    text = _SERVICE_TOKEN.sub(r"\g<name>***", text)
+    text = _API_KEY.sub(r"\g<key_id>***", text)
+    return _JWT.sub("***", text)
 
 
 def bounded(text: str, limit: int = MAX_MESSAGE_BYTES) -> str:

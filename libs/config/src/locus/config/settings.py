@@ -2,6 +2,8 @@
 
 Common values can be given once for the whole stack (``LOCUS_NATS_URL``) or per service
 (``LOCUS_AST_NATS_URL``); the per-service variable wins. Invalid settings fail at start-up.
+Credentials (the service token, mTLS files, NATS user and password) are SecretStr or file paths:
+their values never reach a log line or an error message.
 """
 
 from __future__ import annotations
@@ -10,7 +12,14 @@ import os
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
@@ -49,10 +58,75 @@ STACK_WIDE_FIELDS = (
     "migrate_on_start",
     "metrics_host",
     "metrics_port",
+    "service_token",
+    "service_token_file",
+    "tls_cert_file",
+    "tls_key_file",
+    "tls_ca_file",
+    "nats_user",
+    "nats_password",
+    "nats_password_file",
+    "nats_tls_ca_file",
 )
 
 
-class ServiceSettings(BaseSettings):
+class CredentialSettings(BaseSettings):
+    """What a process of the stack shows its peers and the bus (docs/adr/0009): the service
+    token and mTLS files of internal gRPC calls, the NATS user and password. Read on its own by
+    the CLI (``LOCUS_*``); every service has them through ServiceSettings."""
+
+    model_config = SettingsConfigDict(env_prefix="LOCUS_", extra="ignore")
+
+    # The deployment's service token: internal gRPC servers require it in the
+    # x-locus-service-token header and every outbound channel sends it. Empty, and no file: the
+    # internal RPCs are open (the service warns at start). The file (a mounted Secret) is read
+    # at start, surrounding whitespace stripped.
+    service_token: SecretStr = SecretStr("")
+    service_token_file: Path | None = Field(default=None, validate_default=True)
+    # mTLS between services, on when all three are set: internal servers require a client
+    # certificate signed by the CA, channels present this certificate and verify the server's.
+    # The certificate and key go together and need the CA; the CA alone only verifies NATS.
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    tls_ca_file: Path | None = Field(default=None, validate_default=True)
+    # NATS credentials (a nats://user:password@ URL works too); the password or a file holding it.
+    nats_user: str = ""
+    nats_password: SecretStr = SecretStr("")
+    nats_password_file: Path | None = Field(default=None, validate_default=True)
+    # The CA that signed the NATS server's certificate (a tls:// server with a private CA);
+    # default: tls_ca_file.
+    nats_tls_ca_file: Path | None = None
+
+    @field_validator("service_token_file")
+    @classmethod
+    def _one_token_source(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        token = info.data.get("service_token")
+        if value is not None and isinstance(token, SecretStr) and token.get_secret_value():
+            raise ValueError("give the service token or a file holding it, not both")
+        return value
+
+    @field_validator("tls_ca_file")
+    @classmethod
+    def _tls_files_together(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        certificate = [info.data.get("tls_cert_file"), info.data.get("tls_key_file")]
+        if any(certificate) and not (all(certificate) and value):
+            raise ValueError(
+                "mTLS needs the certificate, its key and the CA that signs every service's "
+                "certificate (TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE): set all three, or "
+                "neither the certificate nor the key"
+            )
+        return value
+
+    @field_validator("nats_password_file")
+    @classmethod
+    def _one_password_source(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        password = info.data.get("nats_password")
+        if value is not None and isinstance(password, SecretStr) and password.get_secret_value():
+            raise ValueError("give the NATS password or a file holding it, not both")
+        return value
+
+
+class ServiceSettings(CredentialSettings):
     """Settings every service has. Subclasses set ``env_prefix`` to ``LOCUS_<NAME>_``."""
 
     model_config = SettingsConfigDict(env_prefix="LOCUS_", extra="ignore")
@@ -70,7 +144,8 @@ class ServiceSettings(BaseSettings):
     # Replicas of the JetStream stream: 3 on a NATS cluster, 1 on the embedded server.
     stream_replicas: int = Field(default=1, ge=1, le=5)
     data_dir: Path = Path(".locus/data")
-    database_url: str = ""
+    # A PostgreSQL URL carries its password: never shown in repr, logs or errors.
+    database_url: SecretStr = SecretStr("")
     # Upgrade the store's schema to the code's revision at start; off: refuse to start while it
     # is behind (`locus migrate` upgrades it).
     migrate_on_start: bool = True
@@ -113,8 +188,8 @@ class ServiceSettings(BaseSettings):
 
     def sqlalchemy_url(self, default_file: str) -> str:
         """The configured database URL, or an SQLite file under data_dir."""
-        if self.database_url:
-            return self.database_url
+        if self.database_url.get_secret_value():
+            return self.database_url.get_secret_value()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         return f"sqlite+aiosqlite:///{(self.data_dir / default_file).resolve()}"
 

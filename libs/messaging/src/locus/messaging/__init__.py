@@ -4,6 +4,7 @@ by ``dead_letters``); plus an embedded nats-server for laptops and tests."""
 
 from locus.messaging.batching import MessageBatcher
 from locus.messaging.bus import EventBus, MalformedEvent
+from locus.messaging.credentials import BusCredentials
 from locus.messaging.dead_letters import (
     DeadLetterNotFound,
     DeadLetters,
@@ -19,6 +20,7 @@ from locus.messaging.lanes import LaneItem, PriorityLanes
 from locus.messaging.subjects import Subjects
 
 __all__ = [
+    "BusCredentials",
     "DeadLetterNotFound",
     "DeadLetters",
     "Delivery",

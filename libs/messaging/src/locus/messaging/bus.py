@@ -30,8 +30,9 @@ from nats.js.client import JetStreamContext
 from opentelemetry import baggage, context, trace
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
 
-from locus.config import ServiceSettings
+from locus.config import ServiceSettings, StartupRefused
 from locus.config.redaction import redact
+from locus.messaging.credentials import AUTHORIZATION_HINT, BusCredentials
 from locus.messaging.delivery import Delivery, keep_in_progress
 from locus.messaging.lanes import LaneHandler, PriorityLanes
 from locus.messaging.subjects import Subjects
@@ -139,6 +140,7 @@ class EventBus:
         max_age_days: float = 7.0,
         graceful_timeout_seconds: float = 10.0,
         stream_replicas: int = 1,
+        credentials: BusCredentials | None = None,
     ) -> None:
         self.subjects = subjects or Subjects()
         self._url = url
@@ -153,6 +155,7 @@ class EventBus:
             logger=logging.getLogger("faststream"),
             max_reconnect_attempts=-1,
             graceful_timeout=graceful_timeout_seconds,
+            security=(credentials or BusCredentials()).security(),
         )
         self.stream = JStream(
             name=stream_name,
@@ -178,11 +181,21 @@ class EventBus:
             ack_wait_seconds=settings.ack_wait_seconds,
             graceful_timeout_seconds=settings.shutdown_grace_seconds,
             stream_replicas=settings.stream_replicas,
+            credentials=BusCredentials.from_settings(settings),
         )
 
     async def start(self) -> None:
         await wait_for_server(self._url)
-        await self.broker.start()
+        try:
+            await self.broker.start()
+        except Exception as error:
+            if "authorization" in str(error).lower():
+                # Not retried: the same credentials are refused again.
+                raise StartupRefused(
+                    f"NATS at {redact(self._url)} refused this service's credentials "
+                    f"({redact(str(error))}); {AUTHORIZATION_HINT}"
+                ) from None
+            raise
         self._started = True
         await self.ensure_stream()
         for lanes in self._lanes:

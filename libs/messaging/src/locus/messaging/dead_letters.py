@@ -24,6 +24,7 @@ from nats.js.client import JetStreamContext
 from nats.js.errors import NotFoundError
 
 from locus.config.redaction import safe_message
+from locus.messaging.credentials import BusCredentials
 from locus.messaging.subjects import Subjects
 from locus.v1 import events_pb2
 
@@ -249,11 +250,13 @@ async def connect_dead_letters(
     stream: str = "LOCUS",
     subjects: Subjects | None = None,
     connect_timeout_seconds: float = 5.0,
+    credentials: BusCredentials | None = None,
 ) -> DeadLetters:
     """`DeadLetters` on a connection of its own, without reconnects (a command's, not a
     service's); ``close()`` it."""
     connection = await nats.connect(
         nats_url,
+        **(credentials or BusCredentials()).connect_options(),
         connect_timeout=connect_timeout_seconds,
         allow_reconnect=False,
         # 1, not 0: with 0 nats-py retries an unreachable server forever.
@@ -267,10 +270,16 @@ async def connect_dead_letters(
 
 @asynccontextmanager
 async def open_dead_letters(
-    nats_url: str, *, stream: str = "LOCUS", subjects: Subjects | None = None
+    nats_url: str,
+    *,
+    stream: str = "LOCUS",
+    subjects: Subjects | None = None,
+    credentials: BusCredentials | None = None,
 ) -> AsyncIterator[DeadLetters]:
     """`connect_dead_letters` for the duration of the block."""
-    queue = await connect_dead_letters(nats_url, stream=stream, subjects=subjects)
+    queue = await connect_dead_letters(
+        nats_url, stream=stream, subjects=subjects, credentials=credentials
+    )
     try:
         yield queue
     finally:

@@ -49,6 +49,10 @@ class Subjects:
         return self._s("feedback.recorded")
 
     @property
+    def access_denied(self) -> str:
+        return self._s("access.denied")
+
+    @property
     def all(self) -> str:
         return self._s(">")
 

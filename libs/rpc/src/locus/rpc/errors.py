@@ -30,6 +30,10 @@ class FailedPrecondition(ServiceError):
     code = grpc.StatusCode.FAILED_PRECONDITION
 
 
+class Unauthenticated(ServiceError):
+    code = grpc.StatusCode.UNAUTHENTICATED
+
+
 class PermissionDenied(ServiceError):
     code = grpc.StatusCode.PERMISSION_DENIED
 

@@ -1,5 +1,7 @@
 """grpc.aio server: tracing, request IDs, typed errors, health (NOT_SERVING until the service
-says it is ready), reflection and a graceful stop.
+says it is ready), reflection and a graceful stop. An internal service's server requires the
+mesh credentials (docs/adr/0009): the service token on every call but health checks, and with
+mTLS a client certificate; the gateway's public server requires neither.
 
 Requests are decoded here, not by grpc: bytes that are not a valid message of the method's
 request type (corrupt protobuf, invalid UTF-8 in a string field) are answered INVALID_ARGUMENT
@@ -22,6 +24,7 @@ from opentelemetry import trace
 from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
 from locus.rpc.errors import InvalidArgument, ServiceError
+from locus.rpc.mesh import SERVICE_TOKEN_HEADER, MeshCredentials, TlsMaterial
 from locus.telemetry import (
     REQUEST_ID_ATTRIBUTE,
     REQUEST_ID_HEADER,
@@ -155,17 +158,115 @@ class RequestContextInterceptor(grpc.aio.ServerInterceptor):
         return handler
 
 
-class RpcServer:
-    """One grpc.aio server per service process."""
+HEALTH_METHODS = f"/{health.SERVICE_NAME}/"
+REFUSAL = (
+    "this is an internal Locus service: calls need the deployment's service token in the "
+    f"{SERVICE_TOKEN_HEADER} metadata header, and {{why}}; give the caller the token this "
+    "service has (set LOCUS_SERVICE_TOKEN or LOCUS_SERVICE_TOKEN_FILE; `locus up` keeps it in "
+    "<data dir>/service-token), or call the public gateway instead"
+)
+REFUSAL_LOG_INTERVAL_SECONDS = 60.0
 
-    def __init__(self, bind: str, telemetry: Telemetry, *, grace_seconds: float = 10.0) -> None:
+
+def _header(metadata: Any, name: str) -> str | bytes | None:
+    for key, value in metadata or ():
+        if key == name:
+            return value  # type: ignore[no-any-return]
+    return None
+
+
+class ServiceTokenInterceptor(grpc.aio.ServerInterceptor):
+    """Outermost on an internal server: a call without the deployment's service token, or with
+    another, is answered UNAUTHENTICATED before any other interceptor or the servicer sees it.
+    Health checks pass without it (Kubernetes gRPC probes cannot send metadata). Refusals are
+    logged at most once a minute (with how many there were), never with what was presented."""
+
+    def __init__(self, mesh: MeshCredentials) -> None:
+        self._mesh = mesh
+        self._refused_since_log = 0
+        self._last_log = -REFUSAL_LOG_INTERVAL_SECONDS
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        method = handler_call_details.method
+        if method.startswith(HEALTH_METHODS):
+            return await continuation(handler_call_details)
+        presented = _header(handler_call_details.invocation_metadata, SERVICE_TOKEN_HEADER)
+        if self._mesh.accepts(presented):
+            return await continuation(handler_call_details)
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        why = (
+            "this call carried none"
+            if presented is None
+            else "the one this call carried is not this deployment's"
+        )
+        return self._refusing(handler, method, why)
+
+    def _refusing(self, handler: grpc.RpcMethodHandler, method: str, why: str) -> Any:
+        async def refuse(request: Any, context: grpc.aio.ServicerContext) -> None:
+            self._note(method, why, context.peer())
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, REFUSAL.format(why=why))
+
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(refuse)
+        if handler.unary_stream:
+            return grpc.unary_stream_rpc_method_handler(refuse)
+        if handler.stream_unary:
+            return grpc.stream_unary_rpc_method_handler(refuse)
+        return grpc.stream_stream_rpc_method_handler(refuse)
+
+    def _note(self, method: str, why: str, peer: str) -> None:
+        self._refused_since_log += 1
+        now = time.monotonic()
+        if now - self._last_log < REFUSAL_LOG_INTERVAL_SECONDS:
+            return
+        log.warning(
+            "refused %s from %s without the service token (%s); %d call(s) refused since the "
+            "last such warning",
+            method,
+            peer,
+            why,
+            self._refused_since_log,
+        )
+        self._last_log, self._refused_since_log = now, 0
+
+
+class RpcServer:
+    """One grpc.aio server per service process.
+
+    ``mesh``: the credentials of an internal service's server (the service token on every call
+    but health checks; with mTLS, TLS and a client certificate signed by the mesh CA). None for
+    the gateway's public server, which authenticates its callers itself and serves TLS without
+    client certificates when given ``public_tls``."""
+
+    def __init__(
+        self,
+        bind: str,
+        telemetry: Telemetry,
+        *,
+        mesh: MeshCredentials | None,
+        public_tls: TlsMaterial | None = None,
+        grace_seconds: float = 10.0,
+    ) -> None:
+        if mesh is not None and public_tls is not None:
+            raise ValueError("an internal server serves with the mesh's TLS, not public_tls")
         self._bind = bind
         self._grace = grace_seconds
+        self._mesh = mesh
+        self._public_tls = public_tls
+        interceptors: list[grpc.aio.ServerInterceptor] = [
+            aio_server_interceptor(tracer_provider=telemetry.provider),
+            RequestContextInterceptor(),
+        ]
+        if mesh is not None and mesh.has_token:
+            interceptors.insert(0, ServiceTokenInterceptor(mesh))
         self._server = grpc.aio.server(
-            interceptors=[
-                aio_server_interceptor(tracer_provider=telemetry.provider),
-                RequestContextInterceptor(),
-            ],
+            interceptors=interceptors,
             options=[
                 ("grpc.max_receive_message_length", 64 * 1024 * 1024),
                 ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -191,13 +292,38 @@ class RpcServer:
         reflection.enable_server_reflection(
             [*self._service_names, health.SERVICE_NAME, reflection.SERVICE_NAME], self._server
         )
-        self.port = self._server.add_insecure_port(self._bind)
+        credentials = self._credentials()
+        if credentials is None:
+            self.port = self._server.add_insecure_port(self._bind)
+        else:
+            self.port = self._server.add_secure_port(self._bind, credentials)
         if self.port == 0:
             raise RuntimeError(f"cannot bind gRPC server to {self._bind}")
         await self._set_all(health_pb2.HealthCheckResponse.NOT_SERVING)
         await self._server.start()
-        log.info("gRPC listening on %s", self.address)
+        log.info("gRPC listening on %s (%s)", self.address, self._describe_callers())
+        if self._mesh is not None and self._mesh.is_open:
+            log.warning(
+                "no service token and no mTLS configured: the internal RPCs on %s are open to "
+                "anyone who can reach the port; set LOCUS_SERVICE_TOKEN or "
+                "LOCUS_SERVICE_TOKEN_FILE (the same for every service of the deployment)",
+                self.address,
+            )
         return self.port
+
+    def _credentials(self) -> grpc.ServerCredentials | None:
+        if self._mesh is not None and self._mesh.tls is not None:
+            return self._mesh.tls.server_credentials(require_client_certificates=True)
+        if self._public_tls is not None:
+            return self._public_tls.server_credentials(require_client_certificates=False)
+        return None
+
+    def _describe_callers(self) -> str:
+        if self._mesh is None:
+            return "public, TLS" if self._public_tls is not None else "public, plaintext"
+        parts = ["service token" if self._mesh.has_token else "no service token"]
+        parts.append("mTLS" if self._mesh.tls is not None else "plaintext")
+        return "internal: " + ", ".join(parts)
 
     async def mark_serving(self) -> None:
         await self._set_all(health_pb2.HealthCheckResponse.SERVING)

@@ -12,7 +12,7 @@ from locus.answer.adapters.grpc_servicer import AnswerServicer
 from locus.answer.adapters.openai_compatible import OpenAICompatibleGenerator
 from locus.answer.domain import AnswerPolicy, Generator, PromptBudget, RequestLimits
 from locus.answer.settings import AnswerSettings
-from locus.rpc import RpcServer, ServiceRuntime
+from locus.rpc import MeshCredentials, RpcServer, ServiceRuntime
 from locus.telemetry import Telemetry, configure_logging, setup_telemetry
 from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import answer_pb2, answer_pb2_grpc
@@ -42,6 +42,7 @@ def build(
 ) -> ServiceRuntime:
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
+    mesh = MeshCredentials.from_settings(settings)
     generator = generator if generator is not None else make_generator(settings, telemetry)
     servicer = AnswerServicer(
         generator,
@@ -56,7 +57,12 @@ def build(
         ),
         telemetry.tracer("locus.answer"),
     )
-    server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
+    server = RpcServer(
+        settings.grpc_bind,
+        telemetry,
+        mesh=mesh,
+        grace_seconds=settings.shutdown_grace_seconds,
+    )
     server.add_service(
         answer_pb2_grpc.add_AnswerServiceServicer_to_server,
         servicer,

@@ -16,7 +16,7 @@ from locus.ast.indexing import AstIndexer
 from locus.ast.settings import AstSettings
 from locus.database import Database
 from locus.messaging import EventBus
-from locus.rpc import RpcServer, ServiceRuntime, StoreLifecycle, make_channel
+from locus.rpc import MeshCredentials, RpcServer, ServiceRuntime, StoreLifecycle, make_channel
 from locus.telemetry import configure_logging, setup_telemetry
 from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import ast_pb2, ast_pb2_grpc
@@ -26,6 +26,7 @@ def build(settings: AstSettings, *, exporters: Sequence[SpanExporter] = ()) -> S
     """Health stays NOT_SERVING until the store is initialized and the bus connected."""
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
+    mesh = MeshCredentials.from_settings(settings)
     store = AstStore(
         Database(settings.sqlalchemy_url("ast.db")), migrate_on_start=settings.migrate_on_start
     )
@@ -34,13 +35,19 @@ def build(settings: AstSettings, *, exporters: Sequence[SpanExporter] = ()) -> S
             settings.peers.ingestion_addr,
             telemetry,
             default_timeout=settings.rpc_timeout_seconds,
+            mesh=mesh,
         )
     )
     bus = EventBus.from_settings(settings, telemetry)
     parser = ParserPool(settings.parse_processes)
     indexer = AstIndexer(settings, store, content, bus, telemetry.tracer("locus.ast"), parser)
     register_event_handlers(bus, indexer)
-    server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
+    server = RpcServer(
+        settings.grpc_bind,
+        telemetry,
+        mesh=mesh,
+        grace_seconds=settings.shutdown_grace_seconds,
+    )
     server.add_service(
         ast_pb2_grpc.add_AstServiceServicer_to_server,
         AstServicer(store),

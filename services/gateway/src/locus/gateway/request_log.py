@@ -102,6 +102,7 @@ class RequestJournal:
         *,
         request_id: str,
         trace_id: str = "",
+        principal: str = "",
     ) -> OpenRequest:
         """Record a running request. A reused request id gets a suffix (``<id>.<8 hex>``) so
         that every record stays addressable; the response carries the id actually used."""
@@ -112,6 +113,7 @@ class RequestJournal:
             question=question.strip()[:MAX_QUESTION_CHARS],
             created_at=self._now(),
             trace_id=trace_id,
+            principal=principal,
         )
         try:
             await self._store.create_request(new)
@@ -123,6 +125,7 @@ class RequestJournal:
                 question=new.question,
                 created_at=new.created_at,
                 trace_id=new.trace_id,
+                principal=new.principal,
             )
             log.info("request id %s reused; recording as %s", request_id, new.request_id)
             await self._store.create_request(new)

@@ -7,10 +7,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from locus.config import ServiceSettings
+from locus.gateway.domain.access import Grant
 from locus.gateway.domain.ranking import RankingWeights
 
 
@@ -86,10 +87,29 @@ class GatewaySettings(ServiceSettings):
     # URL: no rerank. A failing endpoint never fails Locate: the ranking is kept, with a note.
     rerank_url: str = ""
     rerank_model: str = ""
-    rerank_api_key: str = ""
+    rerank_api_key: SecretStr = SecretStr("")  # sent as Authorization: Bearer …
     rerank_top_n: int = Field(default=30, ge=2, le=200)
     rerank_max_document_chars: int = Field(default=2000, ge=100)
     rerank_timeout_seconds: float = Field(default=10.0, gt=0)
+
+    # Access (docs/adr/0008-access.md): every call needs a credential. API keys are made with
+    # CreateApiKey / `locus keys create`. admin_key_file: the deployment's admin key (admin:*):
+    # registered at start when the file holds one (a Kubernetes Secret), else created and
+    # written there with 0600 permissions (`locus up` does this).
+    admin_key_file: Path | None = None
+    # OIDC bearer tokens (JWTs) from an identity provider, checked against its JWKS; off while
+    # oidc_issuer is empty. The JWKS URL comes from the issuer's discovery document unless set.
+    oidc_issuer: str = ""
+    oidc_audience: str = ""
+    oidc_jwks_url: str = ""
+    oidc_algorithms: list[str] = Field(default_factory=lambda: ["RS256", "ES256"])
+    # The claim that lists the caller's groups or roles (a dotted path such as
+    # realm_access.roles works), and what each group may do, as JSON:
+    # LOCUS_GATEWAY_OIDC_ROLE_MAPPING='{"locus-admins": ["admin:*"], "shop-devs": ["writer:shop"]}'
+    oidc_groups_claim: str = "groups"
+    oidc_role_mapping: dict[str, list[str]] = Field(default_factory=dict)
+    oidc_jwks_cache_seconds: int = Field(default=300, ge=0, le=86_400)
+    oidc_leeway_seconds: int = Field(default=30, ge=0, le=600)
 
     # Ask: the context bundle sent to the answer service.
     default_context_chunks: int = Field(default=8, ge=1)
@@ -115,6 +135,21 @@ class GatewaySettings(ServiceSettings):
                 "rerank_url is set but rerank_model is not: name the model the endpoint serves "
                 "(LOCUS_GATEWAY_RERANK_MODEL, e.g. BAAI/bge-reranker-v2-m3)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _oidc_complete(self) -> GatewaySettings:
+        if self.oidc_issuer and not self.oidc_audience:
+            raise ValueError(
+                "oidc_issuer is set but oidc_audience is not: name the audience the issuer puts "
+                "in tokens for this gateway (LOCUS_GATEWAY_OIDC_AUDIENCE)"
+            )
+        for group, grants in self.oidc_role_mapping.items():
+            for grant in grants:
+                try:
+                    Grant.parse(grant)
+                except ValueError as error:
+                    raise ValueError(f"oidc_role_mapping[{group!r}]: {error}") from None
         return self
 
     @model_validator(mode="after")

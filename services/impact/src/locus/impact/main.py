@@ -15,7 +15,7 @@ from locus.impact.adapters.store import ImpactStore
 from locus.impact.projection import GraphProjection
 from locus.impact.settings import ImpactSettings
 from locus.messaging import EventBus
-from locus.rpc import RpcServer, ServiceRuntime, StoreLifecycle
+from locus.rpc import MeshCredentials, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import configure_logging, setup_telemetry
 from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import impact_pb2, impact_pb2_grpc
@@ -30,6 +30,7 @@ class ImpactRuntime(ServiceRuntime):
 def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -> ImpactRuntime:
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
+    mesh = MeshCredentials.from_settings(settings)
     store = ImpactStore(
         Database(settings.sqlalchemy_url("impact.db")), migrate_on_start=settings.migrate_on_start
     )
@@ -48,7 +49,12 @@ def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -
         linger_seconds=settings.batch_linger_seconds,
         stream_linger_seconds=settings.stream_batch_linger_seconds,
     )
-    server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
+    server = RpcServer(
+        settings.grpc_bind,
+        telemetry,
+        mesh=mesh,
+        grace_seconds=settings.shutdown_grace_seconds,
+    )
     server.add_service(
         impact_pb2_grpc.add_ImpactServiceServicer_to_server,
         ImpactServicer(graphs),

@@ -15,7 +15,7 @@ from locus.ingestion.adapters.store import IngestionStore
 from locus.ingestion.scanning import HistoryWarmup, Ingestion
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
-from locus.rpc import RpcServer, ServiceRuntime, StoreLifecycle
+from locus.rpc import MeshCredentials, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import configure_logging, setup_telemetry
 from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
@@ -24,6 +24,7 @@ from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
 def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()) -> ServiceRuntime:
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
+    mesh = MeshCredentials.from_settings(settings)
     store = IngestionStore(
         Database(settings.sqlalchemy_url("ingestion.db")),
         migrate_on_start=settings.migrate_on_start,
@@ -32,7 +33,12 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
     bus = EventBus.from_settings(settings, telemetry)
     ingestion = Ingestion(settings, store, blobs, bus)
     register_event_handlers(bus, ingestion)
-    server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
+    server = RpcServer(
+        settings.grpc_bind,
+        telemetry,
+        mesh=mesh,
+        grace_seconds=settings.shutdown_grace_seconds,
+    )
     server.add_service(
         ingestion_pb2_grpc.add_IngestionServiceServicer_to_server,
         IngestionServicer(ingestion, settings.required_stages, settings.embedding_stages),

@@ -37,7 +37,7 @@ from locus.retrieval.indexing import Indexer
 from locus.retrieval.searching import Searcher
 from locus.retrieval.settings import RetrievalSettings
 from locus.retrieval.vectors_lane import VectorsLane
-from locus.rpc import Component, RpcServer, ServiceRuntime, StoreLifecycle
+from locus.rpc import Component, MeshCredentials, RpcServer, ServiceRuntime, StoreLifecycle
 from locus.telemetry import Telemetry, configure_logging, setup_telemetry
 from locus.telemetry.metrics import MetricsEndpoint
 from locus.v1 import events_pb2, retrieval_pb2, retrieval_pb2_grpc
@@ -82,7 +82,7 @@ def make_embedder(settings: RetrievalSettings, telemetry: Telemetry | None = Non
             settings.embeddings_url,
             settings.embeddings_model,
             settings.embeddings_dimension,
-            api_key=settings.embeddings_api_key,
+            api_key=settings.embeddings_api_key.get_secret_value(),
             batch_size=settings.embed_batch_size,
             timeout_seconds=settings.rpc_timeout_seconds,
             tracer_provider=telemetry.provider if telemetry else None,
@@ -142,7 +142,7 @@ def _torch_installed() -> bool:
 def make_bm25(settings: RetrievalSettings) -> BM25Index:
     if settings.uses_opensearch:
         return OpenSearchBM25Index(
-            settings.opensearch_url,
+            settings.opensearch_url.get_secret_value(),
             settings.opensearch_index,
             timeout_seconds=settings.rpc_timeout_seconds,
         )
@@ -155,7 +155,7 @@ def make_vectors(settings: RetrievalSettings, dimension: int) -> VectorIndex:
             settings.qdrant_collection,
             dimension,
             url=settings.qdrant_url,
-            api_key=settings.qdrant_api_key,
+            api_key=settings.qdrant_api_key.get_secret_value(),
             timeout_seconds=settings.rpc_timeout_seconds,
         )
     return EdgeVectorIndex(
@@ -163,9 +163,14 @@ def make_vectors(settings: RetrievalSettings, dimension: int) -> VectorIndex:
     )
 
 
-def make_projects(settings: RetrievalSettings, telemetry: Telemetry) -> ProjectCatalog:
+def make_projects(
+    settings: RetrievalSettings, telemetry: Telemetry, mesh: MeshCredentials | None = None
+) -> ProjectCatalog:
     return IngestionProjectCatalog(
-        settings.peers.ingestion_addr, telemetry, timeout_seconds=settings.rpc_timeout_seconds
+        settings.peers.ingestion_addr,
+        telemetry,
+        timeout_seconds=settings.rpc_timeout_seconds,
+        mesh=mesh,
     )
 
 
@@ -182,6 +187,7 @@ def build(
     runtime then opens and closes like its own."""
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
+    mesh = MeshCredentials.from_settings(settings)
     store = RetrievalStore(
         Database(settings.sqlalchemy_url("retrieval.db")),
         migrate_on_start=settings.migrate_on_start,
@@ -191,7 +197,7 @@ def build(
     lane_embedder = lane_embedder or make_lane_embedder(settings, embedder)
     bm25 = bm25 or make_bm25(settings)
     vectors = vectors or make_vectors(settings, embedder.dimension)
-    projects = projects or make_projects(settings, telemetry)
+    projects = projects or make_projects(settings, telemetry, mesh)
     bus = EventBus.from_settings(settings, telemetry)
     reporter = BusIndexReporter(bus)
     vector_writes = asyncio.Lock()  # the searchable path and the vectors lane share the index
@@ -242,7 +248,12 @@ def build(
         max_top_files=settings.max_top_files,
         file_pool=settings.file_pool,
     )
-    server = RpcServer(settings.grpc_bind, telemetry, grace_seconds=settings.shutdown_grace_seconds)
+    server = RpcServer(
+        settings.grpc_bind,
+        telemetry,
+        mesh=mesh,
+        grace_seconds=settings.shutdown_grace_seconds,
+    )
     server.add_service(
         retrieval_pb2_grpc.add_RetrievalServiceServicer_to_server,
         RetrievalServicer(searcher, limits, activity),

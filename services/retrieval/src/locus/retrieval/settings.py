@@ -2,7 +2,8 @@
 
 Backends are chosen by configuration only: an OpenSearch URL switches BM25 to OpenSearch, a
 Qdrant URL switches vectors to a Qdrant server, an embeddings URL switches the embedder to an
-OpenAI-compatible endpoint; without them everything runs embedded under ``data_dir``.
+OpenAI-compatible endpoint; without them everything runs embedded under ``data_dir``. Their
+credentials (the API keys, the OpenSearch URL with its ``user:password@``) are SecretStr.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from locus.codepaths import VALUE_CLASSES
@@ -45,17 +46,18 @@ class RetrievalSettings(ServiceSettings):
     embed_worker_idle: bool = True
     embeddings_url: str = ""  # e.g. http://vllm:8000/v1 (POST {url}/embeddings)
     embeddings_model: str = "sentence-transformers/all-MiniLM-L6-v2"
-    embeddings_api_key: str = ""
+    embeddings_api_key: SecretStr = SecretStr("")
     embeddings_dimension: int = Field(default=384, ge=1, le=16384)
 
     # Backends: "auto" picks the server adapter when its URL is set, else the embedded one
     # (tantivy / qdrant-edge under data_dir); naming the server adapter requires its URL.
     bm25_backend: Literal["auto", "tantivy", "opensearch"] = "auto"
     vector_backend: Literal["auto", "edge", "qdrant"] = "auto"
-    opensearch_url: str = ""
+    # A secured cluster's URL carries its credentials (https://user:password@host:9200).
+    opensearch_url: SecretStr = SecretStr("")
     opensearch_index: str = "locus-chunks"
     qdrant_url: str = ""
-    qdrant_api_key: str = ""
+    qdrant_api_key: SecretStr = SecretStr("")
     qdrant_collection: str = "locus-chunks"
 
     # Indexing (searchable): how many files.parsed messages one fetch takes; they are written
@@ -100,13 +102,21 @@ class RetrievalSettings(ServiceSettings):
     file_pool: int = Field(default=2000, ge=1, le=20_000)
     max_top_files: int = Field(default=1000, ge=1, le=20_000)
 
-    @field_validator("embeddings_url", "opensearch_url", "qdrant_url")
+    @field_validator("embeddings_url", "qdrant_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
         value = value.strip().rstrip("/")
         if value and not value.startswith(("http://", "https://")):
             raise ValueError(f"must start with http:// or https:// (got {value!r})")
         return value
+
+    @field_validator("opensearch_url")
+    @classmethod
+    def _secret_http_url(cls, value: SecretStr) -> SecretStr:
+        url = value.get_secret_value().strip().rstrip("/")
+        if url and not url.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")  # the URL is not echoed
+        return SecretStr(url)
 
     @field_validator("vector_classes", mode="before")
     @classmethod
@@ -120,7 +130,7 @@ class RetrievalSettings(ServiceSettings):
 
     @model_validator(mode="after")
     def _backend_urls(self) -> RetrievalSettings:
-        if self.bm25_backend == "opensearch" and not self.opensearch_url:
+        if self.bm25_backend == "opensearch" and not self.opensearch_url.get_secret_value():
             raise ValueError("bm25_backend=opensearch needs LOCUS_RETRIEVAL_OPENSEARCH_URL")
         if self.vector_backend == "qdrant" and not self.qdrant_url:
             raise ValueError("vector_backend=qdrant needs LOCUS_RETRIEVAL_QDRANT_URL")
@@ -129,7 +139,7 @@ class RetrievalSettings(ServiceSettings):
     @property
     def uses_opensearch(self) -> bool:
         return self.bm25_backend == "opensearch" or (
-            self.bm25_backend == "auto" and bool(self.opensearch_url)
+            self.bm25_backend == "auto" and bool(self.opensearch_url.get_secret_value())
         )
 
     @property

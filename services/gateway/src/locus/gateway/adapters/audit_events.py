@@ -1,7 +1,8 @@
-"""The audit trail on NATS JetStream: ``request.submitted``, ``answer.completed`` and
-``feedback.recorded`` with message ids derived from the request id (a retried publish is
-deduplicated). Publishing is best effort and off the request's path: the request log in the
-store is the record, so a slow or absent bus never delays or fails a request (it is logged)."""
+"""The audit trail on NATS JetStream: ``request.submitted``, ``answer.completed``,
+``feedback.recorded`` and ``access.denied`` with message ids derived from the request id (a
+retried publish is deduplicated). Publishing is best effort and off the request's path: the
+request log in the store is the record, so a slow or absent bus never delays or fails a
+request (it is logged)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ class BusAuditTrail:
             project_id=request.project_ref,
             kind=request.kind.value,
             question=request.question,
+            principal=request.principal,
         )
         event.submitted_at.FromDatetime(request.created_at)
         await self._publish(
@@ -70,6 +72,22 @@ class BusAuditTrail:
                 request_id=feedback.request_id, rating=feedback.rating, comment=feedback.comment
             ),
             f"feedback.recorded:{feedback.request_id}:{feedback.feedback_id}",
+        )
+
+    async def access_denied(
+        self, request_id: str, principal: str, method: str, scope: str, code: str, reason: str
+    ) -> None:
+        event = events_pb2.AccessDenied(
+            request_id=request_id,
+            principal=principal,
+            method=method,
+            scope=scope,
+            code=code,
+            reason=reason,
+        )
+        event.denied_at.GetCurrentTime()
+        await self._publish(
+            self._bus.subjects.access_denied, event, f"access.denied:{request_id}:{method}"
         )
 
     async def _publish(self, subject: str, event: Message, message_id: str) -> None:

@@ -1,7 +1,9 @@
-"""The public Gateway API over gRPC. Project, source and scan calls are delegated to ingestion,
-symbol calls to ast (project names resolved to ids first), Search to retrieval; Locate and Ask
-run the gateway's own service layer. Questions (locate, ask, search) pass admission control
-first, then are recorded with their request id; domain errors become status codes here."""
+"""The public Gateway API over gRPC. Every call is authenticated first (an API key or an OIDC
+token) and authorized on the project it names. Project, source and scan calls are delegated to
+ingestion, symbol calls to ast (project names resolved to ids first), Search to retrieval; Locate
+and Ask run the gateway's own service layer. Questions (locate, ask, search) pass admission
+control first, then are recorded with their request id and principal; domain errors become
+status codes here."""
 
 from __future__ import annotations
 
@@ -9,15 +11,25 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 import grpc
 from opentelemetry import trace
 
+from locus.gateway.access_control import MAX_KEY_LIFETIME, AccessControl
 from locus.gateway.adapters.peer_clients import PeerClients
-from locus.gateway.adapters.proto_mapping import hit_artifact, optional_time, request_record
+from locus.gateway.adapters.proto_mapping import (
+    api_key_message,
+    grants_of,
+    hit_artifact,
+    optional_time,
+    request_record,
+    who_am_i,
+)
 from locus.gateway.admission import AdmissionGate, Overloaded, WaitedTooLong
 from locus.gateway.asking import Asker, AskSession
+from locus.gateway.domain.access import AccessDenied, NotAuthenticated, Principal, Role
 from locus.gateway.domain.errors import (
     GatewayError,
     InvalidRequest,
@@ -25,8 +37,18 @@ from locus.gateway.domain.errors import (
     RequestIdTaken,
     RequestNotFound,
 )
-from locus.gateway.domain.requests import RequestKind, RequestQuery, RequestStatus
-from locus.gateway.domain.validation import bounded_count
+from locus.gateway.domain.requests import (
+    RequestKind,
+    RequestQuery,
+    RequestStatus,
+    StoredRequest,
+)
+from locus.gateway.domain.validation import (
+    bounded_count,
+    require_id,
+    validate_comment,
+    validate_rating,
+)
 from locus.gateway.locating import LocateQuery, Locator
 from locus.gateway.request_log import OpenRequest, RequestHistory, RequestJournal
 from locus.rpc import (
@@ -34,12 +56,14 @@ from locus.rpc import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    PermissionDenied,
     ResourceExhausted,
     ServiceError,
+    Unauthenticated,
     Unavailable,
 )
 from locus.telemetry import REQUEST_ID_HEADER, current_request_id, new_request_id
-from locus.v1 import ast_pb2, gateway_pb2, gateway_pb2_grpc, retrieval_pb2
+from locus.v1 import ast_pb2, gateway_pb2, gateway_pb2_grpc, ingestion_pb2, retrieval_pb2
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
@@ -59,6 +83,10 @@ def as_service_error(error: BaseException) -> ServiceError | None:
             return FailedPrecondition(message)
         if isinstance(error, RequestIdTaken):
             return AlreadyExists(message)
+        if isinstance(error, AccessDenied):
+            return PermissionDenied(message)
+        if isinstance(error, NotAuthenticated):
+            return Unauthenticated(message)
     return None
 
 
@@ -72,7 +100,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         history: RequestHistory,
         questions: AdmissionGate,
         answers: AdmissionGate,
+        access: AccessControl,
     ) -> None:
+        self._access = access
         self._questions = questions  # Locate and Search
         self._answers = answers  # Ask (long: the answer streams)
         self._peers = peers
@@ -84,32 +114,71 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     # delegated to ingestion
 
     async def CreateProject(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "CreateProject")
+        async with _mapped_errors():
+            await self._access.require_everywhere(
+                principal, Role.ADMIN, "creating a project", method="CreateProject"
+            )
         return await self._peers.ingestion.call("CreateProject", request)
 
     async def GetProject(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._project_call(context, "GetProject", Role.READER, request.project_id)
         return await self._peers.ingestion.call("GetProject", request)
 
     async def ListProjects(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        return await self._peers.ingestion.call("ListProjects", request)
+        principal = await self._caller(context, "ListProjects")
+        response = await self._peers.ingestion.call("ListProjects", request)
+        if principal.may_everywhere(Role.READER):
+            return response
+        # A page may hold fewer projects than page_size: those the caller may not see are
+        # left out, never hinted at.
+        visible = [p for p in response.projects if principal.may(Role.READER, p.project_id, p.name)]
+        return ingestion_pb2.ListProjectsResponse(
+            projects=visible, next_page_token=response.next_page_token
+        )
 
     async def AddSource(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._project_call(context, "AddSource", Role.WRITER, request.project_id)
         return await self._peers.ingestion.call("AddSource", request)
 
     async def ListSources(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._project_call(context, "ListSources", Role.READER, request.project_id)
         return await self._peers.ingestion.call("ListSources", request)
 
     async def StartScan(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._project_call(context, "StartScan", Role.WRITER, request.project_id)
         return await self._peers.ingestion.call("StartScan", request)
 
     async def GetScan(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        return await self._peers.ingestion.call("GetScan", request)
+        principal = await self._caller(context, "GetScan")
+        job = await self._peers.ingestion.call("GetScan", request)
+        async with _mapped_errors():
+            await self._access.require_project(
+                principal,
+                Role.READER,
+                job.project_id,
+                method="GetScan",
+                shown_as=f"the project of scan job {request.job_id}",
+            )
+        return job
 
     # delegated to ast and retrieval
 
     async def GetAstNode(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        return await self._peers.ast.call("GetNode", request)
+        principal = await self._caller(context, "GetAstNode")
+        response = await self._peers.ast.call("GetNode", request)
+        async with _mapped_errors():
+            await self._access.require_project(
+                principal,
+                Role.READER,
+                response.symbol.location.project_id,
+                method="GetAstNode",
+                shown_as=f"the project of node {request.node_id}",
+            )
+        return response
 
     async def FindSymbols(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._project_call(context, "FindSymbols", Role.READER, request.project_id)
         project = await self._peers.ingestion.get_project(request.project_id)
         forwarded = ast_pb2.FindSymbolsRequest()
         forwarded.CopyFrom(request)
@@ -117,14 +186,33 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         return await self._peers.ast.call("FindSymbols", forwarded)
 
     async def Search(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "Search")
         async with self._admitted(self._questions) as waited:
-            return await self._search(request, context, waited)
+            return await self._search(principal, request, context, waited)
 
-    async def _search(self, request: Any, context: grpc.aio.ServicerContext, waited: float) -> Any:
+    async def _search(
+        self, principal: Principal, request: Any, context: grpc.aio.ServicerContext, waited: float
+    ) -> Any:
         entry = await self._open(
-            RequestKind.SEARCH, request.filters.project_id, request.query, context, waited
+            RequestKind.SEARCH,
+            request.filters.project_id,
+            request.query,
+            context,
+            principal,
+            waited,
         )
         async with self._recording(entry):
+            if request.filters.project_id:
+                await self._access.require_project(
+                    principal, Role.READER, request.filters.project_id, method="Search"
+                )
+            else:
+                await self._access.require_everywhere(
+                    principal,
+                    Role.READER,
+                    "searching every project (no filters.project_id)",
+                    method="Search",
+                )
             forwarded = retrieval_pb2.SearchRequest()
             forwarded.CopyFrom(request)
             if request.filters.project_id:
@@ -144,14 +232,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     # the gateway's own
 
     async def Locate(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "Locate")
         async with self._admitted(self._questions) as waited:
-            return await self._locate(request, context, waited)
+            return await self._locate(principal, request, context, waited)
 
-    async def _locate(self, request: Any, context: grpc.aio.ServicerContext, waited: float) -> Any:
+    async def _locate(
+        self, principal: Principal, request: Any, context: grpc.aio.ServicerContext, waited: float
+    ) -> Any:
         entry = await self._open(
-            RequestKind.LOCATE, request.project_id, request.question, context, waited
+            RequestKind.LOCATE, request.project_id, request.question, context, principal, waited
         )
         async with self._recording(entry):
+            await self._project_access(principal, "Locate", Role.READER, request.project_id)
             located = await self._locator.locate(
                 LocateQuery(
                     project_ref=request.project_id,
@@ -179,20 +271,23 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             return located.response
 
     async def Ask(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        principal = await self._caller(context, "Ask")
         async with self._admitted(self._answers) as waited:
             entry = await self._open(
-                RequestKind.ASK, request.project_id, request.question, context, waited
+                RequestKind.ASK, request.project_id, request.question, context, principal, waited
             )
             session = AskSession(entry)
             # However the client goes away, the answer stream (and its LLM request) stops at once.
             context.add_done_callback(lambda _: session.cancel())
             async with self._recording(entry):
+                await self._project_access(principal, "Ask", Role.READER, request.project_id)
                 async for event in self._asker.ask(
                     request.project_id, request.question, request.max_context_chunks, session
                 ):
                     yield event
 
     async def ListRequests(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "ListRequests")
         async with _mapped_errors():
             status = None
             if request.status:
@@ -205,6 +300,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                     ) from None
             query = RequestQuery(
                 project=request.project_id.strip(),
+                # A principal sees its own requests; a system admin everyone's.
+                principal="" if principal.is_system_admin else principal.subject,
                 status=status,
                 start=optional_time(request.time_range, "start"),
                 end=optional_time(request.time_range, "end"),
@@ -220,16 +317,103 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         )
 
     async def GetRequest(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "GetRequest")
         async with _mapped_errors():
             stored, citations = await self._history.get(request.request_id)
+            await self._own_request(principal, "GetRequest", stored)
         return request_record(stored, citations)
 
     async def RecordFeedback(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "RecordFeedback")
         async with _mapped_errors():
+            validate_rating(request.rating)  # a bad value is refused before any lookup
+            validate_comment(request.comment)
+            stored, _ = await self._history.get(request.request_id)
+            await self._own_request(principal, "RecordFeedback", stored)
             feedback = await self._history.record_feedback(
                 request.request_id, request.rating, request.comment
             )
         return gateway_pb2.RecordFeedbackResponse(feedback_id=feedback.feedback_id)
+
+    # access
+
+    async def CreateApiKey(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "CreateApiKey")
+        async with _mapped_errors():
+            if not 0 <= request.expires_in_seconds <= MAX_KEY_LIFETIME.total_seconds():
+                raise InvalidRequest(
+                    "expires_in_seconds must be between 1 and "
+                    f"{int(MAX_KEY_LIFETIME.total_seconds())} (ten years), or 0 for never"
+                )
+            key, credential = await self._access.create_key(
+                principal,
+                name=request.name,
+                owner=request.owner,
+                grants=grants_of(request.grants),
+                expires_in=(
+                    timedelta(seconds=request.expires_in_seconds)
+                    if request.expires_in_seconds
+                    else None
+                ),
+                method="CreateApiKey",
+            )
+        return gateway_pb2.CreateApiKeyResponse(key=api_key_message(key), api_key=credential)
+
+    async def ListApiKeys(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "ListApiKeys")
+        keys = await self._access.list_keys(principal, include_revoked=request.include_revoked)
+        return gateway_pb2.ListApiKeysResponse(keys=[api_key_message(k) for k in keys])
+
+    async def RevokeApiKey(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "RevokeApiKey")
+        async with _mapped_errors():
+            key_id = require_id("key_id", request.key_id)
+            revoked = await self._access.revoke_key(principal, key_id, method="RevokeApiKey")
+        return api_key_message(revoked)
+
+    async def WhoAmI(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return who_am_i(await self._caller(context, "WhoAmI"))
+
+    async def _caller(self, context: grpc.aio.ServicerContext, method: str) -> Principal:
+        """The authenticated principal of this call; UNAUTHENTICATED (logged and audited)
+        without a valid credential."""
+        metadata = {
+            key: value
+            for key, value in (context.invocation_metadata() or ())
+            if isinstance(value, str)
+        }
+        try:
+            return await self._access.authenticate(metadata)
+        except NotAuthenticated as error:
+            await self._access.refused(None, method, error)
+            raise Unauthenticated(str(error)) from None
+
+    async def _project_call(
+        self, context: grpc.aio.ServicerContext, method: str, role: Role, project_ref: str
+    ) -> Principal:
+        principal = await self._caller(context, method)
+        async with _mapped_errors():
+            await self._project_access(principal, method, role, project_ref)
+        return principal
+
+    async def _project_access(
+        self, principal: Principal, method: str, role: Role, project_ref: str
+    ) -> None:
+        if not project_ref.strip():
+            raise InvalidRequest("project_id must name a project (its id or name)")
+        await self._access.require_project(principal, role, project_ref, method=method)
+
+    async def _own_request(self, principal: Principal, method: str, stored: StoredRequest) -> None:
+        """Pass for the principal that made the request, or a system admin."""
+        if principal.is_system_admin or stored.principal == principal.subject:
+            return
+        error = AccessDenied(
+            f"request {stored.request_id} was made by another principal; {principal.subject} "
+            "sees only its own requests (a system admin, admin:*, sees every request)",
+            scope=stored.request_id,
+        )
+        await self._access.refused(principal, method, error)
+        raise error
 
     # recording
 
@@ -251,6 +435,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         project_ref: str,
         question: str,
         context: grpc.aio.ServicerContext,
+        principal: Principal,
         waited_seconds: float = 0.0,
     ) -> OpenRequest:
         request_id = current_request_id() or new_request_id()
@@ -261,6 +446,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             question,
             request_id=request_id,
             trace_id=format(span_context.trace_id, "032x") if span_context.is_valid else "",
+            principal=principal.subject,
         )
         entry.timings_ms["admission"] = round(waited_seconds * 1000, 2)
         if entry.request_id != request_id:
@@ -283,7 +469,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                 code, message = service_error.code.name, service_error.message
             else:
                 code, message = "INTERNAL", f"{type(error).__name__}: {error}"
-            await self._close_unfinished(entry, RequestStatus.FAILED, code, message)
+            status = (
+                RequestStatus.DENIED if isinstance(error, AccessDenied) else RequestStatus.FAILED
+            )
+            await self._close_unfinished(entry, status, code, message)
             if service_error is None or service_error is error:
                 raise
             raise service_error from error

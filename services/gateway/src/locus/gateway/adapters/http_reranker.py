@@ -3,7 +3,8 @@ top_n}``, answered by ``{results: [{index, relevance_score}]}`` — the API vLLM
 cross-encoder models (``vllm serve BAAI/bge-reranker-v2-m3``, ``/v1/rerank``), and Jina, Cohere
 (v2) and llama.cpp's ``llama-server --reranking`` too. The best ``top_n`` symbols of a ranking
 are sent as documents (path, qualified name, the code that matched); the trace context and the
-request id travel in the HTTP headers, like on every other hop."""
+request id travel in the HTTP headers, like on every other hop. The API key goes only into the
+Authorization header; the endpoint's URL appears in spans and errors without its user-info."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from opentelemetry.trace import TracerProvider
 from locus.gateway.domain.errors import RerankerUnavailable
 from locus.gateway.domain.ranking import Ranking
 from locus.gateway.domain.reranking import apply_relevance, rerank_window
+from locus.telemetry import redact
 from locus.telemetry.http import traced_http_client
 
 
@@ -35,6 +37,7 @@ class HttpReranker:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._url = f"{self.base_url}/rerank"
+        self._shown_url = redact(self._url)  # what spans and error messages may say
         self._model = model
         self._api_key = api_key
         self._top_n = top_n
@@ -70,20 +73,21 @@ class HttpReranker:
         with self._tracer.start_as_current_span(
             "gateway.rerank", kind=trace.SpanKind.CLIENT
         ) as span:
-            span.set_attribute("server.address", self.base_url)
+            span.set_attribute("server.address", redact(self.base_url))
             span.set_attribute("locus.rerank.documents", len(window.documents))
             try:
                 response = await self._client.post(self._url, json=body)
             except httpx.HTTPError as error:
                 raise RerankerUnavailable(
-                    f"rerank endpoint {self._url} unreachable: {type(error).__name__}: {error}"
+                    f"rerank endpoint {self._shown_url} unreachable: "
+                    f"{type(error).__name__}: {redact(str(error))}"
                 ) from error
             if response.status_code != 200:
                 raise RerankerUnavailable(
-                    f"rerank endpoint {self._url} answered HTTP {response.status_code}: "
-                    f"{response.text[:300]}"
+                    f"rerank endpoint {self._shown_url} answered HTTP {response.status_code}: "
+                    f"{redact(response.text[:300])}"
                 )
-            relevance = _relevance(self._url, response, len(window.documents))
+            relevance = _relevance(self._shown_url, response, len(window.documents))
         return apply_relevance(ranking, window, relevance, f"reranked by {self._model}")
 
 

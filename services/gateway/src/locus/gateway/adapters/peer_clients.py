@@ -12,7 +12,14 @@ from typing import Any
 
 import grpc
 
-from locus.rpc import Cancelled, DeadlineExceeded, ServiceError, Unavailable, make_channel
+from locus.rpc import (
+    Cancelled,
+    DeadlineExceeded,
+    MeshCredentials,
+    ServiceError,
+    Unavailable,
+    make_channel,
+)
 from locus.telemetry import Telemetry
 from locus.v1 import (
     answer_pb2_grpc,
@@ -155,11 +162,13 @@ class PeerClients:
         retrieval: Peer,
         impact: Peer,
         answer: Peer,
+        mesh: MeshCredentials | None = None,
     ) -> PeerClients:
-        """Channels connect lazily: building clients needs no peer to be up."""
+        """Channels connect lazily: building clients needs no peer to be up. ``mesh``: the
+        deployment's service token and mTLS certificate, which every call to a peer carries."""
 
         def channel(peer: Peer) -> grpc.aio.Channel:
-            return make_channel(peer.address, telemetry, default_timeout=default_timeout)
+            return make_channel(peer.address, telemetry, default_timeout=default_timeout, mesh=mesh)
 
         ingestion_channel = channel(ingestion)
         ast_channel = channel(ast)

@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from locus.gateway.domain.access import Grant, Principal, Role
+from locus.gateway.domain.api_keys import ApiKey
 from locus.gateway.domain.context_selection import ContextChoice
 from locus.gateway.domain.errors import InvalidRequest
 from locus.gateway.domain.ranking import (
@@ -250,11 +252,54 @@ def request_record(stored: StoredRequest, citations: Sequence[Artifact]) -> Any:
         answer_text=stored.answer_text,
         citations=[answer_pb2.Citation.FromString(c.payload) for c in citations],
         latency_ms=stored.latency_ms,
+        principal=stored.principal,
     )
     record.created_at.FromDatetime(stored.created_at)
     if stored.completed_at is not None:
         record.completed_at.FromDatetime(stored.completed_at)
     return record
+
+
+def grants_of(messages: Sequence[Any]) -> list[Grant]:
+    """gateway Grant messages; InvalidRequest for one without a project or a role."""
+    grants = []
+    for index, message in enumerate(messages):
+        project = message.project.strip()
+        if not project:
+            raise InvalidRequest(f"grants[{index}].project must name a project (or be '*')")
+        if message.role not in (Role.READER, Role.WRITER, Role.ADMIN):
+            raise InvalidRequest(f"grants[{index}].role must be reader, writer or admin")
+        grants.append(Grant(project, Role(message.role)))
+    return grants
+
+
+def grant_messages(grants: Sequence[Grant]) -> list[Any]:
+    return [gateway_pb2.Grant(project=g.project, role=int(g.role)) for g in grants]  # type: ignore[arg-type]
+
+
+def api_key_message(key: ApiKey) -> Any:
+    message = gateway_pb2.ApiKey(
+        key_id=key.key_id,
+        name=key.name,
+        owner=key.owner,
+        grants=grant_messages(key.grants),
+        created_by=key.created_by,
+    )
+    message.created_at.FromDatetime(key.created_at)
+    if key.expires_at is not None:
+        message.expires_at.FromDatetime(key.expires_at)
+    if key.revoked_at is not None:
+        message.revoked_at.FromDatetime(key.revoked_at)
+    return message
+
+
+def who_am_i(principal: Principal) -> Any:
+    message = gateway_pb2.WhoAmIResponse(
+        principal=principal.subject, name=principal.name, grants=grant_messages(principal.grants)
+    )
+    if principal.expires_at is not None:
+        message.expires_at.FromDatetime(principal.expires_at)
+    return message
 
 
 # google.protobuf.Timestamp's valid range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.

@@ -71,6 +71,7 @@ class SqlMetadataStore:
             response=b"",
             answer_text="",
             notes="",
+            principal=request.principal,
         )
         try:
             async with self._db.transaction() as session:
@@ -149,6 +150,8 @@ class SqlMetadataStore:
                     RequestRow.project_ref == query.project,
                 )
             )
+        if query.principal:
+            statement = statement.where(RequestRow.principal == query.principal)
         if query.status is not None:
             statement = statement.where(RequestRow.status == query.status.value)
         if query.start is not None:
@@ -258,6 +261,7 @@ def _stored(row: RequestRow) -> StoredRequest:
         snapshot_id=row.snapshot_id,
         trace_id=row.trace_id,
         notes=row.notes,
+        principal=row.principal or "",
     )
 
 

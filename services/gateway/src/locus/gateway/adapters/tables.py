@@ -1,5 +1,5 @@
-"""Relational schema of the gateway's request log (SQLite by default, PostgreSQL in production):
-requests with their final responses, artifacts (retrieved chunks, context, citations), feedback."""
+"""Relational schema of the gateway's store (SQLite by default, PostgreSQL in production): the
+request log (requests with their final responses, artifacts, feedback) and the API keys."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ class RequestRow(Base):
         Index("ix_gateway_requests_ref_created", "project_ref", "created_at"),
         Index("ix_gateway_requests_name_created", "project_name", "created_at"),
         Index("ix_gateway_requests_status_created", "status", "created_at"),
+        Index("ix_gateway_requests_principal_created", "principal", "created_at"),
     )
     request_id: Mapped[str] = mapped_column(String(160), primary_key=True)
     kind: Mapped[str] = mapped_column(String(16))
@@ -50,6 +51,8 @@ class RequestRow(Base):
     response: Mapped[bytes] = mapped_column(LargeBinary, default=b"")
     answer_text: Mapped[str] = mapped_column(Text, default="")
     notes: Mapped[str] = mapped_column(Text, default="")
+    # Who asked: "key:<key id>" or "oidc:<subject>" (empty for requests recorded before 0002).
+    principal: Mapped[str] = mapped_column(String(300), default="", server_default="")
 
 
 class ArtifactRow(Base):
@@ -76,3 +79,18 @@ class FeedbackRow(Base):
     rating: Mapped[int] = mapped_column(Integer)
     comment: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ApiKeyRow(Base):
+    """An API key: its secret only as a SHA-256, its grants as JSON (["reader:shop", ...])."""
+
+    __tablename__ = "gateway_api_keys"
+    key_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    owner: Mapped[str] = mapped_column(String(200), default="")
+    secret_hash: Mapped[str] = mapped_column(String(64))
+    grants: Mapped[str] = mapped_column(Text, default="[]")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_by: Mapped[str] = mapped_column(String(300), default="")
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -1,11 +1,15 @@
-"""Ports of the gateway: the request log store, the audit trail and the optional reranker.
+"""Ports of the gateway: the request log store, the API key store, the audit trail, the token
+verifier and the optional reranker.
 Adapters live in ``locus.gateway.adapters``; every store adapter passes tests/contract/gateway."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Protocol
 
+from locus.gateway.domain.access import Principal
+from locus.gateway.domain.api_keys import ApiKey
 from locus.gateway.domain.ranking import Ranking
 from locus.gateway.domain.requests import (
     Artifact,
@@ -51,6 +55,31 @@ class MetadataStore(Protocol):
     async def feedback(self, request_id: str) -> list[Feedback]: ...
 
 
+class ApiKeyStore(Protocol):
+    """API keys with the SHA-256 of their secret (never the secret itself)."""
+
+    async def add_key(self, key: ApiKey, secret_hash: str) -> bool:
+        """Store a key; False (and nothing changes) when its id is taken."""
+
+    async def key(self, key_id: str) -> tuple[ApiKey, str] | None:
+        """The key and its secret's hash; None when unknown."""
+
+    async def keys(self, *, created_by: str = "", include_revoked: bool = False) -> list[ApiKey]:
+        """Oldest first; only those ``created_by`` made when it is given."""
+
+    async def revoke_key(self, key_id: str, at: datetime) -> ApiKey | None:
+        """Mark a key revoked (a revoked key keeps its first revocation time); None when
+        unknown."""
+
+
+class TokenVerifier(Protocol):
+    """Checks a bearer token (an OIDC access token) and says who it names."""
+
+    async def principal(self, token: str) -> Principal:
+        """NotAuthenticated when the token is not valid (signature, issuer, audience, expiry,
+        algorithm)."""
+
+
 class AuditTrail(Protocol):
     """Audit events about requests (published on the bus). Never fails a request."""
 
@@ -66,6 +95,10 @@ class AuditTrail(Protocol):
     ) -> None: ...
 
     async def feedback_recorded(self, feedback: Feedback) -> None: ...
+
+    async def access_denied(
+        self, request_id: str, principal: str, method: str, scope: str, code: str, reason: str
+    ) -> None: ...
 
 
 class Reranker(Protocol):

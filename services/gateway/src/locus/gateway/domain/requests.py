@@ -20,6 +20,7 @@ class RequestStatus(StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     CANCELLED = "cancelled"
+    DENIED = "denied"  # the principal lacks the role the request needs
 
 
 class ArtifactKind(StrEnum):
@@ -36,6 +37,7 @@ class NewRequest:
     question: str
     created_at: datetime
     trace_id: str = ""
+    principal: str = ""  # who asked: "key:<key id>" or "oidc:<subject>"
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class StoredRequest:
     snapshot_id: str
     trace_id: str
     notes: str
+    principal: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ class RequestQuery:
     """Filters of ListRequests; empty/None means any. ``start`` inclusive, ``end`` exclusive."""
 
     project: str = ""  # matches the project's id or name, or what the caller called it
+    principal: str = ""  # only this principal's requests ("" = anyone's)
     status: RequestStatus | None = None
     start: datetime | None = None
     end: datetime | None = None

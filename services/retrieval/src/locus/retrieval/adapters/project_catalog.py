@@ -7,23 +7,31 @@ from collections.abc import Mapping
 
 import grpc
 
-from locus.rpc import make_channel
+from locus.rpc import MeshCredentials, make_channel
 from locus.telemetry import Telemetry
 from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
 
 
 class IngestionProjectCatalog:
     def __init__(
-        self, ingestion_addr: str, telemetry: Telemetry | None, *, timeout_seconds: float = 10.0
+        self,
+        ingestion_addr: str,
+        telemetry: Telemetry | None,
+        *,
+        timeout_seconds: float = 10.0,
+        mesh: MeshCredentials | None = None,
     ) -> None:
         self._target = ingestion_addr
         self._telemetry = telemetry
         self._timeout = timeout_seconds
+        self._mesh = mesh
         self._channel: grpc.aio.Channel | None = None
         self._subsystems: dict[str, str] = {}
 
     async def open(self) -> None:
-        self._channel = make_channel(self._target, self._telemetry, default_timeout=self._timeout)
+        self._channel = make_channel(
+            self._target, self._telemetry, default_timeout=self._timeout, mesh=self._mesh
+        )
 
     async def close(self) -> None:
         if self._channel is not None:
