@@ -25,6 +25,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from google.protobuf import message_factory
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from locus.v1 import ast_pb2, events_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
 
@@ -422,3 +423,57 @@ def _hs256_with_public_key(issuer: Issuer, public_pem: bytes) -> str:
     )
     signature = hmac.new(public_pem, signing_input.encode(), hashlib.sha256).digest()
     return signing_input + "." + base64.urlsafe_b64encode(signature).decode().rstrip("=")
+
+
+async def test_the_access_checks_hops_carry_the_trace_and_request_id(stack, start_gateway) -> None:
+    stack.require("ingestion")
+    spans = InMemorySpanExporter()
+    gateway = await start_gateway(exporters=[spans])
+    mine = await gateway.create_project()
+    theirs = await gateway.create_project()
+    reader = gateway.stub_as((await make_key(gateway.stub, (mine.name, READER))).api_key)
+    spans.clear()
+    request_id, trace_id = f"traced-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    # Allowed, then refused by the stack (never scanned): the authorization lookup of the
+    # project is a hop of the request's trace.
+    await refusal(
+        reader.Locate(
+            gateway_pb2.LocateRequest(project_id=mine.name, question="where are orders?"),
+            metadata=(
+                ("x-request-id", request_id),
+                ("traceparent", f"00-{trace_id}-{'4' * 16}-01"),
+            ),
+        )
+    )
+    lookups = [
+        s for s in spans.get_finished_spans() if s.name == "/locus.v1.IngestionService/GetProject"
+    ]
+    assert lookups, sorted(s.name for s in spans.get_finished_spans())
+    for span in lookups:
+        assert format(span.context.trace_id, "032x") == trace_id
+        assert span.attributes is not None
+        assert span.attributes["locus.request_id"] == request_id
+
+    # A refusal's audit event carries the trace context of the refused call.
+    denied_id, denied_trace = f"denied-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    await refusal(
+        reader.Locate(
+            gateway_pb2.LocateRequest(project_id=theirs.name, question="theirs?"),
+            metadata=(
+                ("x-request-id", denied_id),
+                ("traceparent", f"00-{denied_trace}-{'5' * 16}-01"),
+            ),
+        )
+    )
+    connection = await nats.connect(stack.nats_url)
+    try:
+        subscription = await connection.jetstream().subscribe(
+            f"{stack.subject_prefix}.access.denied", ordered_consumer=True
+        )
+        while True:
+            message = await subscription.next_msg(timeout=10)
+            if (message.headers or {}).get("Nats-Msg-Id") == f"access.denied:{denied_id}:Locate":
+                break
+    finally:
+        await connection.close()
+    assert denied_trace in (message.headers or {}).get("traceparent", "")
