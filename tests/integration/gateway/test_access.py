@@ -135,6 +135,7 @@ async def test_a_reader_of_one_project_sees_nothing_of_another(stack, gateway, s
     for call in (
         reader.AddSource(ingestion_pb2.AddSourceRequest(project_id=mine.name, path="/tmp")),
         reader.StartScan(ingestion_pb2.StartScanRequest(project_id=mine.name)),
+        reader.NotifyPush(ingestion_pb2.NotifyPushRequest(project_id=mine.name, source_id="s")),
         reader.CreateProject(ingestion_pb2.CreateProjectRequest(name=f"x-{uuid.uuid4().hex[:6]}")),
         reader.CreateApiKey(
             gateway_pb2.CreateApiKeyRequest(
@@ -152,13 +153,23 @@ async def test_a_writer_scans_its_project_and_an_admin_grants_no_more_than_it_ho
     mine = await gateway.create_project()
     theirs = await gateway.create_project()
     writer = gateway.stub_as((await make_key(gateway.stub, (mine.name, WRITER))).api_key)
-    await writer.AddSource(
+    source = await writer.AddSource(
         ingestion_pb2.AddSourceRequest(project_id=mine.name, path=str(sample_tree))
     )
     job = await writer.StartScan(ingestion_pb2.StartScanRequest(project_id=mine.name))
     assert (
         await writer.GetScan(ingestion_pb2.GetScanRequest(job_id=job.job_id))
     ).job_id == job.job_id
+    # NotifyPush is relayed to ingestion for a writer (which refuses a push to a directory).
+    pushed = await refusal(
+        writer.NotifyPush(
+            ingestion_pb2.NotifyPushRequest(project_id=mine.name, source_id=source.source_id)
+        )
+    )
+    assert (pushed.code(), "not a git source" in (pushed.details() or "")) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        True,
+    )
 
     project_admin = await make_key(gateway.stub, (mine.name, ADMIN))
     as_project_admin = gateway.stub_as(project_admin.api_key)

@@ -116,3 +116,12 @@ def test_down_without_a_stack_exits_3(run: Invoke) -> None:
     code, output = run("down")
     assert code == 3
     assert "no running Locus stack" in output
+
+
+def test_source_add_takes_git_options_only_with_a_url(run: Invoke, tmp_path: Path) -> None:
+    code, output = run("source", "add", "p", str(tmp_path), "--ref", "main")
+    assert code == 2
+    assert "belong to a git URL" in output
+    code, output = run("source", "add", "p", "https://example.com/r.git", "--poll", "soon")
+    assert code == 2
+    assert "is not a duration" in output

@@ -108,6 +108,10 @@ def test_source_kind_is_a_short_name() -> None:
         "path",
         "git_url",
         "git_ref",
+        "credential_file",
+        "credential_env",
+        "poll_seconds",
+        "last_commit_sha",
         "created_at",
     }
 

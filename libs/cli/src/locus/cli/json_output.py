@@ -68,6 +68,10 @@ def source_json(source: ingestion_pb2.Source) -> JsonObject:
         "path": source.path,
         "git_url": source.git_url,
         "git_ref": source.git_ref,
+        "credential_file": source.credential_file,
+        "credential_env": source.credential_env,
+        "poll_seconds": source.poll_seconds,
+        "last_commit_sha": source.last_commit_sha,
         "created_at": timestamp_text(source, "created_at"),
     }
 

@@ -40,6 +40,7 @@ from locus.cli.local_stack import (
 from locus.cli.locbench import parse_query, rank_instance
 from locus.cli.scan_progress import follow_scan, state_label
 from locus.cli.schema_migrations import migrate_stores, stores_to_migrate
+from locus.cli.source_input import duration_seconds, is_git_url
 from locus.cli.stack_state import (
     DEFAULT_DATA_DIR,
     STATE_FILE_NAME,
@@ -103,6 +104,7 @@ class SymbolKindChoice(StrEnum):
     trait = "trait"
     namespace = "namespace"
     constructor = "constructor"
+    section = "section"
 
     @property
     def proto_name(self) -> str:
@@ -314,25 +316,79 @@ def project_list(gateway: GatewayOption = None, json_output: JsonOption = False)
 def source_add(
     project: ProjectArgument,
     path: Annotated[
-        str, typer.Argument(metavar="PATH", help="A local directory inside an allowed base.")
+        str,
+        typer.Argument(
+            metavar="PATH_OR_URL",
+            help="A local directory inside an allowed base, or a git repository URL "
+            "(https://, ssh://, git://, file:// or user@host:path).",
+        ),
     ],
+    ref: Annotated[
+        str,
+        typer.Option("--ref", help="Git sources: the branch, tag or commit (default: HEAD)."),
+    ] = "",
+    poll: Annotated[
+        str,
+        typer.Option(
+            "--poll",
+            help="Git sources: fetch the ref this often (90, 30s, 5m, 1h) and scan it "
+            "when it moved.",
+        ),
+    ] = "",
+    token_file: Annotated[
+        str,
+        typer.Option(
+            "--token-file",
+            help="Git sources: a file holding the token (or user:token, or an ssh key for "
+            "ssh URLs), under the service's LOCUS_INGESTION_CREDENTIAL_BASES.",
+        ),
+    ] = "",
+    token_env: Annotated[
+        str,
+        typer.Option(
+            "--token-env",
+            help="Git sources: the ingestion service's environment variable holding the token "
+            "(its name starts with LOCUS_GIT_TOKEN).",
+        ),
+    ] = "",
     gateway: GatewayOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """Add a local directory to a project."""
-    # The services resolve paths against their own working directory: send an absolute one.
-    absolute = os.path.abspath(os.path.expanduser(path)) if path.strip() else path
+    """Add a local directory or a git repository (URL + ref) to a project."""
+    git_url = path.strip() if is_git_url(path.strip()) else ""
+    if git_url:
+        try:
+            poll_seconds = duration_seconds(poll) if poll else 0
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--poll") from None
+        request = ingestion_pb2.AddSourceRequest(
+            project_id=project,
+            git_url=git_url,
+            git_ref=ref,
+            # The service reads the file: send an absolute path.
+            credential_file=os.path.abspath(os.path.expanduser(token_file)) if token_file else "",
+            credential_env=token_env,
+            poll_seconds=poll_seconds,
+        )
+    else:
+        if ref or poll or token_file or token_env:
+            raise typer.BadParameter(
+                "--ref, --poll, --token-file and --token-env belong to a git URL",
+                param_hint="PATH_OR_URL",
+            )
+        # The services resolve paths against their own working directory: send an absolute one.
+        absolute = os.path.abspath(os.path.expanduser(path)) if path.strip() else path
+        request = ingestion_pb2.AddSourceRequest(project_id=project, path=absolute)
 
     async def body(context: CommandContext) -> int:
         async with context.client() as client:
-            source = await client.add_source(
-                ingestion_pb2.AddSourceRequest(project_id=project, path=absolute)
-            )
+            source = await client.add_source(request)
         if json_output:
             print_json(context.out, source_json(source))
         else:
+            where = source.path or f"{source.git_url} at {source.git_ref or 'HEAD'}"
             context.out.print(
-                f"added {escape(source.path)} to {escape(project)} ({source.source_id}); "
+                f"added {escape(where)} to {escape(project)} ({source.source_id}); "
                 f"next: locus scan {escape(project)} --wait"
             )
         return ExitCode.OK

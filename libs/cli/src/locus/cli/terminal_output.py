@@ -68,7 +68,9 @@ def sources_table(sources: Sequence[ingestion_pb2.Source]) -> Table:
     table = _table("source id", "kind", "path")
     for source in sources:
         kind = ingestion_pb2.SourceKind.Name(source.kind).removeprefix("SOURCE_KIND_").lower()
-        where = source.path or f"{source.git_url}@{source.git_ref}"
+        where = source.path or f"{source.git_url}@{source.git_ref or 'HEAD'}"
+        if source.last_commit_sha:
+            where += f" ({source.last_commit_sha[:12]})"
         table.add_row(source.source_id, kind, escape(where))
     return table
 

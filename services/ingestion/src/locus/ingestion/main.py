@@ -10,8 +10,11 @@ from opentelemetry.sdk.trace.export import SpanExporter
 from locus.database import Database
 from locus.ingestion.adapters.blob_store import FileBlobStore
 from locus.ingestion.adapters.event_handlers import register_event_handlers
+from locus.ingestion.adapters.git_remote import GitRemotes
 from locus.ingestion.adapters.grpc_servicer import IngestionServicer
 from locus.ingestion.adapters.store import IngestionStore
+from locus.ingestion.domain.git_sources import SCHEMES
+from locus.ingestion.git_sources import GitPolling, GitSources
 from locus.ingestion.scanning import HistoryWarmup, Ingestion
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
@@ -31,7 +34,18 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
     )
     blobs = FileBlobStore(settings.blob_dir)
     bus = EventBus.from_settings(settings, telemetry)
-    ingestion = Ingestion(settings, store, blobs, bus)
+    remotes = GitRemotes(
+        settings.git_mirror_dir,
+        timeout=settings.git_timeout_seconds,
+        protocols=[*SCHEMES, "http"] if settings.git_allow_http else SCHEMES,
+        ssh_known_hosts=settings.ssh_known_hosts,
+    )
+    ingestion = Ingestion(settings, store, blobs, bus, GitSources(settings, remotes, blobs.exists))
+    polling = GitPolling(
+        ingestion.polled_sources,
+        ingestion.poll_source,
+        tick_seconds=min(settings.min_poll_seconds, 5.0),
+    )
     register_event_handlers(bus, ingestion)
     server = RpcServer(
         settings.grpc_bind,
@@ -49,6 +63,6 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
         settings.service_name,
         server,
         telemetry,
-        [StoreLifecycle(store), bus, ingestion.progress_checks, HistoryWarmup(ingestion)],
+        [StoreLifecycle(store), bus, ingestion.progress_checks, HistoryWarmup(ingestion), polling],
         metrics=MetricsEndpoint.from_settings(settings),
     )

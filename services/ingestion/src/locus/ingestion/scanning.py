@@ -22,7 +22,7 @@ import asyncio
 import hashlib
 import logging
 import uuid
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -34,6 +34,7 @@ from locus.ingestion.adapters.git_history import GitHistoryReader
 from locus.ingestion.adapters.store import IngestionStore, JobProgress, ScanResult
 from locus.ingestion.adapters.tables import (
     FileRow,
+    JobCommitRow,
     JobRow,
     ProjectRow,
     SkippedFileRow,
@@ -50,6 +51,7 @@ from locus.ingestion.domain.errors import (
     ProjectNotFound,
     ScanInProgress,
 )
+from locus.ingestion.domain.git_sources import is_commit_id
 from locus.ingestion.domain.model import ChangeType, ScannedFile, SkippedFile
 from locus.ingestion.domain.naming import validate_label, validate_project_name
 from locus.ingestion.domain.scanner import ReadCache, walk_source
@@ -60,6 +62,7 @@ from locus.ingestion.domain.source_roots import (
     detect_source_roots,
     layout_files_to_read,
 )
+from locus.ingestion.git_sources import GitSources
 from locus.ingestion.progress_checks import ProgressChecks
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
@@ -116,6 +119,15 @@ class _WalkedSource:
     current: dict[str, ScannedFile]  # relative path → file, contents stored, data dropped
     skipped: list[SkippedFile]
     bytes_read: int
+    commit_sha: str = ""  # git sources: the commit walked
+
+
+@dataclass(frozen=True)
+class PushOutcome:
+    """What NotifyPush did: the scan it started, or why none."""
+
+    job: JobRow | None
+    reason: str
 
 
 class HistoryWarmup:
@@ -138,6 +150,7 @@ class Ingestion:
         store: IngestionStore,
         blobs: FileBlobStore,
         bus: EventBus,
+        git_sources: GitSources,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
@@ -145,6 +158,7 @@ class Ingestion:
         self._store = store
         self._blobs = blobs
         self._bus = bus
+        self._git_sources = git_sources
         self._now = clock
         self._history = GitHistoryReader(
             settings.history_max_commits,
@@ -193,18 +207,34 @@ class Ingestion:
         return await self._store.list_projects(offset, limit)
 
     async def add_source(
-        self, project_ref: str, path: str, git_url: str = "", git_ref: str = ""
+        self,
+        project_ref: str,
+        path: str,
+        git_url: str = "",
+        git_ref: str = "",
+        *,
+        credential_file: str = "",
+        credential_env: str = "",
+        poll_seconds: int = 0,
     ) -> SourceRow:
         project = await self.get_project(project_ref)
         if git_url:
+            if path:
+                raise InvalidRequest("give a local 'path' or a 'git_url', not both")
+            return await self._add_git_source(
+                project, git_url, git_ref, credential_file, credential_env, poll_seconds
+            )
+        if git_ref or credential_file or credential_env or poll_seconds:
             raise InvalidRequest(
-                "git sources (url + ref) are not supported by this version yet; "
-                "clone the repository and add its directory"
+                "git_ref, credential_file, credential_env and poll_seconds belong to a git "
+                "source: give its git_url"
             )
         if len(path) > MAX_PATH_LENGTH:
             raise InvalidRequest(f"path is longer than {MAX_PATH_LENGTH} characters")
         root = resolve_source_root(path, self._settings.allowed_bases)
         for existing in await self._store.list_sources(project.project_id):
+            if existing.kind == "git":
+                continue
             other = Path(existing.path)
             if other != root and (other in root.parents or root in other.parents):
                 inside = "inside" if other in root.parents else "around"
@@ -224,9 +254,89 @@ class Ingestion:
         )
         return await self._store.add_source(row)
 
+    async def _add_git_source(
+        self,
+        project: ProjectRow,
+        git_url: str,
+        git_ref: str,
+        credential_file: str,
+        credential_env: str,
+        poll_seconds: int,
+    ) -> SourceRow:
+        source_id = _new_id("src")
+        spec = await asyncio.to_thread(
+            self._git_sources.check_new,
+            source_id,
+            git_url,
+            git_ref,
+            credential_file,
+            credential_env,
+            poll_seconds,
+        )
+        row = SourceRow(
+            source_id=source_id,
+            project_id=project.project_id,
+            kind="git",
+            path="",
+            git_url=spec.url,
+            git_ref=spec.ref,
+            created_at=self._now(),
+            credential_file=spec.credential_file,
+            credential_env=spec.credential_env,
+            poll_seconds=spec.poll_seconds,
+            last_commit_sha="",
+        )
+        return await self._store.add_source(row)
+
     async def list_sources(self, project_ref: str) -> list[SourceRow]:
         project = await self.get_project(project_ref)
         return await self._store.list_sources(project.project_id)
+
+    async def notify_push(self, project_ref: str, source_id: str, commit_sha: str) -> PushOutcome:
+        """A push to a git source: scan it when its ref (or the pushed commit, when given)
+        differs from the commit its last scan read."""
+        project = await self.get_project(project_ref)
+        source_id = source_id.strip()
+        if not source_id:
+            raise InvalidRequest("source_id must name a git source of the project")
+        commit_sha = commit_sha.strip().lower()
+        if commit_sha and not is_commit_id(commit_sha):
+            raise InvalidRequest(f"sha {commit_sha!r} is not a commit id (7 to 64 hex digits)")
+        source = await self._store.get_source(source_id)
+        if source is None or source.project_id != project.project_id:
+            raise InvalidRequest(f"project {project.name!r} has no source {source_id!r}")
+        if source.kind != "git":
+            raise InvalidRequest(
+                f"source {source_id} is a local directory, not a git source; scan it with StartScan"
+            )
+        if not commit_sha:
+            remote = await asyncio.to_thread(self._git_sources.remote_commit, source)
+            commit_sha = remote or ""
+        last = source.last_commit_sha
+        if last and commit_sha and (last.startswith(commit_sha) or commit_sha.startswith(last)):
+            return PushOutcome(None, f"commit {last} is scanned already")
+        try:
+            job = await self.start_scan(project.project_id, [source.source_id])
+        except ScanInProgress as error:
+            return PushOutcome(None, str(error))
+        return PushOutcome(job, "")
+
+    async def poll_source(self, source: SourceRow) -> None:
+        """One polling check of a git source (GitPolling): scan it if its ref moved."""
+        commit = await asyncio.to_thread(self._git_sources.remote_commit, source)
+        if commit is None or commit == source.last_commit_sha:
+            return
+        try:
+            job = await self.start_scan(source.project_id, [source.source_id])
+        except ScanInProgress:
+            return  # the next check after that scan sees the ref again
+        log.info("git source %s moved to %s: scan %s", source.source_id, commit, job.job_id)
+
+    async def polled_sources(self) -> list[SourceRow]:
+        return await self._store.polled_sources()
+
+    async def job_commits(self, job_id: str) -> list[JobCommitRow]:
+        return await self._store.job_commits(job_id)
 
     # scans
 
@@ -342,11 +452,16 @@ class Ingestion:
             ),
             0,
         )
+        commits: dict[str, tuple[str, str]] = {}
         for source in sources:
             if wanted and source.source_id not in wanted:
                 continue
-            root = resolve_source_root(source.path, self._settings.allowed_bases)
-            walked = await asyncio.to_thread(self._walk, root)
+            if source.kind == "git":
+                walked = await asyncio.to_thread(self._walk_git, source)
+                commits[source.source_id] = (source.git_ref, walked.commit_sha)
+            else:
+                root = resolve_source_root(source.path, self._settings.allowed_bases)
+                walked = await asyncio.to_thread(self._walk, root)
             previous = await self._store.current_files(job.project_id, source.source_id)
             current = walked.current
             changes = compute_changes(
@@ -416,7 +531,7 @@ class Ingestion:
             batch_count = index + 1
         await self._store.apply_scan(
             job.job_id,
-            ScanResult(job_files, inserted, updated, deleted, skipped, stats, batch_count),
+            ScanResult(job_files, inserted, updated, deleted, skipped, stats, batch_count, commits),
             self._now(),
         )
         for outcome in ("added", "modified", "deleted", "unchanged", "skipped"):
@@ -432,15 +547,29 @@ class Ingestion:
         )
 
     def _walk(self, root: Path) -> _WalkedSource:
-        current: dict[str, ScannedFile] = {}
-        skipped: list[SkippedFile] = []
-        bytes_read = 0
         cache = self._read_caches.setdefault(str(root), ReadCache(has_content=self._blobs.exists))
         # What git tracks is indexed even where a .gitignore pattern matches it, as git does.
         tracked = tracked_paths(root, self._settings.history_timeout_seconds)
-        for item in walk_source(
-            root, max_file_bytes=self._settings.max_file_bytes, cache=cache, tracked=tracked
-        ):
+        walked = self._store_contents(
+            walk_source(
+                root, max_file_bytes=self._settings.max_file_bytes, cache=cache, tracked=tracked
+            )
+        )
+        cache.retain([*walked.current, *(item.relative_path for item in walked.skipped)])
+        return walked
+
+    def _walk_git(self, source: SourceRow) -> _WalkedSource:
+        walk = self._git_sources.walk(source)
+        walked = self._store_contents(walk.files)
+        walk.cache.retain([*walked.current, *(item.relative_path for item in walked.skipped)])
+        return _WalkedSource(walked.current, walked.skipped, walked.bytes_read, walk.commit_sha)
+
+    def _store_contents(self, items: Iterable[ScannedFile | SkippedFile]) -> _WalkedSource:
+        """Store each read file's content by hash; what was found, without the data."""
+        current: dict[str, ScannedFile] = {}
+        skipped: list[SkippedFile] = []
+        bytes_read = 0
+        for item in items:
             if isinstance(item, SkippedFile):
                 skipped.append(item)
                 continue
@@ -450,7 +579,6 @@ class Ingestion:
             current[item.relative_path] = ScannedFile(
                 item.relative_path, item.sha256, item.size_bytes, item.language, b""
             )
-        cache.retain([*current, *(item.relative_path for item in skipped)])
         return _WalkedSource(current, skipped, bytes_read)
 
     async def _publish_changes(self, job: JobRow) -> None:
@@ -639,6 +767,8 @@ class Ingestion:
     async def _history_roots(self, project_id: str) -> list[Path]:
         roots = []
         for source in await self._store.list_sources(project_id):
+            if source.kind == "git":
+                continue  # a shallow mirror has no history to give
             try:
                 roots.append(resolve_source_root(source.path, self._settings.allowed_bases))
             except (IngestionError, OSError):

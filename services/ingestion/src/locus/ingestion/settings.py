@@ -41,8 +41,21 @@ class IngestionSettings(ServiceSettings):
     history_max_commits: int = Field(default=100_000, ge=0, le=1_000_000)
     history_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
     history_cached_roots: int = Field(default=8, ge=1, le=1000)
+    # Git sources: git gets this long per command (a first fetch of a large repository is the
+    # longest); plain http:// URLs only when allowed (credentials would travel in clear);
+    # token files only under these directories and token variables only with this prefix, so
+    # no other file or secret of the service can be sent to a git server; polling intervals
+    # below this are refused.
+    git_timeout_seconds: float = Field(default=300.0, gt=0, le=3600)
+    git_allow_http: bool = False
+    credential_bases: Annotated[list[Path], NoDecode] = Field(default_factory=list)
+    credential_env_prefix: str = Field(default="LOCUS_GIT_TOKEN", min_length=1)
+    min_poll_seconds: float = Field(default=30.0, gt=0)
+    # ssh:// sources: the known_hosts file that vouches for the servers' host keys (ssh never
+    # asks; unset: the service user's own ~/.ssh/known_hosts).
+    ssh_known_hosts: Path | None = None
 
-    @field_validator("allowed_bases", mode="before")
+    @field_validator("allowed_bases", "credential_bases", mode="before")
     @classmethod
     def _split_paths(cls, value: object) -> object:
         if isinstance(value, str):
@@ -63,9 +76,19 @@ class IngestionSettings(ServiceSettings):
             raise ValueError("at least one allowed base directory is required")
         return [path.expanduser().resolve() for path in value]
 
+    @field_validator("credential_bases")
+    @classmethod
+    def _resolve_credential_bases(cls, value: list[Path]) -> list[Path]:
+        return [path.expanduser().resolve() for path in value]
+
     @property
     def blob_dir(self) -> Path:
         return self.data_dir / "blobs"
+
+    @property
+    def git_mirror_dir(self) -> Path:
+        """One bare mirror per git source."""
+        return self.data_dir / "git"
 
 
 def _split(value: str) -> list[str]:

@@ -149,6 +149,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         await self._project_call(context, "StartScan", Role.WRITER, request.project_id)
         return await self._peers.ingestion.call("StartScan", request)
 
+    async def NotifyPush(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._project_call(context, "NotifyPush", Role.WRITER, request.project_id)
+        return await self._peers.ingestion.call("NotifyPush", request)
+
     async def GetScan(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "GetScan")
         job = await self._peers.ingestion.call("GetScan", request)

@@ -47,8 +47,15 @@ async def domain_errors() -> AsyncIterator[None]:
         raise NotFound(str(e)) from e
     except (errors.ProjectAlreadyExists, errors.SourceAlreadyExists) as e:
         raise AlreadyExists(str(e)) from e
-    except (errors.ScanInProgress, errors.NoSources) as e:
+    except (
+        errors.ScanInProgress,
+        errors.NoSources,
+        errors.GitSourceUnavailable,
+        errors.CredentialUnavailable,
+    ) as e:
         raise FailedPrecondition(str(e)) from e
+    except errors.GitRefNotFound as e:
+        raise InvalidArgument(str(e)) from e
 
 
 def page_bounds(page_size: int, page_token: str) -> tuple[int, int]:
@@ -88,10 +95,16 @@ def source_message(row: SourceRow) -> ingestion_pb2.Source:
     message = ingestion_pb2.Source(
         source_id=row.source_id,
         project_id=row.project_id,
-        kind=ingestion_pb2.SOURCE_KIND_LOCAL_DIRECTORY,
+        kind=ingestion_pb2.SOURCE_KIND_GIT
+        if row.kind == "git"
+        else ingestion_pb2.SOURCE_KIND_LOCAL_DIRECTORY,
         path=row.path,
         git_url=row.git_url,
         git_ref=row.git_ref,
+        credential_file=row.credential_file,
+        credential_env=row.credential_env,
+        poll_seconds=row.poll_seconds,
+        last_commit_sha=row.last_commit_sha,
     )
     message.created_at.FromDatetime(row.created_at)
     return message
@@ -122,6 +135,12 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
             stats=scan_stats(job, progress),
             error=job.error,
             level=scan_level(job, progress),
+            commits=[
+                ingestion_pb2.SourceCommit(
+                    source_id=row.source_id, git_ref=row.git_ref, commit_sha=row.commit_sha
+                )
+                for row in await self._ingestion.job_commits(job.job_id)
+            ],
         )
         if job.state == "INDEXING":
             message.pending_stages.extend(self._stages + self._embedding_stages)
@@ -161,13 +180,37 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
         self, request: ingestion_pb2.AddSourceRequest, context: grpc.aio.ServicerContext
     ) -> ingestion_pb2.Source:
         if not request.path and not request.git_url:
-            raise InvalidArgument("give the source's local directory in 'path'")
+            raise InvalidArgument(
+                "give the source's local directory in 'path', or a repository in 'git_url'"
+            )
         row = await self._call(
             lambda: self._ingestion.add_source(
-                request.project_id, request.path, request.git_url, request.git_ref
+                request.project_id,
+                request.path,
+                request.git_url,
+                request.git_ref,
+                credential_file=request.credential_file,
+                credential_env=request.credential_env,
+                poll_seconds=request.poll_seconds,
             )
         )
         return source_message(row)
+
+    async def NotifyPush(
+        self, request: ingestion_pb2.NotifyPushRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.NotifyPushResponse:
+        if not request.project_id.strip():
+            raise InvalidArgument("give the project's id or name in 'project_id'")
+        outcome = await self._call(
+            lambda: self._ingestion.notify_push(
+                request.project_id, request.source_id, request.commit_sha
+            )
+        )
+        if outcome.job is None:
+            return ingestion_pb2.NotifyPushResponse(scan_started=False, reason=outcome.reason)
+        return ingestion_pb2.NotifyPushResponse(
+            scan_started=True, job=await self._job_message(outcome.job)
+        )
 
     async def ListSources(
         self, request: ingestion_pb2.ListSourcesRequest, context: grpc.aio.ServicerContext

@@ -4,7 +4,7 @@ their per-file, per-stage progress. One SQLAlchemy implementation for SQLite and
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import and_, case, delete, false, func, insert, select, update
@@ -18,6 +18,7 @@ from locus.ingestion.adapters.migrations import SCHEMA
 from locus.ingestion.adapters.tables import (
     EmbeddedJobRow,
     FileRow,
+    JobCommitRow,
     JobFileRow,
     JobFileStageRow,
     JobRow,
@@ -68,6 +69,8 @@ class ScanResult:
     skipped: list[dict[str, object]]
     stats: dict[str, int]
     batches: int
+    # git sources: source_id → (ref, the commit the walk read)
+    commits: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 class IngestionStore:
@@ -116,6 +119,27 @@ class IngestionStore:
         except IntegrityError:
             raise SourceAlreadyExists(f"{row.path or row.git_url} is already a source") from None
         return row
+
+    async def get_source(self, source_id: str) -> SourceRow | None:
+        async with self._db.sessions() as session:
+            return await session.get(SourceRow, source_id)
+
+    async def polled_sources(self) -> list[SourceRow]:
+        """Git sources with a polling interval."""
+        async with self._db.sessions() as session:
+            rows = await session.scalars(
+                select(SourceRow).where(SourceRow.poll_seconds > 0).order_by(SourceRow.created_at)
+            )
+            return list(rows)
+
+    async def job_commits(self, job_id: str) -> list[JobCommitRow]:
+        async with self._db.sessions() as session:
+            rows = await session.scalars(
+                select(JobCommitRow)
+                .where(JobCommitRow.job_id == job_id)
+                .order_by(JobCommitRow.source_id)
+            )
+            return list(rows)
 
     async def list_sources(self, project_id: str) -> list[SourceRow]:
         async with self._db.sessions() as session:
@@ -223,6 +247,16 @@ class IngestionStore:
         async with self._db.transaction() as session:
             await session.execute(delete(JobFileRow).where(JobFileRow.job_id == job_id))
             await session.execute(delete(SkippedFileRow).where(SkippedFileRow.job_id == job_id))
+            await session.execute(delete(JobCommitRow).where(JobCommitRow.job_id == job_id))
+            for source_id, (ref, sha) in sorted(result.commits.items()):
+                session.add(
+                    JobCommitRow(job_id=job_id, source_id=source_id, git_ref=ref, commit_sha=sha)
+                )
+                await session.execute(
+                    update(SourceRow)
+                    .where(SourceRow.source_id == source_id)
+                    .values(last_commit_sha=sha)
+                )
             for chunk in _chunks(result.job_files):
                 await session.execute(insert(table_of(JobFileRow)), chunk)
             for chunk in _chunks(result.skipped):

@@ -42,6 +42,12 @@ class SourceRow(Base):
     git_url: Mapped[str] = mapped_column(Text, default="")
     git_ref: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # Git sources: where the token is read from (names only, never the secret), how often the
+    # ref is polled (0 = never) and the commit the last completed walk read.
+    credential_file: Mapped[str] = mapped_column(Text, default="")
+    credential_env: Mapped[str] = mapped_column(String(200), default="")
+    poll_seconds: Mapped[int] = mapped_column(Integer, default=0)
+    last_commit_sha: Mapped[str] = mapped_column(String(64), default="")
 
 
 class FileRow(Base):
@@ -80,6 +86,16 @@ class JobRow(Base):
     files_unchanged: Mapped[int] = mapped_column(BigInteger, default=0)
     bytes_read: Mapped[int] = mapped_column(BigInteger, default=0)
     batches: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class JobCommitRow(Base):
+    """The commit a scan job read from one git source."""
+
+    __tablename__ = "scan_job_commits"
+    job_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    source_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    git_ref: Mapped[str] = mapped_column(String(200), default="")
+    commit_sha: Mapped[str] = mapped_column(String(64))
 
 
 class EmbeddedJobRow(Base):

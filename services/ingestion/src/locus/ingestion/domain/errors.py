@@ -61,3 +61,15 @@ class JobNotFound(IngestionError):
 
 class ContentNotFound(IngestionError):
     """No stored file content has that sha256."""
+
+
+class GitSourceUnavailable(IngestionError):
+    """A git source cannot be fetched: unreachable, not a repository, or credentials refused."""
+
+
+class GitRefNotFound(IngestionError):
+    """The git source's ref (branch, tag or commit) does not exist in its repository."""
+
+
+class CredentialUnavailable(IngestionError):
+    """A git source's named credential (file or environment variable) cannot be read."""

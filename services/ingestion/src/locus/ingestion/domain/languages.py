@@ -111,6 +111,7 @@ EXTENSION_LANGUAGES: dict[str, str] = {
     ".mdx": "markdown",
     ".rst": "restructuredtext",
     ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc",
     ".tex": "latex",
     ".yaml": "yaml",
     ".yml": "yaml",

@@ -306,21 +306,27 @@ def _read_file(
             relative_path, SkipReason.UNREADABLE, f"the file cannot be read: {_describe(error)}"
         )
 
-    decision = classify_size(len(data), max_file_bytes) or classify_content(data)
-    found: ScannedFile | SkippedFile
-    if decision is not None:
-        found = SkippedFile(relative_path, decision.reason, decision.detail)
-    else:
-        found = ScannedFile(
-            relative_path=relative_path,
-            sha256=hashlib.sha256(data).hexdigest(),
-            size_bytes=len(data),
-            language=detect_language(relative_path, data[:LANGUAGE_SNIFF_BYTES]),
-            data=data,
-        )
+    found = classify_read_file(relative_path, data, max_file_bytes)
     if cache is not None and len(data) == status.st_size:
         cache.remember(found, status, read_at_ns)
     return found
+
+
+def classify_read_file(
+    relative_path: str, data: bytes, max_file_bytes: int
+) -> ScannedFile | SkippedFile:
+    """A file's content, read (from disk or a git blob): hashed and its language detected, or
+    skipped for its size or its content (binary, undecodable, generated, minified)."""
+    decision = classify_size(len(data), max_file_bytes) or classify_content(data)
+    if decision is not None:
+        return SkippedFile(relative_path, decision.reason, decision.detail)
+    return ScannedFile(
+        relative_path=relative_path,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size_bytes=len(data),
+        language=detect_language(relative_path, data[:LANGUAGE_SNIFF_BYTES]),
+        data=data,
+    )
 
 
 def _describe(error: OSError) -> str:
