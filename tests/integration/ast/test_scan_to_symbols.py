@@ -183,16 +183,28 @@ async def check_files_parsed_carry_symbols_relations_and_chunks(
         "UploadError",
         error_symbols["uploads.errors.UploadError"].node_id,
     ) in inherits
-    # Not code: stored and chunked as line windows, flagged unsupported.
+    # A document: one section per heading, named by its heading path, chunks per section.
     [readme] = parsed["README.md"]
-    assert readme.unsupported_language
+    assert not readme.unsupported_language
     assert readme.file.language == "markdown"
-    assert list(readme.symbols) == []
-    assert list(readme.relations) == []
-    assert [(c.kind, c.location.start_line, c.location.end_line) for c in readme.chunks] == [
-        (common_pb2.CHUNK_KIND_FRAGMENT, 1, 7)
-    ]
-    assert "Set UPLOAD_ENDPOINT" in readme.chunks[0].text
+    assert [(s.qualified_name, s.kind, s.location.start_line, s.location.end_line)
+            for s in readme.symbols] == [
+        ("README.md", common_pb2.SYMBOL_KIND_SECTION, 1, 7),
+        ("README.md > Uploads", common_pb2.SYMBOL_KIND_SECTION, 1, 7),
+        ("README.md > Uploads > Configuration", common_pb2.SYMBOL_KIND_SECTION, 5, 7),
+    ]  # fmt: skip
+    assert [(r.kind, r.source_qualified_name, r.target_qualified_name)
+            for r in readme.relations] == [
+        (common_pb2.RELATION_KIND_CONTAINS, "README.md", "README.md > Uploads"),
+        (common_pb2.RELATION_KIND_CONTAINS, "README.md > Uploads",
+         "README.md > Uploads > Configuration"),
+    ]  # fmt: skip
+    assert [(c.kind, c.symbol_qualified_name, c.location.start_line, c.location.end_line)
+            for c in readme.chunks] == [
+        (common_pb2.CHUNK_KIND_SECTION, "README.md > Uploads", 1, 3),
+        (common_pb2.CHUNK_KIND_SECTION, "README.md > Uploads > Configuration", 5, 7),
+    ]  # fmt: skip
+    assert "Set UPLOAD_ENDPOINT" in readme.chunks[1].text
 
 
 async def check_cross_file_call_resolves_even_when_the_callee_came_later(
@@ -419,8 +431,8 @@ async def check_enrich_returns_symbol_ancestors_and_relations_of_each_chunk(
         (common_pb2.RELATION_KIND_CONTAINS, "uploads.client.UploadClient")
     ]
     assert readme.chunk.chunk_id == readme_chunk.chunk_id
-    assert not readme.HasField("symbol")
-    assert list(readme.ancestors) == []
+    assert readme.symbol.qualified_name == "README.md > Uploads"
+    assert [a.qualified_name for a in readme.ancestors] == ["README.md"]
     # What a ranking asks for: the same chunks and symbols, no ancestors, no relations.
     brief = await stack.ast_stub.Enrich(
         ast_pb2.EnrichRequest(

@@ -191,3 +191,15 @@ def test_names_in_the_title_of_a_report_are_marked() -> None:
     assert "sortby" in cues.identifiers
     # a one-line question has no title apart from itself
     assert extract_cues("why does `polyval` fail?").in_title == frozenset()
+
+
+def test_questions_about_the_documentation() -> None:
+    assert extract_cues("What does the documentation say about upgrading?").about_docs
+    assert extract_cues("is retrying documented anywhere").about_docs
+    assert extract_cues("how do the docs describe refunds").about_docs
+    assert extract_cues("what does the README say about setup").about_docs
+    assert extract_cues("where in the user guide are refunds explained").about_docs
+    # Code questions, even with doc-like words in them.
+    assert not extract_cues("where is the upgrade check implemented?").about_docs
+    assert not extract_cues("parse the docstring of a function").about_docs
+    assert not extract_cues("where is the manual retry triggered").about_docs

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from locus.gateway.domain.document_sections import document_candidates
 from locus.gateway.domain.question_cues import extract_cues
 from locus.gateway.domain.ranking import (
     ChunkMatch,
@@ -577,3 +578,36 @@ def test_a_namespace_is_scored_like_a_module() -> None:
     assert ranking.symbols[0].symbol == function
     by_symbol = {s.symbol.node_id: s for s in ranking.symbols}
     assert not any(e.signal == "stacktrace" for e in by_symbol[namespace.node_id].evidence)
+
+
+UPGRADING = symbol("docs/manual.md > Manual > Upgrading", "docs/manual.md", (7, 15), kind="section")
+CHECK_UPGRADE = symbol("src.shop.upgrade.check_upgrade", "src/shop/upgrade.py", (8, 11))
+
+
+def test_a_documentation_question_lifts_document_sections_over_code() -> None:
+    chunks = [hit(1, 0.033, CHECK_UPGRADE), hit(2, 0.030, UPGRADING)]
+
+    asked = rank("what does the documentation say about upgrading?", chunks)
+    assert asked.symbols[0].symbol == UPGRADING
+    assert asked.files[0].relative_path == "docs/manual.md"
+    assert not any(e.signal == "path_role" for e in asked.symbols[0].evidence)
+
+    code = rank("where is the upgrade check implemented?", chunks)
+    assert code.symbols[0].symbol == CHECK_UPGRADE
+    assert code.files[0].relative_path == "src/shop/upgrade.py"
+    assert code.symbols[1].evidence[-1].detail == "docs path, ranked lower (x0.4)"
+
+
+def test_sections_are_candidates_only_for_documentation_questions() -> None:
+    chunks = [hit(1, 0.033, UPGRADING), hit(2, 0.030, CHECK_UPGRADE)]
+    named = [UPGRADING, CHECK_UPGRADE]
+
+    asked = document_candidates(extract_cues("what do the docs say about upgrading"), chunks, named)
+    assert asked == (chunks, named)
+
+    code_chunks, code_named = document_candidates(
+        extract_cues("where is the upgrade check implemented?"), chunks, named
+    )
+    assert [c.symbol for c in code_chunks] == [None, CHECK_UPGRADE]
+    assert [c.relative_path for c in code_chunks] == ["docs/manual.md", "src/shop/upgrade.py"]
+    assert code_named == [CHECK_UPGRADE]

@@ -5,10 +5,11 @@ For each file of the batch, in order:
   snapshot_seq) and publish a ``files.parsed`` with change type DELETED and no items;
 - otherwise: fetch its text from ingestion by sha256, extract symbols, relations, dependencies
   and chunks in a worker process, module names taken from the source root the event gives
-  (files the extractor has no language for become line windows,
-  ``unsupported_language``), replace the file's rows in one transaction and publish
-  ``files.parsed`` in parts (message id ``files.parsed:<job>:<file>:<sha256>:<part>``) with
-  relation targets and dependencies resolved against the project as stored at that moment.
+  (documents become sections, ``domain.documents``; files the extractor has no language for
+  become line windows, ``unsupported_language``), replace the file's rows in one transaction
+  and publish ``files.parsed`` in parts (message id
+  ``files.parsed:<job>:<file>:<sha256>:<part>``) with relation targets and dependencies
+  resolved against the project as stored at that moment.
 An event older than what the store holds for a file (snapshot_seq) changes nothing: SKIPPED.
 Up to ``parse_workers`` files are fetched and parsed ahead while earlier ones are stored.
 Then ONE ``index.updated`` (stage "ast", ``index.updated:ast:<job>:<batch>``) reports every file.
@@ -28,6 +29,7 @@ from locus.ast.adapters.messages import files_parsed_parts, source_root
 from locus.ast.adapters.parser_pool import ParserPool
 from locus.ast.adapters.store import AstStore, FileVersion, FileWrite
 from locus.ast.domain import FileAnalysis, UndecodableSource, supported_languages
+from locus.ast.domain.documents import document_format
 from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.plain_text import plain_text_analysis
 from locus.ast.ports import FetchedContents, FileContentSource
@@ -197,7 +199,9 @@ class AstIndexer:
             "ast.parse_file",
             attributes={"locus.file_id": version.file_id, "locus.language": version.language},
         ):
-            if version.language in self._languages:
+            if version.language in self._languages or document_format(
+                version.relative_path, version.language
+            ):
                 return await self._parse(version, text, source_root(changed))
             analysis = await asyncio.to_thread(
                 plain_text_analysis,

@@ -31,6 +31,7 @@ from locus.gateway.adapters.proto_mapping import (
     symbol_ref,
 )
 from locus.gateway.domain.candidates import candidates_to_json
+from locus.gateway.domain.document_sections import document_candidates
 from locus.gateway.domain.errors import ProjectNotScanned, RerankerUnavailable
 from locus.gateway.domain.features import vector_scored_symbols
 from locus.gateway.domain.ports import Reranker
@@ -167,10 +168,13 @@ class Locator:
         for symbol in named:
             known_symbols.setdefault(symbol.node_id, symbol)
 
+        candidate_chunks, named_refs = document_candidates(
+            cues, matches, [symbol_ref(symbol) for symbol in named]
+        )
         ranking_input = RankingInput(
             cues=cues,
-            chunks=matches,
-            named_symbols=[symbol_ref(symbol) for symbol in named],
+            chunks=candidate_chunks,
+            named_symbols=named_refs,
             file_hits=file_hits,
             include_tests=query.include_tests,
             max_files=max_files,

@@ -28,6 +28,7 @@ SYMBOL_KINDS = {
     "trait": common_pb2.SYMBOL_KIND_TRAIT,
     "namespace": common_pb2.SYMBOL_KIND_NAMESPACE,
     "constructor": common_pb2.SYMBOL_KIND_CONSTRUCTOR,
+    "section": common_pb2.SYMBOL_KIND_SECTION,
 }
 SYMBOL_KIND_NAMES = {number: name for name, number in SYMBOL_KINDS.items()}
 RELATION_KINDS = {
@@ -43,6 +44,7 @@ CHUNK_KINDS = {
     "class_header": common_pb2.CHUNK_KIND_CLASS_HEADER,
     "module": common_pb2.CHUNK_KIND_MODULE,
     "fragment": common_pb2.CHUNK_KIND_FRAGMENT,
+    "section": common_pb2.CHUNK_KIND_SECTION,
 }
 _ITEM_FIELDS = ("symbols", "relations", "dependencies", "chunks")
 

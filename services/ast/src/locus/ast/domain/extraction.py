@@ -15,6 +15,8 @@ from locus.ast.domain.definitions import (
     attach_docstrings,
     collect_definitions,
 )
+from locus.ast.domain.documents import document_format, extract_document
+from locus.ast.domain.errors import UndecodableSource
 from locus.ast.domain.indentation_limit import shallow_lines
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 from locus.ast.domain.languages import QueryMatches, compiled_language
@@ -65,8 +67,15 @@ def extract(
     `root` is the source root the file belongs to (module names are taken from it). A file
     with syntax errors still yields whatever tree-sitter recovered; `parse_errors` says how
     much it had to recover from. Python nested deeper than the parser can follow keeps its
-    outer levels; `omitted` says which lines were left out.
+    outer levels; `omitted` says which lines were left out. Documents (Markdown,
+    reStructuredText, AsciiDoc, HTML) are read into sections instead (`domain.documents`).
     """
+    if (document := document_format(relative_path, language)) is not None:
+        try:
+            document_text = source.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError as error:
+            raise UndecodableSource(relative_path, str(error)) from error
+        return extract_document(relative_path, document_text, document, chunk_settings)
     compiled = compiled_language(language)
     dialect = compiled.spec.dialect(relative_path, source)
     if dialect is not None:

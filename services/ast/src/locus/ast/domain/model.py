@@ -18,6 +18,7 @@ SymbolKind = Literal[
     "function",
     "method",
     "constructor",
+    "section",  # a document's heading and what it holds (domain/documents)
 ]
 CONTAINER_KINDS: frozenset[str] = frozenset(
     {"class", "interface", "struct", "enum", "trait", "namespace", "impl"}
@@ -27,8 +28,9 @@ names an existing type and never becomes a symbol of its own."""
 CALLABLE_KINDS: frozenset[str] = frozenset({"function", "method", "constructor"})
 RelationKind = Literal["contains", "calls", "imports", "inherits"]
 # "fragment" is reserved for code that belongs to no symbol; the Python spec never produces it
-# because top-level code always belongs to the module symbol ("module" chunks).
-ChunkKind = Literal["function", "method", "class_header", "module", "fragment"]
+# because top-level code always belongs to the module symbol ("module" chunks). "section" is
+# (a part of) a document section's own text.
+ChunkKind = Literal["function", "method", "class_header", "module", "fragment", "section"]
 
 
 class _PickledByFields:

@@ -57,6 +57,18 @@ _ASKS_FOR_TESTS = re.compile(
     re.I,
 )
 
+# A question that asks what the project's documentation says: it names the documentation
+# (docs, README, a manual or guide read or quoted) rather than code. "doc" alone is left out
+# (docstrings and doc comments are code), and so is "manual" as an adjective ("manual retry").
+_ASKS_FOR_DOCS = re.compile(
+    r"\b(?:documentation|documented|docs|readme|handbook|tutorial|faq)\b"
+    r"|\b(?:in|per|from|to|of)\s+(?:the|our|this)\s+(?:\w+\s+)?(?:manual|guide)\b"
+    r"|\b(?:the|our|this)\s+(?:\w+\s+)?(?:manual|guide)\s+(?:says?|said|describes?|explains?"
+    r"|mentions?|covers?|recommends?)\b"
+    r"|\b(?:user|developer|admin|installation|upgrade)\s+(?:manual|guide)\b",
+    re.I,
+)
+
 _NOT_DOTTED = frozenset({"e.g", "i.e", "etc", "vs", "a.k.a", "cf", "approx"})
 
 _FENCED = re.compile(r"```(?P<body>.*?)(?:```|\Z)", re.S)
@@ -81,6 +93,7 @@ class QuestionCues:
     paths: tuple[str, ...] = ()
     frames: tuple[StackFrame, ...] = ()
     about_tests: bool = False
+    about_docs: bool = False  # it asks what the documentation says (_ASKS_FOR_DOCS)
     # Module paths the question names (`from pkg.sub.mod import X`, `pkg.sub.mod.X`), as
     # slash-separated paths without extension: pkg/sub/mod. Matched against file paths.
     module_paths: tuple[str, ...] = ()
@@ -160,6 +173,7 @@ def extract_cues(question: str) -> QuestionCues:
         paths=unique_paths,
         frames=tuple(_unique(frames)[:MAX_CUES_PER_KIND]),
         about_tests=about_tests,
+        about_docs=bool(_ASKS_FOR_DOCS.search(question)),
         module_paths=tuple(_unique(modules)[:MAX_CUES_PER_KIND]),
         words=frozenset(w for token in _WORD.findall(question) for w in split_identifier(token)),
         in_title=_named_in_title(question, identifiers, dotted),

@@ -241,6 +241,9 @@ class RankingWeights:
     boost_cap: float = 3.0
     module_factor: float = 0.85  # a module is a coarser answer than its functions
     role_factors: Mapping[PathRole, float] = field(default_factory=lambda: _DEFAULT_ROLE_FACTORS)
+    # A question that asks what the documentation says (QuestionCues.about_docs): each docs
+    # candidate gets this instead of the docs factor (not tuned: no split asks such questions).
+    docs_asked_for: float = 0.5
     max_evidence: int = 8
     symbols_per_file: int = 5
 
@@ -363,10 +366,22 @@ class _Scored:
     cue_evidence: tuple[Evidence, ...]
 
 
+def lifted_roles(request: RankingInput) -> frozenset[PathRole]:
+    """The path roles a request is about, which the ranking does not de-rank: tests when the
+    question asks about them (or the caller includes them), documentation when it asks what
+    the documentation says."""
+    roles = set()
+    if request.include_tests or request.cues.about_tests:
+        roles.add(PathRole.TEST)
+    if request.cues.about_docs:
+        roles.add(PathRole.DOCS)
+    return frozenset(roles)
+
+
 class RankingV1:
     """Aggregate chunk hits to symbols and files (max + multi-hit bonus), add boosts for names,
     paths and stack-trace frames the question mentions, de-rank tests/docs/examples/vendored
-    and generated code unless the question asks for it or names the file."""
+    and generated code unless the question asks for it (tests, docs) or names the file."""
 
     name = "v1"
 
@@ -400,7 +415,7 @@ class RankingV1:
                 _FileCandidate(match.file_id, match.relative_path, match.language),
             )
 
-        lift_tests = request.include_tests or request.cues.about_tests
+        lifted = lifted_roles(request)
         counts = _Counts.of(request)
         file_paths = {f.file_id: f.relative_path for f in files.values()}
         file_cues = {
@@ -427,7 +442,7 @@ class RankingV1:
                     candidate,
                     parts_of(candidate),
                     file_cues.get(candidate.ref.file_id, (0.0, ()))[0],
-                    lift_tests,
+                    lifted,
                 ).score
                 for node_id, candidate in symbols.items()
             }
@@ -451,7 +466,7 @@ class RankingV1:
                 candidate,
                 parts_of(candidate),
                 path_boost,
-                lift_tests,
+                lifted,
                 graph_boosts.get(candidate.ref.node_id),
             )
             ranked_symbols.append(
@@ -478,7 +493,7 @@ class RankingV1:
                     file_cues[file.file_id],
                     best_symbol.get(file.file_id),
                     symbols_of_file.get(file.file_id, []),
-                    lift_tests,
+                    lifted,
                 )
             )
         ranked_files.sort(key=lambda f: (-f.score, f.relative_path, f.file_id))
@@ -560,7 +575,7 @@ class RankingV1:
         candidate: _SymbolCandidate,
         parts: _SymbolParts,
         file_path_boost: float,
-        lift_tests: bool,
+        lifted: frozenset[PathRole],
         graph_boost: tuple[float, Evidence] | None = None,
     ) -> _Scored:
         w = self.weights
@@ -576,7 +591,7 @@ class RankingV1:
         raw = retrieval + min(boost, w.boost_cap)
         if ref.kind in MODULE_KINDS:
             raw *= w.module_factor
-        score, role_evidence = self._role(ref.relative_path, raw, lift_tests, bool(file_path_boost))
+        score, role_evidence = self._role(ref.relative_path, raw, lifted, bool(file_path_boost))
         evidence = self._top_evidence(cue_evidence, retrieval_evidence, role_evidence)
         return _Scored(raw=raw, score=score, evidence=evidence, cue_evidence=cue_evidence)
 
@@ -586,7 +601,7 @@ class RankingV1:
         cues: tuple[float, tuple[Evidence, ...]],
         best_symbol: _Scored | None,
         symbols: list[RankedSymbol],
-        lift_tests: bool,
+        lifted: frozenset[PathRole],
     ) -> RankedFile:
         w = self.weights
         retrieval, retrieval_evidence = self._retrieval(file.hits)
@@ -599,7 +614,7 @@ class RankingV1:
             raw = best_symbol.raw + w.file_keeps_multi_hit * others
             inherited = tuple(e for e in best_symbol.cue_evidence if e.signal != "path")
         raw += path_boost
-        score, role_evidence = self._role(file.relative_path, raw, lift_tests, bool(path_boost))
+        score, role_evidence = self._role(file.relative_path, raw, lifted, bool(path_boost))
         return RankedFile(
             file_id=file.file_id,
             relative_path=file.relative_path,
@@ -779,13 +794,21 @@ class RankingV1:
         return sum(e.weight for e in found), tuple(found)
 
     def _role(
-        self, relative_path: str, raw: float, lift_tests: bool, named_by_question: bool
+        self, relative_path: str, raw: float, lifted: frozenset[PathRole], named_by_question: bool
     ) -> tuple[float, tuple[Evidence, ...]]:
         role = classify_path(relative_path)
         factor = self.weights.role_factors.get(role, 1.0)
         if role == PathRole.SOURCE or factor == 1.0 or named_by_question:
             return raw, ()
-        if role == PathRole.TEST and lift_tests:
+        if role == PathRole.DOCS and role in lifted and self.weights.docs_asked_for:
+            return raw + self.weights.docs_asked_for, (
+                Evidence(
+                    "docs",
+                    "the question asks what the documentation says",
+                    self.weights.docs_asked_for,
+                ),
+            )
+        if role in lifted:
             return raw, ()
         score = raw * factor
         return score, (

@@ -10,10 +10,12 @@ CALLABLE_KINDS = frozenset({"function", "method", "constructor"})
 MEMBER_KINDS = frozenset({"method", "constructor"})  # callables that belong to a type
 CONTAINER_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
 MODULE_KINDS = frozenset({"module", "namespace"})  # a namespace is scored like a module
+DOCUMENT_KINDS = frozenset({"section"})  # a document's heading (domain/document_sections)
 
 # The learned ranker's kind columns (kind_function, kind_method, kind_class, kind_module)
 # predate the other kinds and a trained model's feature list is fixed: each new kind takes the
-# column of its kin (a constructor is a method, containers are classes, a namespace a module).
+# column of its kin (a constructor is a method, containers are classes, a namespace a module);
+# a document section has no kin among them and sets none.
 _FEATURE_KINDS = {
     "constructor": "method",
     "interface": "class",

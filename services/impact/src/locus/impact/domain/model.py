@@ -20,6 +20,7 @@ SymbolKind = Literal[
     "trait",
     "namespace",
     "constructor",
+    "section",
     "unspecified",
 ]
 RelationKind = Literal["contains", "calls", "imports", "inherits", "references"]
