@@ -379,6 +379,7 @@ async def test_oidc_tokens_are_checked_against_the_issuers_keys(
             "oidc_audience": issuer.audience,
             "oidc_jwks_url": issuer.url,
             "oidc_role_mapping": {"locus-readers": ["reader:*"]},
+            "oidc_jwks_refetch_cooldown_seconds": 0,
         }
     )
     project = await gateway.create_project()
@@ -388,6 +389,13 @@ async def test_oidc_tokens_are_checked_against_the_issuers_keys(
     assert [(g.project, g.role) for g in whoami.grants] == [("*", READER)]
     got = await alice.GetProject(ingestion_pb2.GetProjectRequest(project_id=project.name))
     assert got.project_id == project.project_id
+
+    # The issuer rotates its signing key: a token with the new key id verifies at once (the
+    # gateway fetches the keys again for a key id it does not know), without a restart.
+    issuer.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    issuer.kid = uuid.uuid4().hex[:8]
+    rotated = gateway.stub_as(issuer.token(sub="carol"))
+    assert (await rotated.WhoAmI(gateway_pb2.WhoAmIRequest())).principal == "oidc:carol"
 
     # Authenticated, but no group maps to a grant: nothing may be read.
     stranger = gateway.stub_as(issuer.token(sub="bob", groups=["elsewhere"]))

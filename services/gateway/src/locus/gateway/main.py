@@ -65,6 +65,7 @@ def token_verifier(settings: GatewaySettings) -> TokenVerifier | None:
         groups_claim=settings.oidc_groups_claim,
         role_mapping=settings.oidc_role_mapping,
         jwks_cache_seconds=settings.oidc_jwks_cache_seconds,
+        jwks_refetch_cooldown_seconds=settings.oidc_jwks_refetch_cooldown_seconds,
         leeway_seconds=settings.oidc_leeway_seconds,
     )
 

@@ -109,6 +109,9 @@ class GatewaySettings(ServiceSettings):
     oidc_groups_claim: str = "groups"
     oidc_role_mapping: dict[str, list[str]] = Field(default_factory=dict)
     oidc_jwks_cache_seconds: int = Field(default=300, ge=0, le=86_400)
+    # A token naming a key id the cached keys lack fetches them again (the issuer rotated its
+    # keys), at most once per this many seconds.
+    oidc_jwks_refetch_cooldown_seconds: float = Field(default=30.0, ge=0, le=3600)
     oidc_leeway_seconds: int = Field(default=30, ge=0, le=600)
 
     # Ask: the context bundle sent to the answer service.

@@ -36,6 +36,7 @@ class OidcTokenVerifier:
         groups_claim: str = "groups",
         role_mapping: Mapping[str, Sequence[str]] | None = None,
         jwks_cache_seconds: int = 300,
+        jwks_refetch_cooldown_seconds: float = 30.0,
         leeway_seconds: int = 30,
         timeout_seconds: float = 5.0,
     ) -> None:
@@ -55,6 +56,9 @@ class OidcTokenVerifier:
             for group, grants in (role_mapping or {}).items()
         }
         self._cache_seconds = jwks_cache_seconds
+        # An unknown key id fetches the keys again at most once per cooldown, so tokens with
+        # made-up key ids cannot make the gateway hammer the issuer.
+        self._refetch_cooldown = jwks_refetch_cooldown_seconds
         self._leeway = leeway_seconds
         self._timeout = timeout_seconds
         self._client: jwt.PyJWKClient | None = None
@@ -113,7 +117,11 @@ class OidcTokenVerifier:
             if self._client is None:
                 url = self._jwks_url or await asyncio.to_thread(self._discover)
                 self._client = jwt.PyJWKClient(
-                    url, cache_keys=True, lifespan=self._cache_seconds, timeout=int(self._timeout)
+                    url,
+                    cache_keys=True,
+                    lifespan=self._cache_seconds,
+                    timeout=int(self._timeout),
+                    cooldown_duration=self._refetch_cooldown,
                 )
             return self._client
 
