@@ -14,6 +14,7 @@ from locus.gateway.domain.requests import (
     Artifact,
     ArtifactKind,
     Feedback,
+    FeedbackQuery,
     NewRequest,
     RequestKind,
     RequestOutcome,
@@ -271,3 +272,51 @@ async def test_concurrent_requests_are_all_recorded(store: MetadataStore) -> Non
     page = await store.list_requests(RequestQuery(page_size=50))
     assert len(page.requests) == 20
     assert {r.status for r in page.requests} == {RequestStatus.COMPLETED}
+
+
+async def test_feedback_is_listed_newest_first_by_request_project_and_principal(
+    store: MetadataStore,
+) -> None:
+    for request_id, project, principal in (
+        ("req-a", "shop", "key:alice"),
+        ("req-b", "shop", "key:bob"),
+        ("req-c", "billing", "key:alice"),
+    ):
+        await store.create_request(
+            NewRequest(
+                request_id=request_id,
+                kind=RequestKind.ASK,
+                project_ref=project,
+                question="q",
+                created_at=T0,
+                principal=principal,
+            )
+        )
+    await store.finish_request("req-a", outcome(project_id="p_shop", project_name="shop"))
+    for index, request_id in enumerate(("req-a", "req-b", "req-c", "req-a")):
+        await store.record_feedback(
+            Feedback(f"fb-{index}", request_id, 3, "", T0 + timedelta(minutes=index))
+        )
+
+    everything = await store.list_feedback(FeedbackQuery())
+    assert [f.feedback_id for f in everything.feedback] == ["fb-3", "fb-2", "fb-1", "fb-0"]
+    assert everything.feedback[0].project_id == "p_shop"
+    assert everything.feedback[1].project_id == "billing"  # what the caller called it
+    alice = await store.list_feedback(FeedbackQuery(principal="key:alice"))
+    assert [f.feedback_id for f in alice.feedback] == ["fb-3", "fb-2", "fb-0"]
+    shop = await store.list_feedback(FeedbackQuery(project="shop", principal="key:alice"))
+    assert [f.feedback_id for f in shop.feedback] == ["fb-3", "fb-0"]
+    one = await store.list_feedback(FeedbackQuery(request_id="req-b"))
+    assert [f.feedback_id for f in one.feedback] == ["fb-1"]
+
+    first = await store.list_feedback(FeedbackQuery(page_size=3))
+    rest = await store.list_feedback(FeedbackQuery(page_size=3, page_token=first.next_page_token))
+    assert [f.feedback_id for f in first.feedback + rest.feedback] == [
+        "fb-3",
+        "fb-2",
+        "fb-1",
+        "fb-0",
+    ]
+    assert rest.next_page_token == ""
+    with pytest.raises(InvalidPageToken):
+        await store.list_feedback(FeedbackQuery(page_token="not-a-token"))

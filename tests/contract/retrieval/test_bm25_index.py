@@ -181,6 +181,24 @@ async def test_removing_a_file_removes_all_its_chunks(
     assert "upload-client" not in ids(await index.search("UploadClient", ChunkFilter("p1"), 10))
 
 
+async def test_deleting_a_project_removes_its_chunks_and_whole_files_only(
+    open_index: OpenIndex, corpus: list[IndexedChunk]
+) -> None:
+    index = await open_index()
+    await index.write([], corpus, whole_files(corpus))
+    query = "UploadClient http client retry"
+    await index.delete_project("p1")
+    assert await index.count("p1") == 0
+    assert await index.search(query, ChunkFilter("p1"), 10) == []
+    assert await index.search_whole_files(query, ChunkFilter("p1"), 10) == []
+    assert await index.file_chunks("f-src/uploads/client.py") == []
+    assert ids(await index.search(query, ChunkFilter("p2"), 10)) == ["other-project"]
+    assert len(await index.search_whole_files(query, ChunkFilter("p2"), 10)) == 1
+    await index.delete_project("p1")  # a redelivered deletion finds nothing and succeeds
+    await index.delete_project("never-indexed")
+    assert await index.count("p2") == 1
+
+
 async def test_rewriting_is_idempotent_and_replaces(
     open_index: OpenIndex, corpus: list[IndexedChunk], make_chunk: Any
 ) -> None:

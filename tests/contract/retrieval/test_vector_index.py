@@ -137,6 +137,20 @@ async def test_removing_a_file_removes_all_its_chunks(
     assert not {"a1", "a2"} & set(ids(await index.search(near(0), ChunkFilter("p1"), 10)))
 
 
+async def test_deleting_a_project_removes_its_points_only(
+    open_index: OpenIndex, corpus: list[EmbeddedChunk]
+) -> None:
+    index = await open_index()
+    await index.write([], corpus)
+    await index.delete_project("p1")
+    assert await index.count("p1") == 0
+    assert await index.search(near(0), ChunkFilter("p1"), 10) == []
+    assert ids(await index.search(near(0), ChunkFilter("p2"), 10)) == ["x1"]
+    await index.delete_project("p1")  # a redelivered deletion finds nothing and succeeds
+    await index.delete_project("never-indexed")
+    assert await index.count("p2") == 1
+
+
 async def test_rewriting_is_idempotent_and_replaces(
     open_index: OpenIndex, corpus: list[EmbeddedChunk], make_chunk: Any
 ) -> None:

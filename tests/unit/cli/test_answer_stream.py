@@ -78,3 +78,32 @@ def test_a_cancelled_answer_exits_like_ctrl_c() -> None:
         gateway_pb2.AskEvent(final=answer_pb2.Final(status=answer_pb2.FINAL_STATUS_CANCELLED))
     )
     assert printer.outcome.exit_code == ExitCode.INTERRUPTED
+
+
+async def test_a_snippet_is_printed_as_its_location_and_a_numbered_fenced_block() -> None:
+    console, buffer = recording_console()
+    location = common_pb2.CodeLocation(
+        relative_path="bus.py", start_line=9, end_line=10, language="python"
+    )
+    snippet = gateway_pb2.Snippet(
+        citation_id="C1",
+        location=location,
+        symbol_qualified_name="bus.EventBus.publish",
+        lines=[
+            gateway_pb2.NumberedLine(number=9, text="    def publish(self, subject):"),
+            gateway_pb2.NumberedLine(number=10, text="        return [subject]"),
+        ],
+    )
+    bare = gateway_pb2.Snippet(citation_id="C2", location=location)
+    await print_answer(
+        stream([gateway_pb2.AskEvent(snippet=snippet), gateway_pb2.AskEvent(snippet=bare)]),
+        console,
+    )
+    assert buffer.getvalue() == (
+        "**bus.py:9-10** (C1, bus.EventBus.publish)\n"
+        "```python\n"
+        " 9      def publish(self, subject):\n"
+        "10          return [subject]\n"
+        "```\n"
+        "**bus.py:9-10** (C2) (lines not available)\n"
+    )

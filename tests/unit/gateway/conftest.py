@@ -19,6 +19,7 @@ from locus.gateway.asking import Asker
 from locus.gateway.domain.ranking import Ranking, RankingV1
 from locus.gateway.domain.requests import Feedback, NewRequest
 from locus.gateway.locating import Locator
+from locus.gateway.reading import FileReader
 from locus.gateway.request_log import RequestHistory, RequestJournal
 from locus.gateway.settings import GatewaySettings
 from locus.rpc import NotFound, ServiceError
@@ -92,6 +93,8 @@ class FakeProjects:
     histories: dict[str, tuple[int, int, float]] = field(default_factory=dict)
     history_requests: list[Any] = field(default_factory=list)
     history_error: Exception | None = None
+    # ListFiles / GetFileContent: relative path → the file's text (its sha256 is its path)
+    files: dict[str, str] = field(default_factory=dict)
 
     def add(self, name: str, *, scanned: bool = True) -> Any:
         project = ingestion_pb2.Project(
@@ -107,6 +110,28 @@ class FakeProjects:
                 f"no project {project_ref!r}; create it first (locus project create NAME)"
             )
         return self.projects[project_ref]
+
+    async def list_files(self, request: Any) -> Any:
+        return ingestion_pb2.ListFilesResponse(
+            files=[
+                ingestion_pb2.FileRecord(
+                    file_id=f"f_{path}", relative_path=path, sha256=path, language="python"
+                )
+                for path in sorted(self.files)
+                if path.startswith(request.path_prefix)
+            ]
+        )
+
+    async def get_file_content(self, request: Any) -> Any:
+        lines = self.files[request.sha256].splitlines(keepends=True)
+        last = min(request.end_line or len(lines), len(lines))
+        return ingestion_pb2.GetFileContentResponse(
+            sha256=request.sha256,
+            text="".join(lines[request.start_line - 1 : last]),
+            start_line=request.start_line,
+            end_line=last,
+            total_lines=len(lines),
+        )
 
     async def score_file_history(self, request: Any) -> Any:
         self.history_requests.append(request)
@@ -365,7 +390,7 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
             journal,
             RequestHistory(store, audit),
             locator,
-            Asker(settings, locator, answers, journal),
+            Asker(settings, locator, answers, journal, FileReader(projects, projects)),
         )
     finally:
         await store.close()

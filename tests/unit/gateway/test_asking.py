@@ -60,7 +60,7 @@ async def test_located_then_the_answer_then_one_final(service: Any) -> None:
     _, stream = await start(service)
     events = [event async for event in stream]
 
-    assert kinds(events) == ["located", "text", "text", "citation", "usage", "final"]
+    assert kinds(events) == ["located", "text", "text", "citation", "snippet", "usage", "final"]
     assert {e.request_id for e in events} == {"ask-1"}
     assert [s.symbol.name for s in events[0].located.symbols][:2] == ["place_order", "charge_card"]
     assert events[-1].final.status == pb.FINAL_STATUS_FINISHED
@@ -95,6 +95,51 @@ async def test_located_then_the_answer_then_one_final(service: Any) -> None:
         (ArtifactKind.CONTEXT, "c-test"),
     ]
     assert ("answer.completed", ("ask-1", "p_shop", "completed", 1)) in service.audit.events
+
+
+async def test_each_citation_is_followed_by_the_file_lines_it_cites(service: Any) -> None:
+    orders = "".join(f"line {number} of orders.py\n" for number in range(1, 31))
+    service.projects.files = {"src/shop/orders.py": orders}
+    cited = pb.Citation(
+        citation_id="C1",
+        chunk_id="c-place",
+        location=common_pb2.CodeLocation(
+            relative_path="src/shop/orders.py", start_line=14, end_line=21
+        ),
+    )
+    service.answers.script = [
+        pb.GenerateEvent(citation=cited),
+        pb.GenerateEvent(final=pb.Final(status=pb.FINAL_STATUS_FINISHED)),
+    ]
+    _, stream = await start(service)
+    events = [event async for event in stream]
+
+    snippet = next(e.snippet for e in events if e.WhichOneof("event") == "snippet")
+    assert snippet.citation_id == "C1"
+    assert snippet.symbol_qualified_name == "shop.orders.OrderService.place_order"
+    assert (snippet.location.relative_path, snippet.location.language) == (
+        "src/shop/orders.py",
+        "python",
+    )
+    assert (snippet.location.start_line, snippet.location.end_line) == (14, 21)
+    assert [(line.number, line.text) for line in snippet.lines] == [
+        (number, f"line {number} of orders.py") for number in range(14, 22)
+    ]
+
+
+async def test_a_snippet_of_an_unreadable_file_has_no_invented_lines(service: Any) -> None:
+    service.answers.script = [
+        pb.GenerateEvent(citation=citation("C1", "c-place")),  # the file is not stored
+        pb.GenerateEvent(final=pb.Final(status=pb.FINAL_STATUS_FINISHED)),
+    ]
+    _, stream = await start(service)
+    events = [event async for event in stream]
+
+    snippet = next(e.snippet for e in events if e.WhichOneof("event") == "snippet")
+    assert snippet.location.relative_path == "src/shop/orders.py"
+    assert list(snippet.lines) == []  # the one-line chunk is not lines 14-21 of the file
+    stored, _ = await service.history.get("ask-1")
+    assert "snippet of C1 from the chunk" in stored.notes
 
 
 async def test_the_context_bundle_is_bounded(service: Any) -> None:

@@ -1,5 +1,6 @@
 """``locus ask``: print an AskEvent stream as it arrives — the located code first, then the
-answer text, then citations as ``path:line``, then the final status."""
+answer text, then citations as ``path:line``, each with its snippet (``**path:start-end**`` and
+a fenced, line-numbered block of the cited lines), then the final status."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from rich.markup import escape
 
 from locus.cli.exit_codes import ExitCode
 from locus.cli.json_output import line_span
-from locus.cli.terminal_output import print_located
+from locus.cli.terminal_output import print_code_block, print_located
 from locus.v1 import answer_pb2, gateway_pb2
 
 LOCATED_FILES_SHOWN = 5
@@ -82,6 +83,26 @@ class AnswerPrinter:
                     else ""
                 )
             )
+        elif kind == "snippet":
+            self._end_text()
+            snippet = event.snippet
+            location = snippet.location
+            heading = f"({snippet.citation_id}" + (
+                f", {snippet.symbol_qualified_name})" if snippet.symbol_qualified_name else ")"
+            )
+            if snippet.lines:
+                print_code_block(
+                    self._console,
+                    location.relative_path,
+                    snippet.lines,
+                    location.language,
+                    heading=heading,
+                )
+            else:
+                span = line_span(location.relative_path, location.start_line, location.end_line)
+                self._console.print(
+                    f"**{span}** {heading} (lines not available)", markup=False, highlight=False
+                )
         elif kind == "usage":
             self._end_text()
             usage = event.usage

@@ -146,6 +146,12 @@ class LocusClient:
                 break
         return projects
 
+    async def delete_project(self, project: str) -> ingestion_pb2.DeleteProjectResponse:
+        reply: ingestion_pb2.DeleteProjectResponse = await self._stub_for(
+            "DeleteProject", "ingestion"
+        ).DeleteProject(ingestion_pb2.DeleteProjectRequest(project_id=project))
+        return reply
+
     async def add_source(self, request: ingestion_pb2.AddSourceRequest) -> ingestion_pb2.Source:
         reply: ingestion_pb2.Source = await self._stub_for("AddSource", "ingestion").AddSource(
             request
@@ -187,6 +193,18 @@ class LocusClient:
         reply: ast_pb2.FindSymbolsResponse = await stub.FindSymbols(request)
         return reply
 
+    async def read_file(self, request: gateway_pb2.ReadFileRequest) -> gateway_pb2.ReadFileResponse:
+        reply: gateway_pb2.ReadFileResponse = await self._stub_for("ReadFile").ReadFile(request)
+        return reply
+
+    async def get_file_outline(
+        self, request: ast_pb2.GetFileOutlineRequest
+    ) -> ast_pb2.GetFileOutlineResponse:
+        reply: ast_pb2.GetFileOutlineResponse = await self._stub_for(
+            "GetFileOutline"
+        ).GetFileOutline(request)
+        return reply
+
     async def locate(self, request: gateway_pb2.LocateRequest) -> gateway_pb2.LocateResponse:
         reply: gateway_pb2.LocateResponse = await self._stub_for("Locate").Locate(request)
         return reply
@@ -210,6 +228,26 @@ class LocusClient:
                 break
             request.page.page_token = reply.next_page_token
         return records
+
+    async def get_request(self, request_id: str) -> gateway_pb2.RequestRecord:
+        reply: gateway_pb2.RequestRecord = await self._stub_for("GetRequest").GetRequest(
+            gateway_pb2.GetRequestRequest(request_id=request_id)
+        )
+        return reply
+
+    async def list_feedback(
+        self, request: gateway_pb2.ListFeedbackRequest, *, limit: int
+    ) -> list[gateway_pb2.FeedbackRecord]:
+        """Feedback, newest first, until ``limit`` entries (or the last page)."""
+        stub = self._stub_for("ListFeedback")
+        found: list[gateway_pb2.FeedbackRecord] = []
+        for _ in range(MAX_PAGES):
+            reply = await stub.ListFeedback(request)
+            found.extend(reply.feedback)
+            if not reply.next_page_token or len(found) >= limit:
+                break
+            request.page.page_token = reply.next_page_token
+        return found[:limit]
 
     async def record_feedback(
         self, request: gateway_pb2.RecordFeedbackRequest

@@ -11,7 +11,15 @@ from typing import Any
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from locus.v1 import answer_pb2, common_pb2, events_pb2, gateway_pb2, impact_pb2, ingestion_pb2
+from locus.v1 import (
+    answer_pb2,
+    ast_pb2,
+    common_pb2,
+    events_pb2,
+    gateway_pb2,
+    impact_pb2,
+    ingestion_pb2,
+)
 
 JsonObject = dict[str, Any]
 
@@ -225,4 +233,103 @@ def request_json(record: gateway_pb2.RequestRecord) -> JsonObject:
         "latency_ms": record.latency_ms,
         "answer_text": record.answer_text,
         "citations": [citation_json(c) for c in record.citations],
+    }
+
+
+def lines_json(lines: Any) -> list[JsonObject]:
+    return [{"number": line.number, "text": line.text} for line in lines]
+
+
+def read_file_json(reply: gateway_pb2.ReadFileResponse) -> JsonObject:
+    return {
+        "project_id": reply.project_id,
+        "snapshot_id": reply.snapshot_id,
+        "file_id": reply.file_id,
+        "path": reply.relative_path,
+        "language": reply.language,
+        "sha256": reply.sha256,
+        "start_line": reply.start_line,
+        "end_line": reply.end_line,
+        "total_lines": reply.total_lines,
+        "lines": lines_json(reply.lines),
+    }
+
+
+def outline_json(path: str, reply: ast_pb2.GetFileOutlineResponse) -> JsonObject:
+    return {
+        "path": path,
+        "symbols": [symbol_json(s) for s in reply.symbols],
+        "dependencies": [
+            {
+                "target_module": d.target_module,
+                "target_file_id": d.target_file_id,
+                "line": d.line,
+            }
+            for d in reply.dependencies
+        ],
+    }
+
+
+def snippet_json(snippet: gateway_pb2.Snippet) -> JsonObject:
+    location = snippet.location
+    return {
+        "citation_id": snippet.citation_id,
+        "chunk_id": snippet.chunk_id,
+        "path": location.relative_path,
+        "start_line": location.start_line,
+        "end_line": location.end_line,
+        "language": location.language,
+        "symbol": snippet.symbol_qualified_name,
+        "lines": lines_json(snippet.lines),
+    }
+
+
+def feedback_json(feedback: gateway_pb2.FeedbackRecord) -> JsonObject:
+    return {
+        "feedback_id": feedback.feedback_id,
+        "request_id": feedback.request_id,
+        "project_id": feedback.project_id,
+        "rating": feedback.rating,
+        "comment": feedback.comment,
+        "created_at": timestamp_text(feedback, "created_at"),
+    }
+
+
+def request_detail_json(record: gateway_pb2.RequestRecord) -> JsonObject:
+    """``locus request show``: the record with every artifact the request log keeps."""
+    return {
+        **request_json(record),
+        "project_name": record.project_name,
+        "principal": record.principal,
+        "trace_id": record.trace_id,
+        "snapshot_id": record.snapshot_id,
+        "error_code": record.error_code,
+        "error_message": record.error_message,
+        "notes": record.notes,
+        "timings_ms": dict(sorted(record.timings_ms.items())),
+        "retrieved": [
+            {
+                "chunk_id": hit.chunk.chunk_id,
+                "path": hit.chunk.location.relative_path,
+                "start_line": hit.chunk.location.start_line,
+                "end_line": hit.chunk.location.end_line,
+                "score": hit.score,
+            }
+            for hit in record.retrieved
+        ],
+        "context": [
+            {
+                "citation_id": c.citation_id,
+                "chunk_id": c.chunk.chunk_id,
+                "path": c.chunk.location.relative_path,
+                "start_line": c.chunk.location.start_line,
+                "end_line": c.chunk.location.end_line,
+                "symbol": c.symbol_qualified_name,
+                "score": c.score,
+                "why": c.why,
+                "text": c.chunk.text,
+            }
+            for c in record.context
+        ],
+        "feedback": [feedback_json(f) for f in record.feedback],
     }

@@ -17,6 +17,7 @@ import typer
 from rich.markup import escape
 
 from locus.cli.answer_stream import print_answer
+from locus.cli.code_commands import outline, read
 from locus.cli.dead_letter_commands import dlq_app
 from locus.cli.exit_codes import CliError, ExitCode
 from locus.cli.invocation import CommandContext, print_error, run_command
@@ -38,6 +39,7 @@ from locus.cli.local_stack import (
     select_services,
 )
 from locus.cli.locbench import parse_query, rank_instance
+from locus.cli.request_commands import feedback_app, request_app
 from locus.cli.scan_progress import follow_scan, state_label
 from locus.cli.schema_migrations import migrate_stores, stores_to_migrate
 from locus.cli.source_input import duration_seconds, is_git_url
@@ -69,7 +71,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-project_app = typer.Typer(help="Create and list projects.", no_args_is_help=True)
+project_app = typer.Typer(help="Create, list and delete projects.", no_args_is_help=True)
 source_app = typer.Typer(
     help="Add and list the source directories of a project.", no_args_is_help=True
 )
@@ -77,6 +79,10 @@ app.add_typer(project_app, name="project")
 app.add_typer(source_app, name="source")
 app.add_typer(dlq_app, name="dlq")
 app.add_typer(keys_app, name="keys")
+app.add_typer(request_app, name="request")
+app.add_typer(feedback_app, name="feedback")
+app.command("read")(read)
+app.command("outline")(outline)
 
 GatewayOption = Annotated[
     str | None,
@@ -310,6 +316,45 @@ def project_list(gateway: GatewayOption = None, json_output: JsonOption = False)
         return ExitCode.OK
 
     _finish(run_command("project list", body, gateway=gateway))
+
+
+@project_app.command("delete")
+def project_delete(
+    project: ProjectArgument,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    gateway: GatewayOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Delete a project and everything it produced in every service (admin on the project).
+    Refused while a scan of it runs; the other services retract it shortly after."""
+    if not yes and not typer.confirm(
+        f"Delete project {project!r}, its sources, files and every index entry?", default=False
+    ):
+        make_console(stderr=True).print("not deleted")
+        _finish(ExitCode.USAGE)
+
+    async def body(context: CommandContext) -> int:
+        async with context.client() as client:
+            deleted = await client.delete_project(project)
+        if json_output:
+            print_json(
+                context.out,
+                {
+                    "project_id": deleted.project_id,
+                    "name": deleted.name,
+                    "files_deleted": deleted.files_deleted,
+                    "sources_deleted": deleted.sources_deleted,
+                },
+            )
+        else:
+            context.out.print(
+                f"deleted project [bold]{escape(deleted.name)}[/] ({deleted.project_id}): "
+                f"{deleted.sources_deleted} sources, {deleted.files_deleted} files; ast, "
+                "retrieval and impact retract it in the background"
+            )
+        return ExitCode.OK
+
+    _finish(run_command("project delete", body, gateway=gateway))
 
 
 @source_app.command("add")
@@ -627,32 +672,6 @@ def requests(
         return ExitCode.OK
 
     _finish(run_command("requests", body, gateway=gateway))
-
-
-@app.command()
-def feedback(
-    request_id: Annotated[
-        str, typer.Argument(metavar="REQUEST_ID", help="From `locus ask` or `locus requests`.")
-    ],
-    rating: Annotated[
-        int, typer.Argument(metavar="RATING", min=1, max=5, help="1 (useless) to 5 (spot on).")
-    ],
-    comment: Annotated[str, typer.Option(help="What was right or wrong.")] = "",
-    gateway: GatewayOption = None,
-) -> None:
-    """Rate the answer to a request."""
-
-    async def body(context: CommandContext) -> int:
-        async with context.client() as client:
-            reply = await client.record_feedback(
-                gateway_pb2.RecordFeedbackRequest(
-                    request_id=request_id, rating=rating, comment=comment
-                )
-            )
-        context.out.print(f"feedback {reply.feedback_id} recorded for {escape(request_id)}")
-        return ExitCode.OK
-
-    _finish(run_command("feedback", body, gateway=gateway))
 
 
 # benchmark

@@ -203,3 +203,21 @@ def status_table(rows: Sequence[dict[str, Any]]) -> Table:
             escape(str(row["log_file"])),
         )
     return table
+
+
+def print_code_block(
+    console: Console,
+    path: str,
+    lines: Sequence[Any],
+    language: str = "",
+    heading: str = "",
+) -> None:
+    """``**path:start-end**`` and a fenced block of the numbered lines (Markdown a person can
+    read and paste). ``heading`` goes after the location (a symbol, a citation id)."""
+    first = lines[0].number if lines else 0
+    last = lines[-1].number if lines else 0
+    title = f"**{line_span(path, first, last)}**" + (f" {heading}" if heading else "")
+    width = len(str(last)) if lines else 1
+    body = [f"{line.number:>{width}}  {line.text}" for line in lines]
+    text = "\n".join([title, f"```{language}", *body, "```"])
+    console.print(text, markup=False, highlight=False, soft_wrap=True)

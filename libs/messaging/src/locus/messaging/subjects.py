@@ -29,6 +29,10 @@ class Subjects:
         return self._s("files.parsed")
 
     @property
+    def project_deleted(self) -> str:
+        return self._s("project.deleted")
+
+    @property
     def index_updated(self) -> str:
         return self._s("index.updated")
 

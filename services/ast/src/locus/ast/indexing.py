@@ -73,6 +73,11 @@ class AstIndexer:
         self._policy = settings.chunking_policy
         self._languages = frozenset(supported_languages())
 
+    async def delete_project(self, event: events_pb2.ProjectDeleted) -> None:
+        """``project.deleted``: delete everything stored of the project (idempotent)."""
+        files = await self._store.delete_project(event.project_id)
+        log.info("deleted project %s: %d files retracted", event.project_id, files)
+
     async def index_batch(
         self,
         event: events_pb2.FilesChanged,

@@ -1,10 +1,11 @@
 """Service layer of Ask: locate, send the context bundle to the answer service, relay its stream.
 
 The stream is: one ``located`` event, the answer's events (text deltas, citations, usage,
-errors) and exactly one ``final``. Problems before ``located`` end the call with a status code
-(like Locate); later ones become an ``error`` event and a FAILED final. A client that cancels
-cancels the answer stream (which cancels the LLM request) and the request is recorded
-cancelled."""
+errors) and exactly one ``final``. Each citation is followed by a ``snippet``: the cited lines
+as the file has them (read from ingestion; the chunk's own text when the file cannot be read).
+Problems before ``located`` end the call with a status code (like Locate); later ones become an
+``error`` event and a FAILED final. A client that cancels cancels the answer stream (which
+cancels the LLM request) and the request is recorded cancelled."""
 
 from __future__ import annotations
 
@@ -15,16 +16,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from locus.gateway.adapters.proto_mapping import (
+    chunk_lines,
     citation_artifact,
     context_snippet,
     hit_artifact,
     snippet_artifact,
+    snippet_message,
 )
 from locus.gateway.domain.context_selection import select_context
+from locus.gateway.domain.errors import GatewayError
+from locus.gateway.domain.file_reading import NumberedLine
 from locus.gateway.domain.requests import RequestStatus
 from locus.gateway.domain.validation import bounded_count
 from locus.gateway.downstream import AnswerGenerator, AnswerStream
 from locus.gateway.locating import LocateQuery, Locator
+from locus.gateway.reading import FileReader
 from locus.gateway.request_log import OpenRequest, RequestJournal
 from locus.gateway.settings import GatewaySettings
 from locus.rpc import ServiceError
@@ -66,11 +72,13 @@ class Asker:
         locator: Locator,
         answers: AnswerGenerator,
         journal: RequestJournal,
+        files: FileReader,
     ) -> None:
         self._settings = settings
         self._locator = locator
         self._answers = answers
         self._journal = journal
+        self._files = files
 
     async def ask(
         self, project_ref: str, question: str, max_context_chunks: int, session: AskSession
@@ -159,6 +167,7 @@ class Asker:
             )
         )
         session.stream = stream
+        cited = {snippet.citation_id: snippet for snippet in snippets}
         events = aiter(stream)
         try:
             async for event in events:
@@ -169,6 +178,9 @@ class Asker:
                 elif kind == "citation":
                     session.citations.append(event.citation)
                     yield gateway_pb2.AskEvent(citation=event.citation, request_id=entry.request_id)
+                    context = cited.get(event.citation.citation_id)
+                    snippet = await self._snippet(entry, event.citation, context)
+                    yield gateway_pb2.AskEvent(snippet=snippet, request_id=entry.request_id)
                 elif kind == "usage":
                     yield gateway_pb2.AskEvent(usage=event.usage, request_id=entry.request_id)
                 elif kind == "error":
@@ -183,6 +195,28 @@ class Asker:
                 await asyncio.wait_for(_discard(events), DRAIN_SECONDS)
         finally:
             stream.cancel()
+
+    async def _snippet(self, entry: OpenRequest, citation: Any, context: Any | None) -> Any:
+        """The Snippet of a citation: its lines read from the file; failing that, the cited
+        chunk's text when it is exactly those lines; failing that, no lines."""
+        location = citation.location
+        lines: list[NumberedLine] = []
+        language = ""
+        if location.relative_path and location.start_line > 0:
+            try:
+                excerpt = await self._files.read(
+                    entry.project_id or entry.project_ref,
+                    relative_path=location.relative_path,
+                    file_id=location.file_id,
+                    start_line=location.start_line,
+                    end_line=max(location.end_line, location.start_line),
+                )
+                lines, language = excerpt.lines, excerpt.language
+            except (GatewayError, ServiceError) as error:
+                entry.notes.append(f"snippet of {citation.citation_id} from the chunk: {error}")
+        if not lines and context is not None:
+            lines = chunk_lines(context.chunk)
+        return snippet_message(citation, context, lines, language)
 
     async def _finish(
         self, session: AskSession, status: RequestStatus, response: bytes, message: str

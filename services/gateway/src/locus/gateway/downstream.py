@@ -1,5 +1,6 @@
-"""What the gateway needs from the other services, as ports: the project directory (ingestion),
-chunk search (retrieval), the symbol index (ast), impact analysis and answer generation.
+"""What the gateway needs from the other services, as ports: the project directory and file
+contents (ingestion), chunk search (retrieval), the symbol index (ast), impact analysis and
+answer generation.
 Adapters raise ``locus.rpc`` errors that keep the downstream status code and message."""
 
 from __future__ import annotations
@@ -17,6 +18,16 @@ class ProjectDirectory(Protocol):
 
     async def score_file_history(self, request: Message) -> Message:
         """ingestion ScoreFileHistory: the change history of candidate files."""
+
+
+class FileContents(Protocol):
+    """The scanned files of a project and their content (ingestion)."""
+
+    async def list_files(self, request: Message) -> Message:
+        """ingestion ListFiles: ListFilesRequest → ListFilesResponse (by path prefix)."""
+
+    async def get_file_content(self, request: Message) -> Message:
+        """ingestion GetFileContent: the lines of a stored file, by its sha256."""
 
 
 class ChunkSearch(Protocol):

@@ -31,6 +31,7 @@ from locus.gateway.domain.ports import (
 )
 from locus.gateway.domain.ranking import Ranker, RankingV1, RankingWeights
 from locus.gateway.locating import Locator
+from locus.gateway.reading import FileReader
 from locus.gateway.request_log import RequestHistory, RequestJournal
 from locus.gateway.settings import GatewaySettings
 from locus.messaging import EventBus
@@ -145,10 +146,11 @@ def build(
         audit_trail,
         tokens=tokens or token_verifier(settings),
     )
+    files = FileReader(clients.ingestion, clients.ingestion)
     servicer = GatewayServicer(
         clients,
         locator,
-        Asker(settings, locator, clients.answer, journal),
+        Asker(settings, locator, clients.answer, journal, files),
         journal,
         RequestHistory(metadata, audit_trail),
         questions=AdmissionGate(
@@ -164,6 +166,7 @@ def build(
             max_wait_seconds=settings.max_queue_wait_seconds,
         ),
         access=access,
+        files=files,
     )
     # The public API: no service token (callers authenticate with API keys or OIDC tokens); TLS
     # with the deployment's certificate when one is configured, no client certificate asked.

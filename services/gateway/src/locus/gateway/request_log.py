@@ -19,7 +19,10 @@ from locus.gateway.domain.requests import (
     Artifact,
     ArtifactKind,
     Feedback,
+    FeedbackPage,
+    FeedbackQuery,
     NewRequest,
+    RequestDetails,
     RequestKind,
     RequestOutcome,
     RequestPage,
@@ -219,6 +222,23 @@ class RequestHistory:
             raise RequestNotFound(f"no request {request_id!r}; list requests to find its id")
         citations = await self._store.artifacts([request_id], ArtifactKind.CITATION)
         return stored, citations.get(request_id, [])
+
+    async def details(self, request_id: str) -> RequestDetails:
+        """The request with every artifact and the feedback on it; RequestNotFound when
+        unknown."""
+        request_id = require_id("request_id", request_id)
+        stored = await self._store.get_request(request_id)
+        if stored is None:
+            raise RequestNotFound(f"no request {request_id!r}; list requests to find its id")
+        artifacts = await self._store.artifacts([request_id])
+        return RequestDetails(
+            request=stored,
+            artifacts=artifacts.get(request_id, []),
+            feedback=await self._store.feedback(request_id),
+        )
+
+    async def list_feedback(self, query: FeedbackQuery) -> FeedbackPage:
+        return await self._store.list_feedback(query)
 
     async def list(self, query: RequestQuery) -> tuple[RequestPage, dict[str, list[Artifact]]]:
         if query.start is not None and query.end is not None and query.start >= query.end:

@@ -43,7 +43,7 @@ def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -
     )
     register_event_handlers(
         bus,
-        GraphProjection(store, bus, on_change=graphs.project_changed),
+        GraphProjection(store, bus, on_change=graphs.project_changed, on_delete=graphs.forget),
         durable=settings.consumer_name,
         fetch_batch=settings.fetch_batch,
         linger_seconds=settings.batch_linger_seconds,

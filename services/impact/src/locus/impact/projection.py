@@ -1,6 +1,6 @@
 """Service layer of impact's graph projection: apply the files.parsed parts of a batch to the
 store in one transaction and report the files whose parts are all in on index.updated (stage
-"impact"), one message per job.
+"impact"), one message per job; delete a project's rows on project.deleted.
 
 Reports use the message id ``index.updated:impact:<job_id>:<digest of files and versions>``,
 so a report repeated after a redelivery is deduplicated by JetStream. A stale event (older
@@ -43,10 +43,19 @@ class GraphProjection:
         bus: EventBus,
         *,
         on_change: Callable[[str], None] = lambda project_id: None,
+        on_delete: Callable[[str], None] = lambda project_id: None,
     ) -> None:
         self._store = store
         self._bus = bus
         self._on_change = on_change  # e.g. rebuild the project's cached graph
+        self._on_delete = on_delete  # e.g. drop the project's cached graph
+
+    async def delete_project(self, project_id: str) -> None:
+        """``project.deleted``: delete the project's graph rows and cached graph (a repeated
+        deletion finds nothing and succeeds)."""
+        files = await self._store.delete_project(project_id)
+        self._on_delete(project_id)
+        log.info("deleted project %s: %d files retracted from the graph", project_id, files)
 
     async def apply(self, event: ParsedFile) -> None:
         await self.apply_batch([event])

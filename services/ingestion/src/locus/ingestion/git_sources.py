@@ -129,6 +129,11 @@ class GitSources:
         )
         return GitWalk(sha, files, cache)
 
+    def forget(self, source_id: str) -> None:
+        """The source was deleted: drop its mirror and read cache (run in a worker thread)."""
+        self._caches.pop(source_id, None)
+        self._remotes.remove_mirror(source_id)
+
     def remote_commit(self, source: SourceRow) -> str | None:
         """The commit the source's ref points at on its server now (None for a commit id
         ref, which never moves)."""

@@ -31,7 +31,12 @@ from typing import Any
 from locus.ingestion.adapters.blob_store import BlobNotFound, FileBlobStore, is_sha256
 from locus.ingestion.adapters.git import tracked_paths
 from locus.ingestion.adapters.git_history import GitHistoryReader
-from locus.ingestion.adapters.store import IngestionStore, JobProgress, ScanResult
+from locus.ingestion.adapters.store import (
+    DeletedProject,
+    IngestionStore,
+    JobProgress,
+    ScanResult,
+)
 from locus.ingestion.adapters.tables import (
     FileRow,
     JobCommitRow,
@@ -123,6 +128,16 @@ class _WalkedSource:
 
 
 @dataclass(frozen=True)
+class ProjectDeletion:
+    """What DeleteProject removed from ingestion."""
+
+    project_id: str
+    name: str
+    files: int
+    sources: int
+
+
+@dataclass(frozen=True)
 class PushOutcome:
     """What NotifyPush did: the scan it started, or why none."""
 
@@ -205,6 +220,60 @@ class Ingestion:
 
     async def list_projects(self, offset: int, limit: int) -> list[ProjectRow]:
         return await self._store.list_projects(offset, limit)
+
+    async def delete_project(self, project_ref: str) -> ProjectDeletion:
+        """Delete the project and everything ingestion holds of it, then publish
+        ``project.deleted`` (id ``project.deleted:<project_id>``) for the other services.
+        Refused while a scan of the project runs (a stale one is failed first, as StartScan
+        does): its events would bring the project's data back downstream."""
+        project = await self.get_project(project_ref)
+        active = await self._store.active_job(project.project_id)
+        if active is not None:
+            age = self._now() - _aware(active.updated_at)
+            if age < timedelta(seconds=self._settings.stale_job_seconds):
+                raise ScanInProgress(
+                    f"scan {active.job_id} of {project.name!r} is still {active.state.lower()}; "
+                    "wait for it (locus scan --wait) before deleting the project"
+                )
+        deleted = await self._store.delete_project(project.project_id)
+        await asyncio.to_thread(self._forget_files, deleted)
+        event = events_pb2.ProjectDeleted(
+            project_id=project.project_id,
+            name=project.name,
+            request_id=current_request_id() or "",
+        )
+        event.deleted_at.FromDatetime(self._now())
+        await self._bus.publish(
+            self._bus.subjects.project_deleted,
+            event,
+            message_id=f"project.deleted:{project.project_id}",
+        )
+        log.info(
+            "deleted project %s (%s): %d sources, %d files, %d snapshots",
+            project.name,
+            project.project_id,
+            len(deleted.sources),
+            deleted.files,
+            len(deleted.unreferenced_hashes),
+        )
+        return ProjectDeletion(
+            project_id=project.project_id,
+            name=project.name,
+            files=deleted.files,
+            sources=len(deleted.sources),
+        )
+
+    def _forget_files(self, deleted: DeletedProject) -> None:
+        """Snapshots no project refers to any more, git mirrors and read caches of the
+        deleted sources (blocking file-system work: run in a worker thread)."""
+        for sha256 in deleted.unreferenced_hashes:
+            if is_sha256(sha256):
+                self._blobs.delete(sha256)
+        for source in deleted.sources:
+            if source.kind == "git":
+                self._git_sources.forget(source.source_id)
+            else:
+                self._read_caches.pop(source.path, None)
 
     async def add_source(
         self,

@@ -66,6 +66,9 @@ class _NoCatalog:
     async def subsystem_of(self, project_id: str) -> str:
         return ""
 
+    def forget(self, project_id: str) -> None:
+        return None
+
 
 class _NoReports:
     async def report(self, reports: Sequence[FileReport]) -> None:

@@ -220,6 +220,18 @@ class Indexer:
             len(works),
         )
 
+    async def delete_project(self, project_id: str) -> None:
+        """``project.deleted``: remove the project's BM25 chunks and whole-file documents, its
+        vectors, file versions and snapshots. Inside the lane's critical section, so the lane
+        never writes vectors of the project back (it finds no current version afterwards).
+        A repeated deletion finds nothing and succeeds."""
+        async with self._vector_writes:
+            await self._bm25.delete_project(project_id)
+            await self._vectors.delete_project(project_id)
+            files = await self._store.delete_project(project_id)
+        self._projects.forget(project_id)
+        log.info("deleted project %s: %d files retracted from both indexes", project_id, files)
+
     async def _whole_files(
         self,
         completed: Collection[str],

@@ -19,6 +19,7 @@ from locus.retrieval.adapters.event_handlers import (
     BusIndexReporter,
     BusVectorWorkQueue,
     register_event_handlers,
+    register_project_deletion,
     register_vectors_lane,
 )
 from locus.retrieval.adapters.grpc_servicer import RetrievalServicer
@@ -224,6 +225,7 @@ def build(
     register_event_handlers(
         bus, batcher, reporter, fetch_batch=settings.fetch_batch, activity=activity
     )
+    register_project_deletion(bus, indexer)
     lane = VectorsLane(
         store,
         vectors,

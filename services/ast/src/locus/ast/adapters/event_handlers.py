@@ -1,4 +1,5 @@
-"""NATS consumer of ast: ``files.changed`` (durable consumer ``ast``)."""
+"""NATS consumers of ast: ``files.changed`` (durable consumer ``ast``) and
+``project.deleted`` (durable consumer ``ast-projects``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from locus.messaging import Delivery, EventBus, MalformedEvent
 from locus.v1 import events_pb2
 
 AST_CONSUMER = "ast"
+PROJECTS_CONSUMER = f"{AST_CONSUMER}-projects"
 
 
 def malformed_reason(event: events_pb2.FilesChanged) -> str:
@@ -28,6 +30,17 @@ def register_event_handlers(bus: EventBus, indexer: AstIndexer) -> None:
             event, progress=delivery.progress, final_attempt=delivery.is_last_attempt
         )
 
+    async def on_project_deleted(event: events_pb2.ProjectDeleted, delivery: Delivery) -> None:
+        if not event.project_id:
+            raise MalformedEvent("project.deleted needs project_id")
+        await indexer.delete_project(event)
+
     bus.subscribe(
         bus.subjects.files_changed, events_pb2.FilesChanged, AST_CONSUMER, on_files_changed
+    )
+    bus.subscribe(
+        bus.subjects.project_deleted,
+        events_pb2.ProjectDeleted,
+        PROJECTS_CONSUMER,
+        on_project_deleted,
     )

@@ -166,6 +166,18 @@ class AstStore:
         (and no change) when the store already holds a newer snapshot of it."""
         return (await self.write_files([FileWrite(version, None)]))[0] is not None
 
+    async def delete_project(self, project_id: str) -> int:
+        """Delete every row of the project (files and their tombstones, symbols, relations,
+        file dependencies, chunks) in one transaction; the number of files it had (0 when it
+        is gone already, so a repeated deletion changes nothing)."""
+        async with self._db.transaction() as session:
+            files = await session.scalar(
+                select(func.count()).select_from(FileRow).where(FileRow.project_id == project_id)
+            )
+            for table in (ChunkRow, FileDependencyRow, RelationRow, SymbolRow, FileRow):
+                await session.execute(delete(table).where(table.project_id == project_id))
+        return int(files or 0)
+
     async def write_files(self, writes: Sequence[FileWrite]) -> list[FileIndex | None]:
         """Replace or retract every file of ``writes`` (distinct file ids) in one transaction.
         Per write, in order: the file as stored (a retracted file: its tombstone and no rows),

@@ -1,9 +1,9 @@
 """The public Gateway API over gRPC. Every call is authenticated first (an API key or an OIDC
 token) and authorized on the project it names. Project, source and scan calls are delegated to
-ingestion, symbol calls to ast (project names resolved to ids first), Search to retrieval; Locate
-and Ask run the gateway's own service layer. Questions (locate, ask, search) pass admission
-control first, then are recorded with their request id and principal; domain errors become
-status codes here."""
+ingestion, symbol and outline calls to ast (project names resolved to ids first), Search to
+retrieval; ReadFile, Locate and Ask run the gateway's own service layer. Questions (locate, ask,
+search) pass admission control first, then are recorded with their request id and principal;
+domain errors become status codes here."""
 
 from __future__ import annotations
 
@@ -21,9 +21,12 @@ from locus.gateway.access_control import MAX_KEY_LIFETIME, AccessControl
 from locus.gateway.adapters.peer_clients import PeerClients
 from locus.gateway.adapters.proto_mapping import (
     api_key_message,
+    feedback_message,
     grants_of,
     hit_artifact,
     optional_time,
+    read_file_response,
+    request_details,
     request_record,
     who_am_i,
 )
@@ -31,13 +34,17 @@ from locus.gateway.admission import AdmissionGate, Overloaded, WaitedTooLong
 from locus.gateway.asking import Asker, AskSession
 from locus.gateway.domain.access import AccessDenied, NotAuthenticated, Principal, Role
 from locus.gateway.domain.errors import (
+    FileNotFound,
     GatewayError,
     InvalidRequest,
+    LinesOutOfRange,
     ProjectNotScanned,
     RequestIdTaken,
     RequestNotFound,
 )
+from locus.gateway.domain.file_reading import normalize_file_path
 from locus.gateway.domain.requests import (
+    FeedbackQuery,
     RequestKind,
     RequestQuery,
     RequestStatus,
@@ -50,12 +57,14 @@ from locus.gateway.domain.validation import (
     validate_rating,
 )
 from locus.gateway.locating import LocateQuery, Locator
+from locus.gateway.reading import FileReader
 from locus.gateway.request_log import OpenRequest, RequestHistory, RequestJournal
 from locus.rpc import (
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    OutOfRange,
     PermissionDenied,
     ResourceExhausted,
     ServiceError,
@@ -77,8 +86,10 @@ def as_service_error(error: BaseException) -> ServiceError | None:
         message = str(error)
         if isinstance(error, InvalidRequest):
             return InvalidArgument(message)
-        if isinstance(error, RequestNotFound):
+        if isinstance(error, RequestNotFound | FileNotFound):
             return NotFound(message)
+        if isinstance(error, LinesOutOfRange):
+            return OutOfRange(message)
         if isinstance(error, ProjectNotScanned):
             return FailedPrecondition(message)
         if isinstance(error, RequestIdTaken):
@@ -101,6 +112,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         questions: AdmissionGate,
         answers: AdmissionGate,
         access: AccessControl,
+        files: FileReader,
     ) -> None:
         self._access = access
         self._questions = questions  # Locate and Search
@@ -110,6 +122,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         self._asker = asker
         self._journal = journal
         self._history = history
+        self._files = files
 
     # delegated to ingestion
 
@@ -153,6 +166,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         await self._project_call(context, "NotifyPush", Role.WRITER, request.project_id)
         return await self._peers.ingestion.call("NotifyPush", request)
 
+    async def DeleteProject(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """Admin on the project. Returns once ingestion deleted its part and published
+        project.deleted; ast, retrieval and impact retract the project asynchronously."""
+        await self._project_call(context, "DeleteProject", Role.ADMIN, request.project_id)
+        return await self._peers.ingestion.call("DeleteProject", request)
+
     async def GetScan(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "GetScan")
         job = await self._peers.ingestion.call("GetScan", request)
@@ -188,6 +207,33 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         forwarded.CopyFrom(request)
         forwarded.project_id = project.project_id
         return await self._peers.ast.call("FindSymbols", forwarded)
+
+    # code
+
+    async def ReadFile(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._project_call(context, "ReadFile", Role.READER, request.project_id)
+        async with _mapped_errors():
+            excerpt = await self._files.read(
+                request.project_id,
+                relative_path=request.relative_path,
+                file_id=request.file_id,
+                start_line=request.start_line,
+                end_line=request.end_line,
+            )
+        return read_file_response(excerpt)
+
+    async def GetFileOutline(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._project_call(context, "GetFileOutline", Role.READER, request.project_id)
+        async with _mapped_errors():
+            forwarded = ast_pb2.GetFileOutlineRequest()
+            forwarded.CopyFrom(request)
+            if request.relative_path.strip():
+                forwarded.relative_path = normalize_file_path(request.relative_path)
+            elif not request.file_id.strip():
+                raise InvalidRequest("give the file's relative_path (or its file_id)")
+        project = await self._peers.ingestion.get_project(request.project_id)
+        forwarded.project_id = project.project_id
+        return await self._peers.ast.get_file_outline(forwarded)
 
     async def Search(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "Search")
@@ -323,9 +369,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     async def GetRequest(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "GetRequest")
         async with _mapped_errors():
-            stored, citations = await self._history.get(request.request_id)
-            await self._own_request(principal, "GetRequest", stored)
-        return request_record(stored, citations)
+            details = await self._history.details(request.request_id)
+            await self._own_request(principal, "GetRequest", details.request)
+        return request_details(details)
 
     async def RecordFeedback(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "RecordFeedback")
@@ -338,6 +384,33 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                 request.request_id, request.rating, request.comment
             )
         return gateway_pb2.RecordFeedbackResponse(feedback_id=feedback.feedback_id)
+
+    async def ListFeedback(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        principal = await self._caller(context, "ListFeedback")
+        async with _mapped_errors():
+            request_id = request.request_id.strip()
+            if request_id:
+                stored, _ = await self._history.get(request_id)
+                await self._own_request(principal, "ListFeedback", stored)
+            page = await self._history.list_feedback(
+                FeedbackQuery(
+                    request_id=request_id,
+                    project=request.project_id.strip(),
+                    # Feedback on the principal's own requests; a system admin sees all.
+                    principal="" if principal.is_system_admin else principal.subject,
+                    page_size=bounded_count(
+                        "page.page_size",
+                        request.page.page_size,
+                        default=DEFAULT_PAGE,
+                        limit=MAX_PAGE,
+                    ),
+                    page_token=request.page.page_token,
+                )
+            )
+        return gateway_pb2.ListFeedbackResponse(
+            feedback=[feedback_message(f) for f in page.feedback],
+            next_page_token=page.next_page_token,
+        )
 
     # access
 

@@ -113,6 +113,12 @@ class IngestionClient(PeerClient):
     async def score_file_history(self, request: Any) -> Any:
         return await self.call("ScoreFileHistory", request)
 
+    async def list_files(self, request: Any) -> Any:
+        return await self.call("ListFiles", request)
+
+    async def get_file_content(self, request: Any) -> Any:
+        return await self.call("GetFileContent", request)
+
 
 class AstClient(PeerClient):
     async def enrich(self, request: Any) -> Any:
@@ -123,6 +129,9 @@ class AstClient(PeerClient):
 
     async def find_symbols(self, request: Any) -> Any:
         return await self.call("FindSymbols", request)
+
+    async def get_file_outline(self, request: Any) -> Any:
+        return await self.call("GetFileOutline", request)
 
 
 class RetrievalClient(PeerClient):

@@ -10,6 +10,7 @@ from locus.gateway.domain.access import Grant, Principal, Role
 from locus.gateway.domain.api_keys import ApiKey
 from locus.gateway.domain.context_selection import ContextChoice
 from locus.gateway.domain.errors import InvalidRequest
+from locus.gateway.domain.file_reading import FileExcerpt, NumberedLine, numbered_lines
 from locus.gateway.domain.ranking import (
     ChunkMatch,
     Evidence,
@@ -20,9 +21,15 @@ from locus.gateway.domain.ranking import (
     Ranking,
     SymbolRef,
 )
-from locus.gateway.domain.requests import Artifact, ArtifactKind, StoredRequest
+from locus.gateway.domain.requests import (
+    Artifact,
+    ArtifactKind,
+    Feedback,
+    RequestDetails,
+    StoredRequest,
+)
 from locus.gateway.domain.symbol_kinds import CALLABLE_KINDS
-from locus.v1 import answer_pb2, common_pb2, gateway_pb2, impact_pb2
+from locus.v1 import answer_pb2, common_pb2, gateway_pb2, impact_pb2, retrieval_pb2
 
 _KIND_NAMES: dict[common_pb2.SymbolKind, str] = {
     cast(common_pb2.SymbolKind, value): name.removeprefix("SYMBOL_KIND_").lower()
@@ -240,6 +247,92 @@ def citation_artifact(ordinal: int, citation: Any) -> Artifact:
         end_line=citation.location.end_line,
         payload=citation.SerializeToString(),
     )
+
+
+def line_messages(lines: Sequence[NumberedLine]) -> list[Any]:
+    return [gateway_pb2.NumberedLine(number=line.number, text=line.text) for line in lines]
+
+
+def read_file_response(excerpt: FileExcerpt) -> Any:
+    return gateway_pb2.ReadFileResponse(
+        project_id=excerpt.project_id,
+        snapshot_id=excerpt.snapshot_id,
+        file_id=excerpt.file_id,
+        relative_path=excerpt.relative_path,
+        language=excerpt.language,
+        sha256=excerpt.sha256,
+        start_line=excerpt.start_line,
+        end_line=excerpt.end_line,
+        total_lines=excerpt.total_lines,
+        lines=line_messages(excerpt.lines),
+    )
+
+
+def chunk_lines(chunk: Any) -> list[NumberedLine]:
+    """A chunk's text as the file's lines, when it is exactly its lines start..end (a chunk
+    that leaves lines out, such as a class without its methods, gives none)."""
+    location = chunk.location
+    lines = numbered_lines(chunk.text, location.start_line)
+    if location.start_line < 1 or len(lines) != location.end_line - location.start_line + 1:
+        return []
+    return lines
+
+
+def snippet_message(
+    citation: Any, context: Any | None, lines: Sequence[NumberedLine], language: str = ""
+) -> Any:
+    """The Snippet event of a citation: where, which symbol, the numbered lines."""
+    location = common_pb2.CodeLocation()
+    location.CopyFrom(citation.location)
+    if context is not None:
+        chunk_location = context.chunk.location
+        location.file_id = location.file_id or chunk_location.file_id
+        location.language = location.language or chunk_location.language
+        location.snapshot_id = location.snapshot_id or chunk_location.snapshot_id
+    location.language = location.language or language
+    if lines:
+        location.start_line, location.end_line = lines[0].number, lines[-1].number
+    return gateway_pb2.Snippet(
+        citation_id=citation.citation_id,
+        chunk_id=citation.chunk_id,
+        location=location,
+        symbol_qualified_name=context.symbol_qualified_name if context is not None else "",
+        lines=line_messages(lines),
+    )
+
+
+def feedback_message(feedback: Feedback) -> Any:
+    message = gateway_pb2.FeedbackRecord(
+        feedback_id=feedback.feedback_id,
+        request_id=feedback.request_id,
+        rating=feedback.rating,
+        comment=feedback.comment,
+        project_id=feedback.project_id,
+    )
+    message.created_at.FromDatetime(feedback.created_at)
+    return message
+
+
+def request_details(details: RequestDetails) -> Any:
+    """GetRequest's record: the request with every artifact the log keeps."""
+    stored = details.request
+    record = request_record(stored, details.of_kind(ArtifactKind.CITATION))
+    record.retrieved.extend(
+        retrieval_pb2.SearchHit.FromString(a.payload) for a in details.of_kind(ArtifactKind.CHUNK)
+    )
+    record.context.extend(
+        answer_pb2.ContextSnippet.FromString(a.payload)
+        for a in details.of_kind(ArtifactKind.CONTEXT)
+    )
+    record.feedback.extend(feedback_message(f) for f in details.feedback)
+    record.timings_ms.update(stored.timings_ms)
+    record.notes = stored.notes
+    record.trace_id = stored.trace_id
+    record.snapshot_id = stored.snapshot_id
+    record.error_code = stored.error_code
+    record.error_message = stored.error_message
+    record.project_name = stored.project_name
+    return record
 
 
 def request_record(stored: StoredRequest, citations: Sequence[Artifact]) -> Any:

@@ -22,6 +22,8 @@ from locus.gateway.domain.requests import (
     Artifact,
     ArtifactKind,
     Feedback,
+    FeedbackPage,
+    FeedbackQuery,
     NewRequest,
     RequestKind,
     RequestOutcome,
@@ -239,6 +241,54 @@ class SqlMetadataStore:
                 )
                 for r in rows
             ]
+
+    async def list_feedback(self, query: FeedbackQuery) -> FeedbackPage:
+        statement = select(FeedbackRow, RequestRow.project_id, RequestRow.project_ref).join(
+            RequestRow, RequestRow.request_id == FeedbackRow.request_id
+        )
+        if query.request_id:
+            statement = statement.where(FeedbackRow.request_id == query.request_id)
+        if query.project:
+            statement = statement.where(
+                or_(
+                    RequestRow.project_id == query.project,
+                    RequestRow.project_name == query.project,
+                    RequestRow.project_ref == query.project,
+                )
+            )
+        if query.principal:
+            statement = statement.where(RequestRow.principal == query.principal)
+        if query.page_token:
+            created_at, feedback_id = _decode_token(query.page_token)
+            statement = statement.where(
+                or_(
+                    FeedbackRow.created_at < created_at,
+                    and_(
+                        FeedbackRow.created_at == created_at,
+                        FeedbackRow.feedback_id < feedback_id,
+                    ),
+                )
+            )
+        statement = statement.order_by(
+            FeedbackRow.created_at.desc(), FeedbackRow.feedback_id.desc()
+        ).limit(query.page_size + 1)
+        async with self._db.sessions() as session:
+            rows = list(await session.execute(statement))
+        page = [
+            Feedback(
+                feedback_id=row.feedback_id,
+                request_id=row.request_id,
+                rating=row.rating,
+                comment=row.comment,
+                created_at=_utc(row.created_at),
+                project_id=project_id or project_ref,
+            )
+            for row, project_id, project_ref in rows[: query.page_size]
+        ]
+        token = ""
+        if len(rows) > query.page_size and page:
+            token = _encode_token(page[-1].created_at, page[-1].feedback_id)
+        return FeedbackPage(feedback=page, next_page_token=token)
 
 
 def _stored(row: RequestRow) -> StoredRequest:

@@ -20,6 +20,14 @@ class RequestNotFound(GatewayError):
     """No recorded request has that id."""
 
 
+class FileNotFound(GatewayError):
+    """The project has no scanned file at that path (or with that id)."""
+
+
+class LinesOutOfRange(GatewayError):
+    """The lines asked for start past the file's end, or are more than one call returns."""
+
+
 class RequestIdTaken(GatewayError):
     """A request with that id is recorded already (the caller reused an x-request-id)."""
 

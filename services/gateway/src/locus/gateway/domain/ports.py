@@ -15,6 +15,8 @@ from locus.gateway.domain.requests import (
     Artifact,
     ArtifactKind,
     Feedback,
+    FeedbackPage,
+    FeedbackQuery,
     NewRequest,
     RequestOutcome,
     RequestPage,
@@ -53,6 +55,10 @@ class MetadataStore(Protocol):
         """RequestNotFound when the request is unknown."""
 
     async def feedback(self, request_id: str) -> list[Feedback]: ...
+
+    async def list_feedback(self, query: FeedbackQuery) -> FeedbackPage:
+        """Newest first, each with its request's project id; InvalidPageToken for a token this
+        store did not issue."""
 
 
 class ApiKeyStore(Protocol):

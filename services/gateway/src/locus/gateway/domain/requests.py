@@ -98,6 +98,7 @@ class Feedback:
     rating: int
     comment: str
     created_at: datetime
+    project_id: str = ""  # the request's project (filled in when feedback is listed)
 
 
 @dataclass(frozen=True)
@@ -117,3 +118,32 @@ class RequestQuery:
 class RequestPage:
     requests: list[StoredRequest]
     next_page_token: str
+
+
+@dataclass(frozen=True)
+class FeedbackQuery:
+    """Filters of ListFeedback; empty means any. Newest first."""
+
+    request_id: str = ""
+    project: str = ""  # matches the request's project id or name, or what the caller called it
+    principal: str = ""  # only feedback on this principal's requests ("" = anyone's)
+    page_size: int = 50
+    page_token: str = ""
+
+
+@dataclass(frozen=True)
+class FeedbackPage:
+    feedback: list[Feedback]
+    next_page_token: str
+
+
+@dataclass(frozen=True)
+class RequestDetails:
+    """A recorded request with everything the log keeps about it."""
+
+    request: StoredRequest
+    artifacts: list[Artifact]  # by kind, then ordinal
+    feedback: list[Feedback]
+
+    def of_kind(self, kind: ArtifactKind) -> list[Artifact]:
+        return [a for a in self.artifacts if a.kind == kind]

@@ -1,5 +1,6 @@
-"""NATS consumer of impact: files.parsed (durable consumer ``impact``) → the graph projection,
-the parts of one fetch applied together (``MessageBatcher``)."""
+"""NATS consumers of impact: files.parsed (durable consumer ``impact``) → the graph projection,
+the parts of one fetch applied together (``MessageBatcher``); project.deleted (durable
+consumer ``impact-projects``) → the project's rows deleted."""
 
 from __future__ import annotations
 
@@ -39,6 +40,17 @@ def register_event_handlers(
                 await projection.report_failure(event, f"{type(error).__name__}: {error}")
             raise
 
+    async def on_project_deleted(event: events_pb2.ProjectDeleted, delivery: Delivery) -> None:
+        if not event.project_id:
+            raise MalformedEvent("project.deleted needs project_id")
+        await projection.delete_project(event.project_id)
+
+    bus.subscribe(
+        bus.subjects.project_deleted,
+        events_pb2.ProjectDeleted,
+        f"{durable}-projects",
+        on_project_deleted,
+    )
     bus.subscribe(
         bus.subjects.files_parsed,
         events_pb2.FilesParsed,

@@ -89,6 +89,16 @@ class ProjectGraphs:
             self._rebuild_delay, self._rebuild_later, project_id
         )
 
+    def forget(self, project_id: str) -> None:
+        """The project was deleted: drop its graph, any pending rebuild and its snapshot."""
+        pending = self._rebuilds.pop(project_id, None)
+        if pending is not None:
+            pending.cancel()
+        self._graphs.pop(project_id, None)
+        self._locks.pop(project_id, None)
+        if self._snapshots is not None:
+            self._snapshot_path(project_id).unlink(missing_ok=True)
+
     def _rebuild_later(self, project_id: str) -> None:
         self._rebuilds.pop(project_id, None)
         self._spawn(self._rebuild(project_id))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from locus.database import Database, slices, table_of
@@ -129,6 +129,25 @@ class ImpactStore:
                 ):
                     await self._bump_version(session, project_id)
             return outcomes
+
+    async def delete_project(self, project_id: str) -> int:
+        """Delete the project's graph rows (files, symbols, relations, dependencies and its
+        version) in one transaction; the number of files it had (0 when it is gone already)."""
+        async with contextlib.AsyncExitStack() as locks:
+            if self._db.is_sqlite:
+                await locks.enter_async_context(self._write_lock)
+            else:  # every stripe, in order: no batch of the project is half applied meanwhile
+                for stripe in self._file_locks:
+                    await locks.enter_async_context(stripe)
+            async with self._db.transaction() as session:
+                files = await session.scalar(
+                    select(func.count())
+                    .select_from(FileRow)
+                    .where(FileRow.project_id == project_id)
+                )
+                for table in (DependencyRow, RelationRow, SymbolRow, FileRow, ProjectRow):
+                    await session.execute(delete(table).where(table.project_id == project_id))
+            return int(files or 0)
 
     async def _bump_version(self, session: AsyncSession, project_id: str) -> None:
         result = await session.execute(

@@ -54,5 +54,13 @@ class FileBlobStore:
         except FileNotFoundError:
             raise BlobNotFound(sha256) from None
 
+    def delete(self, sha256: str) -> bool:
+        """Remove the snapshot (no project refers to it any more); False when it was absent."""
+        try:
+            self._path(sha256).unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
     def exists(self, sha256: str) -> bool:
         return self._path(sha256).exists()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import shlex
+import shutil
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
@@ -182,6 +183,13 @@ class GitRemotes:
                 found[object_id] = output[position : position + size]
             position += size + 1
         return found
+
+    def remove_mirror(self, source_id: str) -> None:
+        """Delete the source's bare mirror (its source was deleted)."""
+        with self._lock(source_id):
+            shutil.rmtree(self.mirror(source_id), ignore_errors=True)
+        with self._locks_guard:
+            self._locks.pop(source_id, None)
 
     # running git
 

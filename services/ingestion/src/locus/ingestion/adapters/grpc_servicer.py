@@ -212,6 +212,19 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
             scan_started=True, job=await self._job_message(outcome.job)
         )
 
+    async def DeleteProject(
+        self, request: ingestion_pb2.DeleteProjectRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.DeleteProjectResponse:
+        if not request.project_id.strip():
+            raise InvalidArgument("give the id or name of the project to delete in 'project_id'")
+        deleted = await self._call(lambda: self._ingestion.delete_project(request.project_id))
+        return ingestion_pb2.DeleteProjectResponse(
+            project_id=deleted.project_id,
+            name=deleted.name,
+            files_deleted=deleted.files,
+            sources_deleted=deleted.sources,
+        )
+
     async def ListSources(
         self, request: ingestion_pb2.ListSourcesRequest, context: grpc.aio.ServicerContext
     ) -> ingestion_pb2.ListSourcesResponse:

@@ -73,6 +73,15 @@ class ScanResult:
     commits: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class DeletedProject:
+    """What ``delete_project`` removed."""
+
+    sources: list[SourceRow]
+    files: int
+    unreferenced_hashes: list[str]  # snapshots no remaining project refers to
+
+
 class IngestionStore:
     def __init__(self, database: Database, *, migrate_on_start: bool = True) -> None:
         self._db = database
@@ -432,6 +441,69 @@ class IngestionStore:
                 statement.order_by(FileRow.relative_path).offset(offset).limit(limit)
             )
             return list(rows)
+
+    async def delete_project(self, project_id: str) -> DeletedProject:
+        """Delete the project, its sources, files, scan jobs and their progress in one
+        transaction; returns what went and the content hashes that no remaining row of any
+        project references any more (their snapshots can be deleted)."""
+        async with self._db.transaction() as session:
+            job_ids = list(
+                await session.scalars(select(JobRow.job_id).where(JobRow.project_id == project_id))
+            )
+            hashes: set[str] = set(
+                await session.scalars(
+                    select(FileRow.sha256).where(FileRow.project_id == project_id)
+                )
+            )
+            sources = list(
+                await session.scalars(select(SourceRow).where(SourceRow.project_id == project_id))
+            )
+            files = await session.scalar(
+                select(func.count()).select_from(FileRow).where(FileRow.project_id == project_id)
+            )
+            for ids in _chunks(job_ids):
+                rows = await session.execute(
+                    select(JobFileRow.sha256, JobFileRow.previous_sha256).where(
+                        JobFileRow.job_id.in_(ids)
+                    )
+                )
+                for sha, previous in rows:
+                    hashes.update(h for h in (sha, previous) if h)
+                for table in (
+                    JobFileStageRow,
+                    JobFileRow,
+                    SkippedFileRow,
+                    JobCommitRow,
+                    EmbeddedJobRow,
+                ):
+                    await session.execute(delete(table).where(table.job_id.in_(ids)))
+            await session.execute(delete(JobRow).where(JobRow.project_id == project_id))
+            await session.execute(delete(FileRow).where(FileRow.project_id == project_id))
+            await session.execute(delete(SourceRow).where(SourceRow.project_id == project_id))
+            await session.execute(delete(ProjectRow).where(ProjectRow.project_id == project_id))
+            still_used: set[str] = set()
+            candidates = sorted(hashes)
+            for shas in _chunks(candidates):
+                still_used.update(
+                    await session.scalars(select(FileRow.sha256).where(FileRow.sha256.in_(shas)))
+                )
+                still_used.update(
+                    await session.scalars(
+                        select(JobFileRow.sha256).where(JobFileRow.sha256.in_(shas))
+                    )
+                )
+                still_used.update(
+                    await session.scalars(
+                        select(JobFileRow.previous_sha256).where(
+                            JobFileRow.previous_sha256.in_(shas)
+                        )
+                    )
+                )
+        return DeletedProject(
+            sources=sources,
+            files=int(files or 0),
+            unreferenced_hashes=[sha for sha in candidates if sha not in still_used],
+        )
 
     async def sha_is_known(self, sha256: str) -> bool:
         async with self._db.sessions() as session:

@@ -155,6 +155,18 @@ class EdgeVectorIndex:
             self._unoptimized += len(points) + len(remove_files)
             return self._unoptimized >= self._optimize_every
 
+    async def delete_project(self, project_id: str) -> None:
+        await asyncio.to_thread(self._delete_project, project_id)
+
+    def _delete_project(self, project_id: str) -> None:
+        with self._lock:
+            self._require().update(
+                UpdateOperation.delete_points_by_filter(
+                    Filter(must=[FieldCondition("project_id", match=MatchValue(project_id))])
+                )
+            )
+            self._unoptimized += 1
+
     def optimize(self) -> None:
         with self._lock:
             if self._shard is not None:

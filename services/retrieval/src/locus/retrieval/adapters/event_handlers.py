@@ -1,5 +1,6 @@
 """NATS side of retrieval: the files.parsed consumer, the vectors lane (vectors.requested.*,
-most valuable first), the vectors.requested and index.updated publishers."""
+most valuable first), the project.deleted consumer, the vectors.requested and index.updated
+publishers."""
 
 from __future__ import annotations
 
@@ -34,12 +35,14 @@ from locus.retrieval.domain.model import (
     VectorWork,
 )
 from locus.retrieval.foreground import ForegroundActivity
+from locus.retrieval.indexing import Indexer
 from locus.retrieval.vectors_lane import VectorsLane
 from locus.v1 import common_pb2, events_pb2
 
 log = logging.getLogger(__name__)
 
 CONSUMER = "retrieval"
+PROJECTS_CONSUMER = f"{CONSUMER}-projects"
 PROGRESS_EVERY_SECONDS = 20.0
 
 
@@ -148,6 +151,23 @@ def register_event_handlers(
         CONSUMER,
         on_files_parsed,
         fetch_batch=fetch_batch,
+    )
+
+
+def register_project_deletion(bus: EventBus, indexer: Indexer) -> None:
+    """project.deleted (durable consumer ``retrieval-projects``): the project's index entries,
+    vectors and file versions are deleted."""
+
+    async def on_project_deleted(event: events_pb2.ProjectDeleted, delivery: Delivery) -> None:
+        if not event.project_id:
+            raise MalformedEvent("project.deleted needs project_id")
+        await indexer.delete_project(event.project_id)
+
+    bus.subscribe(
+        bus.subjects.project_deleted,
+        events_pb2.ProjectDeleted,
+        PROJECTS_CONSUMER,
+        on_project_deleted,
     )
 
 

@@ -107,6 +107,16 @@ class OpenSearchBM25Index:
         if actions:
             await async_bulk(client, actions, refresh="wait_for")
 
+    async def delete_project(self, project_id: str) -> None:
+        client = self._require()
+        for name in (self._index, self._files_index):
+            await client.delete_by_query(
+                index=name,
+                body={"query": {"term": {"project_id": project_id}}},
+                refresh=True,
+                conflicts="proceed",
+            )
+
     async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
         terms = query_terms(query)
         if not terms or limit <= 0:

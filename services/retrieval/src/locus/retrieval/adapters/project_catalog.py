@@ -54,6 +54,9 @@ class IngestionProjectCatalog:
         self._subsystems[project_id] = project.subsystem
         return str(project.subsystem)
 
+    def forget(self, project_id: str) -> None:
+        self._subsystems.pop(project_id, None)
+
 
 class StaticProjectCatalog:
     def __init__(self, subsystems: Mapping[str, str] | None = None) -> None:
@@ -67,3 +70,6 @@ class StaticProjectCatalog:
 
     async def subsystem_of(self, project_id: str) -> str:
         return self._subsystems.get(project_id, "")
+
+    def forget(self, project_id: str) -> None:
+        self._subsystems.pop(project_id, None)

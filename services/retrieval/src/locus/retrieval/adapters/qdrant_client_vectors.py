@@ -117,6 +117,15 @@ class QdrantClientVectorIndex:
                 self._collection, points=points[start : start + UPSERT_BATCH], wait=True
             )
 
+    async def delete_project(self, project_id: str) -> None:
+        await self._require().delete(
+            self._collection,
+            points_selector=models.FilterSelector(
+                filter=client_filter(ChunkFilter(project_id=project_id))
+            ),
+            wait=True,
+        )
+
     async def search(
         self, vector: Sequence[float], filters: ChunkFilter, limit: int
     ) -> list[ScoredChunk]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -177,6 +177,22 @@ class RetrievalStore:
                     if (sha256, seq) == versions[file_id] and count >= part_counts[file_id]:
                         complete.add(file_id)
         return complete
+
+    async def delete_project(self, project_id: str) -> int:
+        """Delete the project's file versions, vectors-lane progress and snapshots; the number
+        of files it had (0 when it is gone already). The embedding cache is keyed by content
+        hash, not by project, and stays."""
+        async with self._db.transaction() as session:
+            file_ids = list(
+                await session.scalars(
+                    select(FileStateRow.file_id).where(FileStateRow.project_id == project_id)
+                )
+            )
+            for keys in slices(file_ids):
+                await session.execute(delete(VectorPartRow).where(VectorPartRow.file_id.in_(keys)))
+            await session.execute(delete(FileStateRow).where(FileStateRow.project_id == project_id))
+            await session.execute(delete(SnapshotRow).where(SnapshotRow.project_id == project_id))
+        return len(file_ids)
 
     async def snapshot_seq(self, project_id: str, snapshot_id: str) -> int | None:
         async with self._db.sessions() as session:

@@ -377,6 +377,20 @@ class TantivyBM25Index:
             found.append((float(score), payload))
         return ranked_whole_files(found)
 
+    async def delete_project(self, project_id: str) -> None:
+        await asyncio.to_thread(self._delete_project, project_id)
+
+    def _delete_project(self, project_id: str) -> None:
+        with self._lock:
+            index, writer = self._ready()
+            files_index, files_writer = self._files_ready()
+            writer.delete_documents_by_term("project_id", project_id)
+            writer.commit()
+            index.reload()
+            files_writer.delete_documents_by_term("project_id", project_id)
+            files_writer.commit()
+            files_index.reload()
+
     async def file_chunks(self, file_id: str) -> list[IndexedChunk]:
         return await asyncio.to_thread(self._file_chunks, file_id)
 

@@ -65,6 +65,11 @@ class BM25Index(Protocol):
 
     async def count(self, project_id: str) -> int: ...
 
+    async def delete_project(self, project_id: str) -> None:
+        """Remove every chunk and whole-file document of the project; durable and invisible to
+        searches once it returns. Deleting a project with nothing indexed does nothing."""
+        ...
+
 
 class VectorIndex(Protocol):
     """Dense-vector index of chunks (cosine similarity)."""
@@ -82,6 +87,10 @@ class VectorIndex(Protocol):
     ) -> list[ScoredChunk]: ...
 
     async def count(self, project_id: str) -> int: ...
+
+    async def delete_project(self, project_id: str) -> None:
+        """Same contract as ``BM25Index.delete_project`` (by the points' project_id)."""
+        ...
 
 
 class Embedder(Protocol):
@@ -112,6 +121,10 @@ class ProjectCatalog(Protocol):
     async def close(self) -> None: ...
 
     async def subsystem_of(self, project_id: str) -> str: ...
+
+    def forget(self, project_id: str) -> None:
+        """The project was deleted: drop what is cached of it."""
+        ...
 
 
 class IndexReporter(Protocol):
