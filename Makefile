@@ -9,7 +9,7 @@ PROTO_SRC := $(wildcard protos/locus/v1/*.proto)
 PROTO_OUT := libs/contracts/src
 PROTO_STAMP := $(PROTO_OUT)/locus/v1/.generated
 LIBS := libs/contracts libs/config libs/codepaths libs/telemetry libs/database libs/messaging libs/rpc libs/cli
-SERVICES := services/ingestion services/ast services/retrieval services/impact services/answer services/gateway
+SERVICES := services/ingestion services/ast services/retrieval services/impact services/answer services/gateway services/mcp
 PYPROJECTS := $(foreach p,$(LIBS) $(SERVICES),$(p)/pyproject.toml)
 # cryptography: the tests' own CA and certificates for mTLS (tests/support/certificates.py).
 DEV_DEPS := pytest==9.2.0 pytest-asyncio==1.5.0 pytest-timeout==2.4.0 ruff==0.17.5 mypy==2.4.1 \

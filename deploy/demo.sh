@@ -100,6 +100,15 @@ if running gateway && running retrieval; then
     fi
     step "locus requests $PROJECT"
     "$LOCUS" requests "$PROJECT"
+    if running mcp; then
+        # What a coding agent sees: one MCP tool call over Streamable HTTP (the stack's admin key
+        # as its bearer credential; an agent would use its own key).
+        MCP_URL=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["mcp_url"])' "$STATE")
+        step "MCP: tools/call locate at $MCP_URL | head -25"
+        LOCUS_API_KEY_FILE="$DATA/admin.key" "$PYTHON" -m locus.mcp.call "$MCP_URL" locate \
+            "$("$PYTHON" -c 'import json, sys; print(json.dumps({"project": sys.argv[1], "question": sys.argv[2], "max_files": 3}))' "$PROJECT" "$QUESTION")" \
+            | head -25 || true
+    fi
 else
     echo "(the gateway or retrieval service is not installed yet: skipping locus locate and ask)"
 fi

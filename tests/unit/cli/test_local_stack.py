@@ -31,9 +31,17 @@ EVERYTHING = list(SERVICE_ORDER)
 
 
 def test_the_order_is_by_dependency() -> None:
-    assert SERVICE_ORDER == ("ingestion", "ast", "retrieval", "impact", "answer", "gateway")
+    assert SERVICE_ORDER == (
+        "ingestion",
+        "ast",
+        "retrieval",
+        "impact",
+        "answer",
+        "gateway",
+        "mcp",
+    )
     assert DEFAULT_PORTS["gateway"] == 50050
-    assert sorted(DEFAULT_PORTS.values()) == list(range(50050, 50056))
+    assert sorted(DEFAULT_PORTS.values()) == list(range(50050, 50057))
 
 
 def test_service_lists_are_split_on_commas() -> None:
@@ -80,6 +88,13 @@ def environment(name: str, ports: dict[str, int], **overrides: object) -> dict[s
     }
     arguments.update(overrides)
     return service_environment(name, **arguments)  # type: ignore[arg-type]
+
+
+def test_the_mcp_server_gets_an_http_port_and_the_gateway() -> None:
+    env = environment("mcp", {"gateway": 50050, "mcp": 41001})
+    assert env["LOCUS_MCP_HTTP_HOST"] == "127.0.0.1"
+    assert env["LOCUS_MCP_HTTP_PORT"] == "41001"
+    assert env["LOCUS_GATEWAY_ADDR"] == "127.0.0.1:50050"
 
 
 def test_each_service_gets_its_port_data_dir_bus_and_every_peer() -> None:

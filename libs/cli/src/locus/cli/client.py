@@ -152,6 +152,32 @@ class LocusClient:
         ).DeleteProject(ingestion_pb2.DeleteProjectRequest(project_id=project))
         return reply
 
+    # knowledge documents
+
+    async def upsert_knowledge_document(
+        self, request: ingestion_pb2.UpsertKnowledgeDocumentRequest
+    ) -> ingestion_pb2.UpsertKnowledgeDocumentResponse:
+        reply: ingestion_pb2.UpsertKnowledgeDocumentResponse = await self._stub_for(
+            "UpsertKnowledgeDocument", "ingestion"
+        ).UpsertKnowledgeDocument(request)
+        return reply
+
+    async def delete_knowledge_document(
+        self, request: ingestion_pb2.DeleteKnowledgeDocumentRequest
+    ) -> ingestion_pb2.DeleteKnowledgeDocumentResponse:
+        reply: ingestion_pb2.DeleteKnowledgeDocumentResponse = await self._stub_for(
+            "DeleteKnowledgeDocument", "ingestion"
+        ).DeleteKnowledgeDocument(request)
+        return reply
+
+    async def import_chm(
+        self, request: ingestion_pb2.ImportChmRequest
+    ) -> ingestion_pb2.ImportChmResponse:
+        reply: ingestion_pb2.ImportChmResponse = await self._stub_for(
+            "ImportChm", "ingestion"
+        ).ImportChm(request)
+        return reply
+
     async def add_source(self, request: ingestion_pb2.AddSourceRequest) -> ingestion_pb2.Source:
         reply: ingestion_pb2.Source = await self._stub_for("AddSource", "ingestion").AddSource(
             request

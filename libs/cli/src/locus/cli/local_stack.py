@@ -29,6 +29,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -57,7 +59,7 @@ T = TypeVar("T")
 
 HOST = "127.0.0.1"
 # Dependency order: a service starts after the ones it calls or consumes from.
-SERVICE_ORDER = ("ingestion", "ast", "retrieval", "impact", "answer", "gateway")
+SERVICE_ORDER = ("ingestion", "ast", "retrieval", "impact", "answer", "gateway", "mcp")
 DEFAULT_PORTS = {
     "gateway": 50050,
     "ingestion": 50051,
@@ -65,9 +67,12 @@ DEFAULT_PORTS = {
     "retrieval": 50053,
     "impact": 50054,
     "answer": 50055,
+    "mcp": 50056,
 }
 # Each service's Prometheus /metrics (another free port when the default is taken).
 DEFAULT_METRICS_PORTS = {name: 9460 + index for index, name in enumerate(DEFAULT_PORTS)}
+# Processes that serve HTTP, not gRPC: <PREFIX>HTTP_HOST/PORT, health GET /healthz, no metrics.
+HTTP_SERVICES = frozenset({"mcp"})
 # Stages whose index.updated reports complete a scan job, when they run.
 INDEXING_STAGES = ("ast", "retrieval", "impact")
 LOG_TAIL_LINES = 40
@@ -241,6 +246,9 @@ def service_environment(
             "LOCUS_INGESTION_EMBEDDING_STAGES": "vectors" if "retrieval" in ports else "",
         }
     )
+    if name in HTTP_SERVICES:
+        env[f"{prefix}HTTP_HOST"] = HOST
+        env[f"{prefix}HTTP_PORT"] = str(ports[name])
     if metrics_port is not None:
         env[f"{prefix}METRICS_HOST"] = HOST
         env[f"{prefix}METRICS_PORT"] = str(metrics_port)
@@ -249,6 +257,33 @@ def service_environment(
     if traces_file is not None:
         env["LOCUS_TRACES_FILE"] = str(traces_file)
     return env
+
+
+def health_url(address: str) -> str:
+    return f"http://{address}/healthz"
+
+
+def http_health(url: str, timeout: float = 2.0) -> int:
+    """The HTTP status of a GET of ``url`` (0 when nothing answered)."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+    except OSError:
+        return 0
+
+
+async def wait_until_http_ok(url: str, within_seconds: float) -> None:
+    """Poll ``url`` until it answers 200, or raise TimeoutError."""
+    deadline = time.monotonic() + within_seconds
+    status = 0
+    while time.monotonic() < deadline:
+        status = await asyncio.to_thread(http_health, url)
+        if status == 200:
+            return
+        await asyncio.sleep(0.2)
+    raise TimeoutError(f"{url} not 200 after {within_seconds:.0f}s (last: {status or 'no answer'})")
 
 
 def is_process_of(pid: int, command_part: str) -> bool:
@@ -336,7 +371,10 @@ class LocalStack:
         self._mesh = mesh_credentials(self._credentials.service_token_file)
         nats_url = await self._start_nats()
         ports = choose_ports(self._options.services)
-        self._metrics_ports = choose_ports(self._options.services, DEFAULT_METRICS_PORTS)
+        self._metrics_ports = choose_ports(
+            [name for name in self._options.services if name not in HTTP_SERVICES],
+            DEFAULT_METRICS_PORTS,
+        )
         self._ports, self._nats_url = ports, nats_url
         for name in self._options.services:
             self._children.append(self._spawn_service(name, ports, nats_url))
@@ -416,7 +454,9 @@ class LocalStack:
 
     async def _until_serving(self, child: _Child) -> None:
         health = asyncio.create_task(
-            wait_until_serving(
+            wait_until_http_ok(health_url(child.address), self._options.startup_timeout)
+            if child.name in HTTP_SERVICES
+            else wait_until_serving(
                 child.address, within_seconds=self._options.startup_timeout, mesh=self._mesh
             )
         )

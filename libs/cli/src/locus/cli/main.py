@@ -19,6 +19,7 @@ from rich.markup import escape
 from locus.cli.answer_stream import print_answer
 from locus.cli.code_commands import outline, read
 from locus.cli.dead_letter_commands import dlq_app
+from locus.cli.docs_commands import docs_app
 from locus.cli.exit_codes import CliError, ExitCode
 from locus.cli.invocation import CommandContext, print_error, run_command
 from locus.cli.json_output import (
@@ -39,6 +40,7 @@ from locus.cli.local_stack import (
     select_services,
 )
 from locus.cli.locbench import parse_query, rank_instance
+from locus.cli.mcp_command import mcp
 from locus.cli.request_commands import feedback_app, request_app
 from locus.cli.scan_progress import follow_scan, state_label
 from locus.cli.schema_migrations import migrate_stores, stores_to_migrate
@@ -81,8 +83,10 @@ app.add_typer(dlq_app, name="dlq")
 app.add_typer(keys_app, name="keys")
 app.add_typer(request_app, name="request")
 app.add_typer(feedback_app, name="feedback")
+app.add_typer(docs_app, name="docs")
 app.command("read")(read)
 app.command("outline")(outline)
+app.command("mcp")(mcp)
 
 GatewayOption = Annotated[
     str | None,

@@ -69,6 +69,8 @@ class StackState:
             "gateway_addr": self.address_of("gateway"),
             "ingestion_addr": self.address_of("ingestion"),
             "ast_addr": self.address_of("ast"),
+            # The MCP server's Streamable HTTP endpoint (coding agents), when it runs.
+            "mcp_url": f"http://{self.address_of('mcp')}/mcp" if self.address_of("mcp") else None,
             "nats": asdict(self.nats),
             "services": {name: asdict(running) for name, running in self.services.items()},
         }

@@ -1,5 +1,6 @@
 """``locus status``: the standard gRPC health check of every service of the running stack (or of
-the gateway given with --gateway), and whether its nats-server still runs."""
+the gateway given with --gateway; GET /healthz of the MCP server), and whether its nats-server
+still runs."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from locus.cli.local_stack import HTTP_SERVICES, health_url, http_health
 from locus.cli.stack_credentials import mesh_credentials
 from locus.cli.stack_state import process_is_alive, require_running_stack
 from locus.rpc import MeshCredentials, make_channel
@@ -33,6 +35,12 @@ async def check_health(
         except grpc.aio.AioRpcError as error:
             return str(error.code().name)
     return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
+
+
+async def check_http_health(address: str) -> str:
+    """SERVING when the process's GET /healthz answers 200 (the MCP server)."""
+    status = await asyncio.to_thread(http_health, health_url(address))
+    return "SERVING" if status == 200 else ("NOT_SERVING" if status else "UNAVAILABLE")
 
 
 async def stack_health(context: CommandContext) -> dict[str, Any]:
@@ -60,7 +68,12 @@ async def stack_health(context: CommandContext) -> dict[str, Any]:
         mesh = mesh_credentials(stack.service_token_file).without_token()
         names = list(stack.services)
         healths = await asyncio.gather(
-            *(check_health(stack.services[name].address, context, mesh) for name in names)
+            *(
+                check_http_health(stack.services[name].address)
+                if name in HTTP_SERVICES
+                else check_health(stack.services[name].address, context, mesh)
+                for name in names
+            )
         )
         rows = [
             {

@@ -9,12 +9,14 @@ from opentelemetry.sdk.trace.export import SpanExporter
 
 from locus.database import Database
 from locus.ingestion.adapters.blob_store import FileBlobStore
+from locus.ingestion.adapters.chm_extractor import ChmExtractor
 from locus.ingestion.adapters.event_handlers import register_event_handlers
 from locus.ingestion.adapters.git_remote import GitRemotes
 from locus.ingestion.adapters.grpc_servicer import IngestionServicer
 from locus.ingestion.adapters.store import IngestionStore
 from locus.ingestion.domain.git_sources import SCHEMES
 from locus.ingestion.git_sources import GitPolling, GitSources
+from locus.ingestion.knowledge_documents import KnowledgeDocuments
 from locus.ingestion.scanning import HistoryWarmup, Ingestion
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
@@ -41,6 +43,18 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
         ssh_known_hosts=settings.ssh_known_hosts,
     )
     ingestion = Ingestion(settings, store, blobs, bus, GitSources(settings, remotes, blobs.exists))
+    documents = KnowledgeDocuments(
+        settings,
+        ingestion,
+        store,
+        blobs,
+        ChmExtractor(
+            settings.seven_zip_binary,
+            max_extracted_bytes=settings.chm_max_extracted_bytes,
+            max_files=settings.chm_max_files,
+            timeout_seconds=settings.chm_timeout_seconds,
+        ),
+    )
     polling = GitPolling(
         ingestion.polled_sources,
         ingestion.poll_source,
@@ -55,7 +69,9 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
     )
     server.add_service(
         ingestion_pb2_grpc.add_IngestionServiceServicer_to_server,
-        IngestionServicer(ingestion, settings.required_stages, settings.embedding_stages),
+        IngestionServicer(
+            ingestion, settings.required_stages, settings.embedding_stages, documents=documents
+        ),
         ingestion_pb2.DESCRIPTOR.services_by_name["IngestionService"].full_name,
     )
     # Progress checks start once the bus is connected and stop (with a last check) before it.

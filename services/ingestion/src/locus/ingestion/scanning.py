@@ -191,6 +191,9 @@ class Ingestion:
             sweep_seconds=settings.progress_sweep_seconds,
         )
 
+    def now(self) -> datetime:
+        return self._now()
+
     # projects and sources
 
     async def create_project(self, name: str, system: str, subsystem: str) -> ProjectRow:
@@ -272,7 +275,7 @@ class Ingestion:
         for source in deleted.sources:
             if source.kind == "git":
                 self._git_sources.forget(source.source_id)
-            else:
+            elif source.kind == "local_directory":
                 self._read_caches.pop(source.path, None)
 
     async def add_source(
@@ -302,7 +305,7 @@ class Ingestion:
             raise InvalidRequest(f"path is longer than {MAX_PATH_LENGTH} characters")
         root = resolve_source_root(path, self._settings.allowed_bases)
         for existing in await self._store.list_sources(project.project_id):
-            if existing.kind == "git":
+            if existing.kind != "local_directory":
                 continue
             other = Path(existing.path)
             if other != root and (other in root.parents or root in other.parents):
@@ -375,8 +378,9 @@ class Ingestion:
         if source is None or source.project_id != project.project_id:
             raise InvalidRequest(f"project {project.name!r} has no source {source_id!r}")
         if source.kind != "git":
+            what = "a local directory" if source.kind == "local_directory" else "documents"
             raise InvalidRequest(
-                f"source {source_id} is a local directory, not a git source; scan it with StartScan"
+                f"source {source_id} is {what}, not a git source; scan it with StartScan"
             )
         if not commit_sha:
             remote = await asyncio.to_thread(self._git_sources.remote_commit, source)
@@ -419,17 +423,7 @@ class Ingestion:
         unknown = set(source_ids) - {s.source_id for s in sources}
         if unknown:
             raise InvalidRequest(f"unknown source ids for {project.name!r}: {sorted(unknown)}")
-        active = await self._store.active_job(project.project_id)
-        if active is not None:
-            age = self._now() - _aware(active.updated_at)
-            if age < timedelta(seconds=self._settings.stale_job_seconds):
-                raise ScanInProgress(
-                    f"scan {active.job_id} of {project.name!r} is still {active.state.lower()}; "
-                    "wait for it (locus scan --wait) before starting another"
-                )
-            await self._store.set_job_state(
-                active.job_id, "FAILED", self._now(), error="stale: no progress reported"
-            )
+        await self.refuse_while_scanning(project, "starting another")
         now = self._now()
         job = await self._store.create_job(
             JobRow(
@@ -458,6 +452,21 @@ class Ingestion:
             self._bus.subjects.scan_requested, event, message_id=f"scan.requested:{job.job_id}"
         )
         return job
+
+    async def refuse_while_scanning(self, project: ProjectRow, doing: str) -> None:
+        """ScanInProgress while a scan of the project runs; a stale one is failed instead."""
+        active = await self._store.active_job(project.project_id)
+        if active is None:
+            return
+        age = self._now() - _aware(active.updated_at)
+        if age < timedelta(seconds=self._settings.stale_job_seconds):
+            raise ScanInProgress(
+                f"scan {active.job_id} of {project.name!r} is still {active.state.lower()}; "
+                f"wait for it (locus scan --wait) before {doing}"
+            )
+        await self._store.set_job_state(
+            active.job_id, "FAILED", self._now(), error="stale: no progress reported"
+        )
 
     async def get_job(self, job_id: str) -> JobRow:
         if not job_id.strip():
@@ -528,6 +537,8 @@ class Ingestion:
             if source.kind == "git":
                 walked = await asyncio.to_thread(self._walk_git, source)
                 commits[source.source_id] = (source.git_ref, walked.commit_sha)
+            elif source.kind == "documents":
+                walked = await self._walk_documents(job.project_id)
             else:
                 root = resolve_source_root(source.path, self._settings.allowed_bases)
                 walked = await asyncio.to_thread(self._walk, root)
@@ -614,6 +625,17 @@ class Ingestion:
             stats["files_deleted"],
             stats["files_skipped"],
         )
+
+    async def _walk_documents(self, project_id: str) -> _WalkedSource:
+        """The documents source's files are its knowledge documents (their contents stored
+        when they were upserted), each with its format as its language."""
+        current = {
+            row.relative_path: ScannedFile(
+                row.relative_path, row.sha256, row.size_bytes, row.format, b""
+            )
+            for row in await self._store.knowledge_documents(project_id)
+        }
+        return _WalkedSource(current, [], 0)
 
     def _walk(self, root: Path) -> _WalkedSource:
         cache = self._read_caches.setdefault(str(root), ReadCache(has_content=self._blobs.exists))
@@ -836,8 +858,8 @@ class Ingestion:
     async def _history_roots(self, project_id: str) -> list[Path]:
         roots = []
         for source in await self._store.list_sources(project_id):
-            if source.kind == "git":
-                continue  # a shallow mirror has no history to give
+            if source.kind != "local_directory":
+                continue  # a shallow mirror or a documents source has no history to give
             try:
                 roots.append(resolve_source_root(source.path, self._settings.allowed_bases))
             except (IngestionError, OSError):

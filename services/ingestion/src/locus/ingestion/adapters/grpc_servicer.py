@@ -9,8 +9,10 @@ from typing import TypeVar
 
 import grpc
 
-from locus.ingestion.adapters.tables import JobRow, ProjectRow, SourceRow
+from locus.ingestion.adapters.chm_extractor import ChmUnavailable
+from locus.ingestion.adapters.tables import JobRow, KnowledgeDocumentRow, ProjectRow, SourceRow
 from locus.ingestion.domain import errors
+from locus.ingestion.knowledge_documents import KnowledgeDocuments, document_file_id
 from locus.ingestion.scanning import FileContent, Ingestion, scan_level, scan_stats
 from locus.rpc import (
     AlreadyExists,
@@ -18,6 +20,7 @@ from locus.rpc import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    Unavailable,
 )
 from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
 
@@ -32,6 +35,12 @@ _STATES = {
     "INDEXING": ingestion_pb2.SCAN_STATE_INDEXING,
     "COMPLETED": ingestion_pb2.SCAN_STATE_COMPLETED,
     "FAILED": ingestion_pb2.SCAN_STATE_FAILED,
+}
+
+_SOURCE_KINDS = {
+    "local_directory": ingestion_pb2.SOURCE_KIND_LOCAL_DIRECTORY,
+    "git": ingestion_pb2.SOURCE_KIND_GIT,
+    "documents": ingestion_pb2.SOURCE_KIND_DOCUMENTS,
 }
 
 
@@ -56,6 +65,8 @@ async def domain_errors() -> AsyncIterator[None]:
         raise FailedPrecondition(str(e)) from e
     except errors.GitRefNotFound as e:
         raise InvalidArgument(str(e)) from e
+    except ChmUnavailable as e:
+        raise Unavailable(str(e)) from e
 
 
 def page_bounds(page_size: int, page_token: str) -> tuple[int, int]:
@@ -95,9 +106,7 @@ def source_message(row: SourceRow) -> ingestion_pb2.Source:
     message = ingestion_pb2.Source(
         source_id=row.source_id,
         project_id=row.project_id,
-        kind=ingestion_pb2.SOURCE_KIND_GIT
-        if row.kind == "git"
-        else ingestion_pb2.SOURCE_KIND_LOCAL_DIRECTORY,
+        kind=_SOURCE_KINDS.get(row.kind, ingestion_pb2.SOURCE_KIND_UNSPECIFIED),
         path=row.path,
         git_url=row.git_url,
         git_ref=row.git_ref,
@@ -110,14 +119,33 @@ def source_message(row: SourceRow) -> ingestion_pb2.Source:
     return message
 
 
+def document_message(row: KnowledgeDocumentRow) -> ingestion_pb2.KnowledgeDocument:
+    message = ingestion_pb2.KnowledgeDocument(
+        document_id=row.document_id,
+        project_id=row.project_id,
+        title=row.title,
+        url=row.url,
+        format=row.format,
+        relative_path=row.relative_path,
+        file_id=document_file_id(row),
+        sha256=row.sha256,
+        size_bytes=row.size_bytes,
+    )
+    message.updated_at.FromDatetime(row.updated_at)
+    return message
+
+
 class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
     def __init__(
         self,
         ingestion: Ingestion,
         required_stages: list[str],
         embedding_stages: list[str] | None = None,
+        *,
+        documents: KnowledgeDocuments,
     ) -> None:
         self._ingestion = ingestion
+        self._documents = documents
         self._stages = required_stages
         self._embedding_stages = embedding_stages or []
 
@@ -224,6 +252,61 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
             files_deleted=deleted.files,
             sources_deleted=deleted.sources,
         )
+
+    async def UpsertKnowledgeDocument(
+        self,
+        request: ingestion_pb2.UpsertKnowledgeDocumentRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> ingestion_pb2.UpsertKnowledgeDocumentResponse:
+        if not request.project_id.strip():
+            raise InvalidArgument("give the project's id or name in 'project_id'")
+        change = await self._call(
+            lambda: self._documents.upsert(
+                request.project_id, request.title, request.url, request.body, request.format
+            )
+        )
+        response = ingestion_pb2.UpsertKnowledgeDocumentResponse(
+            document=document_message(change.document), changed=change.job is not None
+        )
+        if change.job is not None:
+            response.job.CopyFrom(await self._job_message(change.job))
+        return response
+
+    async def DeleteKnowledgeDocument(
+        self,
+        request: ingestion_pb2.DeleteKnowledgeDocumentRequest,
+        context: grpc.aio.ServicerContext,
+    ) -> ingestion_pb2.DeleteKnowledgeDocumentResponse:
+        if not request.project_id.strip():
+            raise InvalidArgument("give the project's id or name in 'project_id'")
+        change = await self._call(
+            lambda: self._documents.delete(request.project_id, request.document_id, request.url)
+        )
+        response = ingestion_pb2.DeleteKnowledgeDocumentResponse(
+            document=document_message(change.document)
+        )
+        if change.job is not None:
+            response.job.CopyFrom(await self._job_message(change.job))
+        return response
+
+    async def ImportChm(
+        self, request: ingestion_pb2.ImportChmRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.ImportChmResponse:
+        if not request.project_id.strip():
+            raise InvalidArgument("give the project's id or name in 'project_id'")
+        imported = await self._call(
+            lambda: self._documents.import_chm(
+                request.project_id, request.filename, request.content
+            )
+        )
+        response = ingestion_pb2.ImportChmResponse(
+            documents=[document_message(row) for row in imported.documents],
+            pages_changed=imported.changed,
+            pages_removed=imported.removed,
+        )
+        if imported.job is not None:
+            response.job.CopyFrom(await self._job_message(imported.job))
+        return response
 
     async def ListSources(
         self, request: ingestion_pb2.ListSourcesRequest, context: grpc.aio.ServicerContext

@@ -1,5 +1,6 @@
 """The ingestion store: projects, sources, the current files of each project, scan jobs and
-their per-file, per-stage progress. One SQLAlchemy implementation for SQLite and PostgreSQL."""
+their per-file, per-stage progress, and each project's knowledge documents. One SQLAlchemy
+implementation for SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from locus.ingestion.adapters.tables import (
     JobFileRow,
     JobFileStageRow,
     JobRow,
+    KnowledgeDocumentRow,
     ProjectRow,
     SkippedFileRow,
     SourceRow,
@@ -158,6 +160,60 @@ class IngestionStore:
                 .order_by(SourceRow.created_at)
             )
             return list(rows)
+
+    # knowledge documents
+
+    async def documents_source(self, row: SourceRow) -> SourceRow:
+        """The project's documents source, created as ``row`` when it has none yet."""
+        async with self._db.transaction() as session:
+            found = await session.scalar(
+                select(SourceRow).where(
+                    SourceRow.project_id == row.project_id, SourceRow.kind == "documents"
+                )
+            )
+            if found is not None:
+                return found
+        try:
+            async with self._db.transaction() as session:
+                session.add(row)
+        except IntegrityError:  # created by a concurrent call: (project, "", "", "") is unique
+            async with self._db.sessions() as session:
+                found = await session.scalar(
+                    select(SourceRow).where(
+                        SourceRow.project_id == row.project_id, SourceRow.kind == "documents"
+                    )
+                )
+                if found is None:
+                    raise
+                return found
+        return row
+
+    async def knowledge_documents(self, project_id: str) -> list[KnowledgeDocumentRow]:
+        async with self._db.sessions() as session:
+            rows = await session.scalars(
+                select(KnowledgeDocumentRow)
+                .where(KnowledgeDocumentRow.project_id == project_id)
+                .order_by(KnowledgeDocumentRow.relative_path)
+            )
+            return list(rows)
+
+    async def replace_documents(
+        self, project_id: str, upserts: Sequence[KnowledgeDocumentRow], removed_ids: Sequence[str]
+    ) -> None:
+        """Write ``upserts`` (replacing rows of the same id) and delete ``removed_ids``, in one
+        transaction."""
+        ids = [*removed_ids, *(row.document_id for row in upserts)]
+        async with self._db.transaction() as session:
+            for chunk in _chunks(ids):
+                await session.execute(
+                    delete(KnowledgeDocumentRow).where(
+                        KnowledgeDocumentRow.project_id == project_id,
+                        KnowledgeDocumentRow.document_id.in_(chunk),
+                    )
+                )
+            await session.flush()
+            for row in upserts:
+                session.add(_detached_copy(row))
 
     # jobs
 
@@ -461,6 +517,16 @@ class IngestionStore:
             files = await session.scalar(
                 select(func.count()).select_from(FileRow).where(FileRow.project_id == project_id)
             )
+            hashes.update(
+                await session.scalars(
+                    select(KnowledgeDocumentRow.sha256).where(
+                        KnowledgeDocumentRow.project_id == project_id
+                    )
+                )
+            )
+            await session.execute(
+                delete(KnowledgeDocumentRow).where(KnowledgeDocumentRow.project_id == project_id)
+            )
             for ids in _chunks(job_ids):
                 rows = await session.execute(
                     select(JobFileRow.sha256, JobFileRow.previous_sha256).where(
@@ -494,6 +560,13 @@ class IngestionStore:
                 )
                 still_used.update(
                     await session.scalars(
+                        select(KnowledgeDocumentRow.sha256).where(
+                            KnowledgeDocumentRow.sha256.in_(shas)
+                        )
+                    )
+                )
+                still_used.update(
+                    await session.scalars(
                         select(JobFileRow.previous_sha256).where(
                             JobFileRow.previous_sha256.in_(shas)
                         )
@@ -511,6 +584,13 @@ class IngestionStore:
                 select(JobFileRow.file_id).where(JobFileRow.sha256 == sha256).limit(1)
             )
             return found is not None
+
+
+def _detached_copy(row: KnowledgeDocumentRow) -> KnowledgeDocumentRow:
+    """A fresh row with ``row``'s values (the caller keeps its own, unattached to a session)."""
+    return KnowledgeDocumentRow(
+        **{column.key: getattr(row, column.key) for column in table_of(KnowledgeDocumentRow).c}
+    )
 
 
 async def _upsert_stages(session: AsyncSession, values: list[dict[str, object]]) -> None:

@@ -140,3 +140,22 @@ class SkippedFileRow(Base):
     relative_path: Mapped[str] = mapped_column(Text, primary_key=True)
     reason: Mapped[str] = mapped_column(String(40))
     detail: Mapped[str] = mapped_column(Text, default="")
+
+
+class KnowledgeDocumentRow(Base):
+    """A document from outside the project's repositories, a file of its documents source."""
+
+    __tablename__ = "knowledge_documents"
+    __table_args__ = (
+        Index("ix_knowledge_documents_project_path", "project_id", "relative_path", unique=True),
+    )
+    document_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    project_id: Mapped[str] = mapped_column(String(40), index=True)
+    source_id: Mapped[str] = mapped_column(String(40))
+    title: Mapped[str] = mapped_column(Text)
+    url: Mapped[str] = mapped_column(Text, default="")
+    format: Mapped[str] = mapped_column(String(20))
+    relative_path: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str] = mapped_column(String(64))
+    size_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

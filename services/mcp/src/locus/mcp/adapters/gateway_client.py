@@ -1,0 +1,145 @@
+"""The gateway's public API, one typed method per RPC the tools use. Every call carries the
+caller's credential (``authorization: Bearer …``, given per call: over HTTP each MCP request
+has its own) and, through the traced channel, the trace context and the request ID. A failed
+call raises GatewayError with the gateway's status and message."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from locus.rpc import make_channel
+from locus.rpc.bearer import AUTHORIZATION
+from locus.telemetry import Telemetry
+from locus.v1 import ast_pb2, gateway_pb2, gateway_pb2_grpc, ingestion_pb2, retrieval_pb2
+
+
+class GatewayError(Exception):
+    """A gateway call failed; ``str()`` is ``"<STATUS>: <the gateway's message>"``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    @classmethod
+    def from_rpc(cls, error: grpc.aio.AioRpcError) -> GatewayError:
+        return cls(error.code().name, error.details() or "")
+
+
+def authorization_value(credential: str) -> str:
+    """The header value for a credential: kept as given when it already names its scheme."""
+    return credential if credential.lower().startswith("bearer ") else f"Bearer {credential}"
+
+
+class GatewayClient:
+    def __init__(
+        self,
+        address: str,
+        telemetry: Telemetry | None,
+        *,
+        timeout_seconds: float,
+        ask_timeout_seconds: float,
+    ) -> None:
+        self.address = address
+        self._channel = make_channel(address, telemetry, default_timeout=timeout_seconds)
+        self._stub = gateway_pb2_grpc.GatewayStub(self._channel)
+        self._health = health_pb2_grpc.HealthStub(self._channel)
+        self._ask_timeout = ask_timeout_seconds
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def is_serving(self, timeout_seconds: float = 2.0) -> bool:
+        try:
+            reply = await self._health.Check(
+                health_pb2.HealthCheckRequest(), timeout=timeout_seconds
+            )
+        except grpc.aio.AioRpcError:
+            return False
+        return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+    async def list_projects(
+        self, credential: str, request: ingestion_pb2.ListProjectsRequest
+    ) -> ingestion_pb2.ListProjectsResponse:
+        try:
+            reply: ingestion_pb2.ListProjectsResponse = await self._stub.ListProjects(
+                request, metadata=_metadata(credential)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise GatewayError.from_rpc(error) from None
+        return reply
+
+    async def locate(
+        self, credential: str, request: gateway_pb2.LocateRequest
+    ) -> gateway_pb2.LocateResponse:
+        try:
+            reply: gateway_pb2.LocateResponse = await self._stub.Locate(
+                request, metadata=_metadata(credential)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise GatewayError.from_rpc(error) from None
+        return reply
+
+    async def search(
+        self, credential: str, request: retrieval_pb2.SearchRequest
+    ) -> retrieval_pb2.SearchResponse:
+        try:
+            reply: retrieval_pb2.SearchResponse = await self._stub.Search(
+                request, metadata=_metadata(credential)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise GatewayError.from_rpc(error) from None
+        return reply
+
+    async def find_symbols(
+        self, credential: str, request: ast_pb2.FindSymbolsRequest
+    ) -> ast_pb2.FindSymbolsResponse:
+        try:
+            reply: ast_pb2.FindSymbolsResponse = await self._stub.FindSymbols(
+                request, metadata=_metadata(credential)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise GatewayError.from_rpc(error) from None
+        return reply
+
+    async def get_ast_node(
+        self, credential: str, request: ast_pb2.GetNodeRequest
+    ) -> ast_pb2.GetNodeResponse:
+        try:
+            reply: ast_pb2.GetNodeResponse = await self._stub.GetAstNode(
+                request, metadata=_metadata(credential)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise GatewayError.from_rpc(error) from None
+        return reply
+
+    async def read_file(
+        self, credential: str, request: gateway_pb2.ReadFileRequest
+    ) -> gateway_pb2.ReadFileResponse:
+        try:
+            reply: gateway_pb2.ReadFileResponse = await self._stub.ReadFile(
+                request, metadata=_metadata(credential)
+            )
+        except grpc.aio.AioRpcError as error:
+            raise GatewayError.from_rpc(error) from None
+        return reply
+
+    async def ask(
+        self, credential: str, request: gateway_pb2.AskRequest
+    ) -> AsyncIterator[gateway_pb2.AskEvent]:
+        """The answer's events as they stream; leaving the loop early cancels the answer."""
+        call = self._stub.Ask(request, metadata=_metadata(credential), timeout=self._ask_timeout)
+        try:
+            async for event in call:
+                yield event
+        except grpc.aio.AioRpcError as error:
+            raise GatewayError.from_rpc(error) from None
+        finally:
+            call.cancel()
+
+
+def _metadata(credential: str) -> tuple[tuple[str, str], ...]:
+    return ((AUTHORIZATION, authorization_value(credential)),) if credential else ()

@@ -1,0 +1,44 @@
+"""What the MCP tools return: typed results an agent reads (their JSON schema is each tool's
+output schema)."""
+
+from locus.mcp.domain.results import (
+    AnswerResult,
+    Citation,
+    FileLines,
+    FoundSymbols,
+    ImpactedFile,
+    ImpactedSymbol,
+    ImpactResult,
+    LocatedFile,
+    LocateResult,
+    NumberedLine,
+    ProjectList,
+    ProjectSummary,
+    Relation,
+    SearchHit,
+    SearchResult,
+    Snippet,
+    SymbolDetails,
+    SymbolSummary,
+)
+
+__all__ = [
+    "AnswerResult",
+    "Citation",
+    "FileLines",
+    "FoundSymbols",
+    "ImpactResult",
+    "ImpactedFile",
+    "ImpactedSymbol",
+    "LocateResult",
+    "LocatedFile",
+    "NumberedLine",
+    "ProjectList",
+    "ProjectSummary",
+    "Relation",
+    "SearchHit",
+    "SearchResult",
+    "Snippet",
+    "SymbolDetails",
+    "SymbolSummary",
+]

@@ -1,0 +1,149 @@
+"""The tools' structured results. Plain pydantic models (no protobuf): the adapters map the
+gateway's replies onto them, and MCP publishes their JSON schema as each tool's output schema."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class ProjectSummary(BaseModel):
+    project_id: str
+    name: str
+    system: str = ""
+    subsystem: str = ""
+    latest_snapshot_id: str = Field(default="", description="empty until a scan completed")
+
+
+class ProjectList(BaseModel):
+    projects: list[ProjectSummary]
+
+
+class SymbolSummary(BaseModel):
+    node_id: str = Field(description="pass to get_symbol")
+    qualified_name: str
+    name: str
+    kind: str = Field(description="module, class, function, method, ...")
+    path: str
+    start_line: int
+    end_line: int
+    signature: str = ""
+    docstring: str = ""
+    parent_qualified_name: str = ""
+    score: float | None = Field(default=None, description="ranking score, when ranked")
+
+
+class LocatedFile(BaseModel):
+    path: str
+    language: str
+    score: float
+    symbols: list[SymbolSummary]
+    evidence: list[str] = Field(description="why the file was ranked: signal and detail")
+
+
+class ImpactedSymbol(BaseModel):
+    symbol: SymbolSummary
+    distance: int = Field(description="hops from the located symbols")
+    score: float
+
+
+class ImpactedFile(BaseModel):
+    path: str
+    distance: int
+    score: float
+
+
+class LocateResult(BaseModel):
+    request_id: str = Field(description="the gateway's request id (locus request <id>)")
+    snapshot_id: str
+    files: list[LocatedFile]
+    symbols: list[SymbolSummary]
+
+
+class ImpactResult(BaseModel):
+    request_id: str
+    snapshot_id: str
+    located: list[SymbolSummary] = Field(description="the symbols the question points at")
+    impacted_symbols: list[ImpactedSymbol]
+    impacted_files: list[ImpactedFile]
+
+
+class SearchHit(BaseModel):
+    chunk_id: str
+    path: str
+    start_line: int
+    end_line: int
+    symbol_qualified_name: str = ""
+    score: float
+    text: str
+
+
+class SearchResult(BaseModel):
+    hits: list[SearchHit]
+
+
+class FoundSymbols(BaseModel):
+    symbols: list[SymbolSummary]
+    next_page_token: str = ""
+
+
+class Relation(BaseModel):
+    kind: str = Field(description="calls, imports, inherits, references, contains")
+    source_qualified_name: str
+    target_name: str
+    target_qualified_name: str = ""
+    target_node_id: str = Field(default="", description="empty when unresolved")
+    source_node_id: str = ""
+    line: int = 0
+
+
+class SymbolDetails(BaseModel):
+    symbol: SymbolSummary
+    parents: list[SymbolSummary] = Field(description="enclosing symbols, innermost first")
+    children: list[SymbolSummary]
+    outgoing: list[Relation] = Field(description="this symbol → others")
+    incoming: list[Relation] = Field(description="others → this symbol")
+    truncated: bool = Field(default=False, description="children or relations were cut")
+
+
+class NumberedLine(BaseModel):
+    number: int
+    text: str
+
+
+class FileLines(BaseModel):
+    path: str
+    language: str
+    snapshot_id: str
+    start_line: int
+    end_line: int
+    total_lines: int
+    truncated: bool = Field(description="fewer lines than asked (size cap): read on from end_line")
+    lines: list[NumberedLine]
+
+
+class Citation(BaseModel):
+    citation_id: str
+    path: str
+    start_line: int
+    end_line: int
+    chunk_id: str = ""
+
+
+class Snippet(BaseModel):
+    citation_id: str
+    path: str
+    start_line: int
+    end_line: int
+    symbol_qualified_name: str = ""
+    lines: list[NumberedLine]
+
+
+class AnswerResult(BaseModel):
+    request_id: str
+    answer: str = Field(description="the answer text; [Cn] marks cite the citations")
+    grounded: bool = Field(description="every claim is backed by a cited snippet")
+    status: str = Field(description="finished, failed or cancelled")
+    message: str = ""
+    citations: list[Citation]
+    snippets: list[Snippet]
+    errors: list[str] = Field(default_factory=list)
