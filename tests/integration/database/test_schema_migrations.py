@@ -150,17 +150,32 @@ async def _contents(database: Database) -> dict[str, list[dict[str, Any]]]:
         return await connection.run_sync(read)
 
 
+# Ingestion's revision 0004 turns the projects' free-text labels into registry entities: the
+# label columns go and the new tables are filled from them (test_ingestion_labels_become_...).
+MOVED_COLUMNS = {"projects": {"system", "subsystem"}}
+FILLED_FROM_EARLIER_ROWS = {"systems", "subsystems"}
+
+
 def _assert_kept(
     before: dict[str, list[dict[str, Any]]], after: dict[str, list[dict[str, Any]]]
 ) -> None:
     """Every row is kept with its values; a later revision may only add (empty tables, columns
-    with their defaults)."""
+    with their defaults), apart from the data a revision moves on purpose (MOVED_COLUMNS)."""
+
+    def kept(table: str, row: dict[str, Any]) -> dict[str, Any]:
+        moved = MOVED_COLUMNS.get(table, set()) if after.get(table) else set()
+        return {column: value for column, value in row.items() if column not in moved}
+
     assert {
-        table: [{column: row[column] for column in rows[0]} for row in after[table]]
+        table: [{column: row[column] for column in kept(table, rows[0])} for row in after[table]]
         for table, rows in before.items()
         if rows
-    } == {table: rows for table, rows in before.items() if rows}
-    assert all(not after[table] for table in set(after) - set(before))
+    } == {table: [kept(table, row) for row in rows] for table, rows in before.items() if rows}
+    assert all(
+        not after[table]
+        for table in set(after) - set(before)
+        if table not in FILLED_FROM_EARLIER_ROWS or not before.get("projects")
+    )
 
 
 async def _differences(database: Database, store: StoreUnderTest) -> list[Any]:
@@ -248,6 +263,57 @@ async def test_a_database_at_an_earlier_revision_is_upgraded_with_every_row(
     assert (migration.before, migration.after) == (revision, store.schema.head)
     _assert_kept(rows, await _contents(database))
     assert await _differences(database, store) == []
+
+
+async def test_ingestion_labels_become_systems_and_subsystems_with_their_projects(
+    database: Database,
+) -> None:
+    """Revision 0004: each distinct (system, subsystem) label pair becomes a system and a
+    subsystem (a missing half named "default"); every project points at its pair's subsystem."""
+    await migrate(database, INGESTION_SCHEMA, to="0003")
+    created = datetime(2026, 1, 1, tzinfo=UTC)
+    labels = {"p1": ("shop", "orders"), "p2": ("shop", "orders"), "p3": ("shop", "")}
+    labels |= {"p4": ("", "tools"), "p5": ("", "")}
+    async with database.engine.begin() as connection:
+        for project_id, (system, subsystem) in labels.items():
+            await connection.execute(
+                text(
+                    "INSERT INTO projects (project_id, name, system, subsystem, created_at, "
+                    "latest_snapshot_id, last_snapshot_seq) "
+                    "VALUES (:id, :name, :system, :subsystem, :created, '', 0)"
+                ),
+                {
+                    "id": project_id,
+                    "name": f"n-{project_id}",
+                    "system": system,
+                    "subsystem": subsystem,
+                    "created": created,
+                },
+            )
+
+    await migrate(database, INGESTION_SCHEMA)
+
+    async with database.engine.connect() as connection:
+        placed = dict(
+            (
+                await connection.execute(
+                    text(
+                        "SELECT p.project_id, s.name || '/' || sub.name FROM projects p "
+                        "JOIN subsystems sub ON sub.subsystem_id = p.subsystem_id "
+                        "JOIN systems s ON s.system_id = sub.system_id"
+                    )
+                )
+            ).all()
+        )
+        systems = (await connection.execute(text("SELECT count(*) FROM systems"))).scalar()
+    assert placed == {
+        "p1": "shop/orders",
+        "p2": "shop/orders",
+        "p3": "shop/default",
+        "p4": "default/tools",
+    }
+    assert systems == 2
+    assert await _differences(database, STORES["ingestion"]) == []
 
 
 @pytest.mark.parametrize("name", STORES)

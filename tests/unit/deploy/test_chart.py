@@ -418,7 +418,8 @@ def test_nats_is_a_three_server_jetstream_cluster(helm: str) -> None:
         (["--set", "nats.replicas=2"], "quorum"),
         (["--set", "nats.enabled=false"], "externalNats.url"),
         (["--set", "tracing.backend=zipkin"], "tracing.backend"),
-        (["--set", "tls.internal.enabled=true,tls.provider=vault"], "tls.provider"),
+        (["--set", "tls.internal.enabled=true,tls.provider=vault,mcp.enabled=false"], "vault"),
+        (["--set", "tls.internal.enabled=true"], "mcp.enabled=false"),
         (["--set", "ingress.enabled=true"], "ingress.host"),
     ],
 )
@@ -554,8 +555,8 @@ def test_network_policies_deny_by_default_and_admit_each_component_its_callers(
         "grpc": {"retrieval"},
     }
     assert admitted_components(policies[f"{RELEASE}-otel-collector"]) == {
-        "otlp-grpc": locus,
-        "otlp-http": locus,
+        "otlp-grpc": locus | {"mcp"},
+        "otlp-http": locus | {"mcp"},
         "metrics": {"prometheus"},
     }
     assert admitted_components(policies[f"{RELEASE}-jaeger"]) == {
@@ -761,7 +762,8 @@ def test_operators_can_bring_every_credential_secret(helm: str) -> None:
         helm,
         "--set",
         "serviceToken.existingSecret=mesh-token,services.gateway.adminKey.existingSecret=admin"
-        ",nats.auth.existingSecret=bus-users,tls.internal.enabled=true,tls.provider=existing",
+        ",nats.auth.existingSecret=bus-users,tls.internal.enabled=true,tls.provider=existing"
+        ",mcp.enabled=false",
     )
     gateway = pod_spec(by_kind(manifests, "Deployment")[f"{RELEASE}-gateway"])
     volumes = {v["name"]: v["secret"]["secretName"] for v in gateway["volumes"] if "secret" in v}
@@ -848,7 +850,9 @@ def test_without_internal_tls_nothing_advertises_plaintext_beyond_the_release(he
 
 
 def test_cert_manager_issues_the_internal_certificates(helm: str) -> None:
-    args = "tls.internal.enabled=true,nats.tls.enabled=true,tls.provider=certManager"
+    args = (
+        "tls.internal.enabled=true,nats.tls.enabled=true,tls.provider=certManager,mcp.enabled=false"
+    )
     bootstrapped = render(helm, "--set", args)
     certificates = by_kind(bootstrapped, "Certificate")
     issuers = by_kind(bootstrapped, "Issuer")
@@ -902,6 +906,83 @@ def test_the_gateway_ingress_terminates_tls(helm: str) -> None:
         "port": {"name": "grpc"},
     }
     assert "Ingress" not in {m["kind"] for m in render(helm)}
+
+
+# ---- the MCP server -------------------------------------------------------------------------
+
+MCP_PORT = 50056
+
+
+def test_mcp_dockerfile_runs_the_http_server_as_a_non_root_user() -> None:
+    dockerfile = (ROOT / "services" / "mcp" / "Dockerfile").read_text(encoding="utf-8")
+
+    assert "USER 10001:10001" in dockerfile
+    assert f"LOCUS_MCP_HTTP_PORT={MCP_PORT}" in dockerfile
+    assert 'ENTRYPOINT ["python", "-m", "locus.mcp"]' in dockerfile
+
+
+def test_the_mcp_server_calls_the_gateway_as_its_client_and_holds_no_secret(helm: str) -> None:
+    manifests = render(helm)
+    deployment = by_kind(manifests, "Deployment")[f"{RELEASE}-mcp"]
+    pod = pod_spec(deployment)
+    [container] = pod["containers"]
+    env = container_env(deployment)
+    service = by_kind(manifests, "Service")[f"{RELEASE}-mcp"]
+
+    assert container["image"] == "locus-mcp:" + load_yaml(CHART / "Chart.yaml")["appVersion"]
+    assert deployment["spec"]["template"]["metadata"]["labels"]["locus.dev/gateway-client"] == (
+        "true"
+    )
+    assert env["LOCUS_MCP_GATEWAY_ADDR"] == f"{RELEASE}-gateway:{PORTS['gateway']}"
+    assert env["LOCUS_MCP_HTTP_HOST"] == "0.0.0.0"
+    assert env["LOCUS_MCP_HTTP_PORT"] == str(MCP_PORT)
+    assert container["ports"] == [{"name": "http", "containerPort": MCP_PORT, "protocol": "TCP"}]
+    assert container["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    # A gateway outage makes it unready, never restarts it.
+    assert container["livenessProbe"]["tcpSocket"] == {"port": "http"}
+    assert container["startupProbe"]["tcpSocket"] == {"port": "http"}
+    assert [v["name"] for v in pod["volumes"]] == ["tmp"]
+    assert not any("secretKeyRef" in str(value) for value in env.values())
+    assert pod["automountServiceAccountToken"] is False
+    assert (
+        by_kind(manifests, "ServiceAccount")[f"{RELEASE}-mcp"]["automountServiceAccountToken"]
+        is False
+    )
+    assert service["spec"]["ports"] == [
+        {
+            "name": "http",
+            "port": MCP_PORT,
+            "targetPort": "http",
+            "protocol": "TCP",
+            "appProtocol": "http",
+        }
+    ]
+    assert service["spec"]["selector"] == {
+        "app.kubernetes.io/name": "mcp",
+        "app.kubernetes.io/instance": RELEASE,
+    }
+
+
+def test_the_mcp_server_is_reached_like_the_gateway(helm: str) -> None:
+    peers = [{"ipBlock": {"cidr": "203.0.113.0/24"}}]
+    policies = by_kind(render(helm), "NetworkPolicy")
+    restricted = by_kind(
+        render(helm, "--set-json", f"networkPolicy.ingressFrom={json.dumps(peers)}"),
+        "NetworkPolicy",
+    )
+
+    assert admitted(policies[f"{RELEASE}-mcp"]) == {"http": None}
+    assert admitted(restricted[f"{RELEASE}-mcp"]) == {"http": peers}
+    gateway_client = {"podSelector": {"matchLabels": {"locus.dev/gateway-client": "true"}}}
+    assert admitted(restricted[f"{RELEASE}-gateway"])["grpc"] == [*peers, gateway_client]
+
+
+def test_the_mcp_server_can_be_left_out(helm: str) -> None:
+    manifests = render(helm, "--set", "mcp.enabled=false")
+    collector = by_kind(manifests, "NetworkPolicy")[f"{RELEASE}-otel-collector"]
+
+    assert not [m for m in manifests if m["metadata"]["name"] == f"{RELEASE}-mcp"]
+    assert "mcp" not in admitted_components(collector)["otlp-grpc"]
 
 
 def test_compose_nats_requires_credentials_and_services_carry_the_service_token() -> None:

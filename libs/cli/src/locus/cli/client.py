@@ -25,6 +25,7 @@ from locus.v1 import (
     gateway_pb2_grpc,
     ingestion_pb2,
     ingestion_pb2_grpc,
+    retrieval_pb2,
 )
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
@@ -146,11 +147,22 @@ class LocusClient:
                 break
         return projects
 
+    async def get_project(self, project: str) -> ingestion_pb2.Project:
+        reply: ingestion_pb2.Project = await self._stub_for("GetProject", "ingestion").GetProject(
+            ingestion_pb2.GetProjectRequest(project_id=project)
+        )
+        return reply
+
     async def delete_project(self, project: str) -> ingestion_pb2.DeleteProjectResponse:
         reply: ingestion_pb2.DeleteProjectResponse = await self._stub_for(
             "DeleteProject", "ingestion"
         ).DeleteProject(ingestion_pb2.DeleteProjectRequest(project_id=project))
         return reply
+
+    def registry_stub(self) -> Any:
+        """The stub serving the registry (systems, subsystems, UpdateProject, RemoveSource):
+        the gateway's, or ingestion's in a stack without one (registry_commands calls it)."""
+        return self._stub_for("the registry", "ingestion")
 
     # knowledge documents
 
@@ -217,6 +229,17 @@ class LocusClient:
             )
             request.project_id = project.project_id
         reply: ast_pb2.FindSymbolsResponse = await stub.FindSymbols(request)
+        return reply
+
+    async def get_ast_node(self, request: ast_pb2.GetNodeRequest) -> ast_pb2.GetNodeResponse:
+        stub = self._stub_for("GetAstNode", "ast")
+        # AstService names the gateway's GetAstNode GetNode (same messages).
+        call = stub.GetAstNode if self.via_gateway else stub.GetNode
+        reply: ast_pb2.GetNodeResponse = await call(request)
+        return reply
+
+    async def search(self, request: retrieval_pb2.SearchRequest) -> retrieval_pb2.SearchResponse:
+        reply: retrieval_pb2.SearchResponse = await self._stub_for("Search").Search(request)
         return reply
 
     async def read_file(self, request: gateway_pb2.ReadFileRequest) -> gateway_pb2.ReadFileResponse:

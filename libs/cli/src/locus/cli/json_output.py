@@ -19,6 +19,7 @@ from locus.v1 import (
     gateway_pb2,
     impact_pb2,
     ingestion_pb2,
+    retrieval_pb2,
 )
 
 JsonObject = dict[str, Any]
@@ -332,4 +333,65 @@ def request_detail_json(record: gateway_pb2.RequestRecord) -> JsonObject:
             for c in record.context
         ],
         "feedback": [feedback_json(f) for f in record.feedback],
+    }
+
+
+def search_hit_json(hit: retrieval_pb2.SearchHit) -> JsonObject:
+    chunk = hit.chunk
+    location = chunk.location
+    return {
+        "chunk_id": chunk.chunk_id,
+        "path": location.relative_path,
+        "start_line": location.start_line,
+        "end_line": location.end_line,
+        "location": line_span(location.relative_path, location.start_line, location.end_line),
+        "language": location.language,
+        "file_id": location.file_id,
+        "snapshot_id": location.snapshot_id,
+        "kind": enum_label(common_pb2.ChunkKind.Name(chunk.kind), "CHUNK_KIND_"),
+        "symbol": chunk.symbol_qualified_name,
+        "symbol_node_id": chunk.symbol_node_id,
+        "score": hit.score,
+        "lexical_rank": hit.lexical_rank,
+        "vector_rank": hit.vector_rank,
+        "lexical_score": hit.lexical_score,
+        "vector_score": hit.vector_score,
+        "text": chunk.text,
+    }
+
+
+def search_json(
+    project: str, query: str, request_id: str, reply: retrieval_pb2.SearchResponse
+) -> JsonObject:
+    """``locus search``: the hits best first; ``request_id`` names the search in the request
+    log (``locus request show``)."""
+    return {
+        "project": project,
+        "query": query,
+        "request_id": request_id,
+        "mode": enum_label(retrieval_pb2.SearchMode.Name(reply.mode), "SEARCH_MODE_"),
+        "hits": [search_hit_json(hit) for hit in reply.hits],
+    }
+
+
+def relation_json(relation: common_pb2.Relation) -> JsonObject:
+    return {
+        "kind": enum_label(common_pb2.RelationKind.Name(relation.kind), "RELATION_KIND_"),
+        "source_node_id": relation.source_node_id,
+        "source_qualified_name": relation.source_qualified_name,
+        "target_name": relation.target_name,
+        "target_qualified_name": relation.target_qualified_name,
+        "target_node_id": relation.target_node_id,
+        "line": relation.line,
+        "file_id": relation.file_id,
+    }
+
+
+def node_json(reply: ast_pb2.GetNodeResponse) -> JsonObject:
+    """``locus node``: the symbol, its children and (with --relations) its edges."""
+    return {
+        "symbol": symbol_json(reply.symbol),
+        "children": [symbol_json(child) for child in reply.children],
+        "outgoing": [relation_json(relation) for relation in reply.outgoing],
+        "incoming": [relation_json(relation) for relation in reply.incoming],
     }

@@ -40,10 +40,19 @@ from locus.cli.local_stack import (
     select_services,
 )
 from locus.cli.locbench import parse_query, rank_instance
+from locus.cli.lookup_commands import node, project_get, scan_status
 from locus.cli.mcp_command import mcp
+from locus.cli.registry_commands import (
+    project_move,
+    project_rename,
+    source_remove,
+    subsystem_app,
+    system_app,
+)
 from locus.cli.request_commands import feedback_app, request_app
 from locus.cli.scan_progress import follow_scan, state_label
 from locus.cli.schema_migrations import migrate_stores, stores_to_migrate
+from locus.cli.search_command import search
 from locus.cli.source_input import duration_seconds, is_git_url
 from locus.cli.stack_state import (
     DEFAULT_DATA_DIR,
@@ -70,10 +79,9 @@ app = typer.Typer(
     name="locus",
     help="Locus: find the code that answers a question. `locus up` starts the stack.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
 )
-project_app = typer.Typer(help="Create, list and delete projects.", no_args_is_help=True)
+project_app = typer.Typer(help="Create, show, list and delete projects.", no_args_is_help=True)
 source_app = typer.Typer(
     help="Add and list the source directories of a project.", no_args_is_help=True
 )
@@ -84,9 +92,18 @@ app.add_typer(keys_app, name="keys")
 app.add_typer(request_app, name="request")
 app.add_typer(feedback_app, name="feedback")
 app.add_typer(docs_app, name="docs")
+app.add_typer(system_app, name="system")
+app.add_typer(subsystem_app, name="subsystem")
 app.command("read")(read)
 app.command("outline")(outline)
 app.command("mcp")(mcp)
+app.command("search")(search)
+app.command("node")(node)
+app.command("scan-status")(scan_status)
+project_app.command("get")(project_get)
+project_app.command("rename")(project_rename)
+project_app.command("move")(project_move)
+source_app.command("remove")(source_remove)
 
 GatewayOption = Annotated[
     str | None,

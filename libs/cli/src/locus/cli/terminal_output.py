@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locus.cli.json_output import dumps, line_span, scan_json
-from locus.v1 import common_pb2, gateway_pb2, ingestion_pb2
+from locus.v1 import ast_pb2, common_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
 
 WIDE_WITHOUT_TERMINAL = 160
 
@@ -81,6 +81,66 @@ def symbols_table(symbols: Sequence[common_pb2.Symbol]) -> Table:
         location = _symbol_location(symbol)
         table.add_row(_kind(symbol), escape(symbol.qualified_name), escape(location))
     return table
+
+
+def _first_line(text: str, width: int = 100) -> str:
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def print_search_hits(console: Console, reply: retrieval_pb2.SearchResponse) -> None:
+    """Each chunk, best first: its location, symbol, scores and first line of code."""
+    mode = retrieval_pb2.SearchMode.Name(reply.mode).removeprefix("SEARCH_MODE_").lower()
+    for rank, hit in enumerate(reply.hits, start=1):
+        location = hit.chunk.location
+        span = line_span(location.relative_path, location.start_line, location.end_line)
+        ranks = [f"bm25 #{hit.lexical_rank}"] if hit.lexical_rank else []
+        ranks += [f"vector #{hit.vector_rank}"] if hit.vector_rank else []
+        console.print(
+            f"{rank:>2}. [bold]{escape(span)}[/] {escape(hit.chunk.symbol_qualified_name)} "
+            f"[dim]{hit.score:.3f} {' '.join(ranks)}[/]"
+        )
+        if preview := _first_line(hit.chunk.text):
+            console.print(f"      [dim]{escape(preview)}[/]")
+    console.print(f"{len(reply.hits)} chunk(s), {mode}", style="dim")
+
+
+def _relation_line(relation: common_pb2.Relation, *, outgoing: bool) -> str:
+    kind = common_pb2.RelationKind.Name(relation.kind).removeprefix("RELATION_KIND_").lower()
+    if outgoing:
+        other = relation.target_qualified_name or relation.target_name
+        unresolved = "" if relation.target_node_id else " [dim](unresolved)[/]"
+    else:
+        other, unresolved = relation.source_qualified_name, ""
+    line = f" [dim]line {relation.line}[/]" if relation.line else ""
+    return f"  {kind} {escape(other)}{unresolved}{line}"
+
+
+def print_node(console: Console, reply: ast_pb2.GetNodeResponse) -> None:
+    """A symbol: kind, name and location, signature, first docstring line, children, and the
+    relations each way (when asked for)."""
+    symbol = reply.symbol
+    console.print(
+        f"{_kind(symbol)} [bold]{escape(symbol.qualified_name)}[/]  "
+        f"{escape(_symbol_location(symbol))}"
+    )
+    if symbol.signature:
+        console.print(f"  {escape(symbol.signature)}", highlight=False)
+    if doc := _first_line(symbol.docstring):
+        console.print(f"  [dim]{escape(doc)}[/]")
+    if symbol.parent_qualified_name:
+        console.print(f"  in {escape(symbol.parent_qualified_name)}", style="dim")
+    if reply.children:
+        console.print(f"[bold]children[/] ({len(reply.children)})")
+        console.print(symbols_table(reply.children))
+    for title, relations, outgoing in (
+        ("outgoing", reply.outgoing, True),
+        ("incoming", reply.incoming, False),
+    ):
+        if relations:
+            console.print(f"[bold]{title}[/] ({len(relations)})")
+            for relation in relations:
+                console.print(_relation_line(relation, outgoing=outgoing))
 
 
 def print_scan_summary(console: Console, job: ingestion_pb2.ScanJob, elapsed: float) -> None:

@@ -13,10 +13,12 @@ from locus.ingestion.adapters.chm_extractor import ChmExtractor
 from locus.ingestion.adapters.event_handlers import register_event_handlers
 from locus.ingestion.adapters.git_remote import GitRemotes
 from locus.ingestion.adapters.grpc_servicer import IngestionServicer
+from locus.ingestion.adapters.registry_store import RegistryStore
 from locus.ingestion.adapters.store import IngestionStore
 from locus.ingestion.domain.git_sources import SCHEMES
 from locus.ingestion.git_sources import GitPolling, GitSources
 from locus.ingestion.knowledge_documents import KnowledgeDocuments
+from locus.ingestion.registry import Registry
 from locus.ingestion.scanning import HistoryWarmup, Ingestion
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
@@ -30,10 +32,9 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
     configure_logging(settings.service_name, level=settings.log_level, json_lines=settings.log_json)
     telemetry = setup_telemetry(settings.service_name, exporters=exporters)
     mesh = MeshCredentials.from_settings(settings)
-    store = IngestionStore(
-        Database(settings.sqlalchemy_url("ingestion.db")),
-        migrate_on_start=settings.migrate_on_start,
-    )
+    database = Database(settings.sqlalchemy_url("ingestion.db"))
+    store = IngestionStore(database, migrate_on_start=settings.migrate_on_start)
+    registry = Registry(RegistryStore(database))
     blobs = FileBlobStore(settings.blob_dir)
     bus = EventBus.from_settings(settings, telemetry)
     remotes = GitRemotes(
@@ -70,7 +71,11 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
     server.add_service(
         ingestion_pb2_grpc.add_IngestionServiceServicer_to_server,
         IngestionServicer(
-            ingestion, settings.required_stages, settings.embedding_stages, documents=documents
+            ingestion,
+            settings.required_stages,
+            settings.embedding_stages,
+            documents=documents,
+            registry=registry,
         ),
         ingestion_pb2.DESCRIPTOR.services_by_name["IngestionService"].full_name,
     )

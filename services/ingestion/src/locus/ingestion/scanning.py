@@ -55,10 +55,11 @@ from locus.ingestion.domain.errors import (
     NoSources,
     ProjectNotFound,
     ScanInProgress,
+    SourceNotFound,
 )
 from locus.ingestion.domain.git_sources import is_commit_id
 from locus.ingestion.domain.model import ChangeType, ScannedFile, SkippedFile
-from locus.ingestion.domain.naming import validate_label, validate_project_name
+from locus.ingestion.domain.naming import validate_project_name
 from locus.ingestion.domain.scanner import ReadCache, walk_source
 from locus.ingestion.domain.source_paths import resolve_source_root
 from locus.ingestion.domain.source_roots import (
@@ -196,12 +197,12 @@ class Ingestion:
 
     # projects and sources
 
-    async def create_project(self, name: str, system: str, subsystem: str) -> ProjectRow:
+    async def create_project(self, name: str, subsystem_id: str | None) -> ProjectRow:
+        """A new project, in the subsystem ``subsystem_id`` (resolved by the registry) or none."""
         row = ProjectRow(
             project_id=_new_id("p"),
             name=validate_project_name(name),
-            system=validate_label("system", system),
-            subsystem=validate_label("subsystem", subsystem),
+            subsystem_id=subsystem_id,
             created_at=self._now(),
             latest_snapshot_id="",
             last_snapshot_seq=0,
@@ -272,7 +273,10 @@ class Ingestion:
         for sha256 in deleted.unreferenced_hashes:
             if is_sha256(sha256):
                 self._blobs.delete(sha256)
-        for source in deleted.sources:
+        self._forget_sources(deleted.sources)
+
+    def _forget_sources(self, sources: Sequence[SourceRow]) -> None:
+        for source in sources:
             if source.kind == "git":
                 self._git_sources.forget(source.source_id)
             elif source.kind == "local_directory":
@@ -359,6 +363,39 @@ class Ingestion:
             last_commit_sha="",
         )
         return await self._store.add_source(row)
+
+    async def get_source(self, source_id: str) -> SourceRow:
+        source_id = source_id.strip()
+        if not source_id:
+            raise InvalidRequest("source_id must name a source (see locus source list PROJECT)")
+        if len(source_id) > 40:
+            raise InvalidRequest("source_id is longer than 40 characters")
+        source = await self._store.get_source(source_id)
+        if source is None:
+            raise SourceNotFound(f"no source {source_id!r}; see locus source list PROJECT")
+        return source
+
+    async def remove_source(self, source_id: str) -> tuple[SourceRow, JobRow]:
+        """Remove a source and what it produced: mark it, then scan it, so that its walk finds
+        nothing and every file of it is published as deleted (ast, retrieval and impact retract
+        them as they do deleted files); once that scan recorded its changes the source, its
+        mirror or read cache (and a documents source's documents) go. Refused while a scan of
+        the project runs."""
+        source = await self.get_source(source_id)
+        project = await self.get_project(source.project_id)
+        await self.refuse_while_scanning(project, "removing a source")
+        await self._store.mark_source_removing(source.source_id)
+        job = await self.start_scan(project.project_id, [source.source_id])
+        return source, job
+
+    async def _drop_removed_sources(self, project_id: str) -> None:
+        """Sources marked for removal whose files are all retracted: their rows, documents,
+        mirrors and read caches (idempotent: a redelivered scan finds them gone)."""
+        dropped = await self._store.drop_removed_sources(project_id)
+        for source in dropped:
+            log.info("removed source %s of project %s", source.source_id, project_id)
+        if dropped:
+            await asyncio.to_thread(self._forget_sources, dropped)
 
     async def list_sources(self, project_ref: str) -> list[SourceRow]:
         project = await self.get_project(project_ref)
@@ -496,6 +533,7 @@ class Ingestion:
                 await self._store.set_job_state(job.job_id, "FAILED", self._now(), error=str(error))
                 await self._publish_completed(job, failed=True, error=str(error))
                 return
+        await self._drop_removed_sources(job.project_id)
         await self._publish_changes(job)
         await self._complete_if_done(job)
         self._warm_history(job.project_id)
@@ -534,7 +572,9 @@ class Ingestion:
         for source in sources:
             if wanted and source.source_id not in wanted:
                 continue
-            if source.kind == "git":
+            if source.removing:
+                walked = _WalkedSource({}, [], 0)  # RemoveSource: every file goes
+            elif source.kind == "git":
                 walked = await asyncio.to_thread(self._walk_git, source)
                 commits[source.source_id] = (source.git_ref, walked.commit_sha)
             elif source.kind == "documents":

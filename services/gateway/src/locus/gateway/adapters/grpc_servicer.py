@@ -190,6 +190,78 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         await self._project_call(context, "ImportChm", Role.WRITER, request.project_id)
         return await self._peers.ingestion.call("ImportChm", request)
 
+    # the registry: reads for any valid credential, writes for a system admin (admin:*)
+
+    async def UpdateProject(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """Admin on the project: rename it (grants name it by id, so they follow) or move it."""
+        await self._project_call(context, "UpdateProject", Role.ADMIN, request.project_id)
+        return await self._peers.ingestion.call("UpdateProject", request)
+
+    async def CreateSystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._registry_write(context, "CreateSystem", "creating a system")
+        return await self._peers.ingestion.call("CreateSystem", request)
+
+    async def GetSystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._caller(context, "GetSystem")
+        return await self._peers.ingestion.call("GetSystem", request)
+
+    async def ListSystems(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._caller(context, "ListSystems")
+        return await self._peers.ingestion.call("ListSystems", request)
+
+    async def UpdateSystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._registry_write(context, "UpdateSystem", "changing a system")
+        return await self._peers.ingestion.call("UpdateSystem", request)
+
+    async def DeleteSystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._registry_write(context, "DeleteSystem", "deleting a system")
+        return await self._peers.ingestion.call("DeleteSystem", request)
+
+    async def CreateSubsystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._registry_write(context, "CreateSubsystem", "creating a subsystem")
+        return await self._peers.ingestion.call("CreateSubsystem", request)
+
+    async def GetSubsystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._caller(context, "GetSubsystem")
+        return await self._peers.ingestion.call("GetSubsystem", request)
+
+    async def ListSubsystems(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._caller(context, "ListSubsystems")
+        return await self._peers.ingestion.call("ListSubsystems", request)
+
+    async def UpdateSubsystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._registry_write(context, "UpdateSubsystem", "changing a subsystem")
+        return await self._peers.ingestion.call("UpdateSubsystem", request)
+
+    async def DeleteSubsystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        await self._registry_write(context, "DeleteSubsystem", "deleting a subsystem")
+        return await self._peers.ingestion.call("DeleteSubsystem", request)
+
+    async def _registry_write(
+        self, context: grpc.aio.ServicerContext, method: str, what: str
+    ) -> None:
+        principal = await self._caller(context, method)
+        async with _mapped_errors():
+            await self._access.require_everywhere(principal, Role.ADMIN, what, method=method)
+
+    async def RemoveSource(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """Writer on the source's project. Returns the job that retracts its files."""
+        principal = await self._caller(context, "RemoveSource")
+        async with _mapped_errors():
+            source_id = require_id("source_id", request.source_id)
+        source = await self._peers.ingestion.call(
+            "GetSource", ingestion_pb2.GetSourceRequest(source_id=source_id)
+        )
+        async with _mapped_errors():
+            await self._access.require_project(
+                principal,
+                Role.WRITER,
+                source.project_id,
+                method="RemoveSource",
+                shown_as=f"the project of source {source_id}",
+            )
+        return await self._peers.ingestion.call("RemoveSource", request)
+
     async def GetScan(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "GetScan")
         job = await self._peers.ingestion.call("GetScan", request)

@@ -10,9 +10,11 @@ from typing import TypeVar
 import grpc
 
 from locus.ingestion.adapters.chm_extractor import ChmUnavailable
+from locus.ingestion.adapters.registry_rpcs import RegistryRpcs
 from locus.ingestion.adapters.tables import JobRow, KnowledgeDocumentRow, ProjectRow, SourceRow
 from locus.ingestion.domain import errors
 from locus.ingestion.knowledge_documents import KnowledgeDocuments, document_file_id
+from locus.ingestion.registry import Registry
 from locus.ingestion.scanning import FileContent, Ingestion, scan_level, scan_stats
 from locus.rpc import (
     AlreadyExists,
@@ -22,7 +24,7 @@ from locus.rpc import (
     PermissionDenied,
     Unavailable,
 )
-from locus.v1 import ingestion_pb2, ingestion_pb2_grpc
+from locus.v1 import common_pb2, ingestion_pb2, ingestion_pb2_grpc
 
 T = TypeVar("T")
 DEFAULT_PAGE = 100
@@ -52,12 +54,24 @@ async def domain_errors() -> AsyncIterator[None]:
         raise InvalidArgument(str(e)) from e
     except errors.SourceRootNotAllowed as e:
         raise PermissionDenied(str(e)) from e
-    except (errors.ProjectNotFound, errors.JobNotFound, errors.ContentNotFound) as e:
+    except (
+        errors.ProjectNotFound,
+        errors.JobNotFound,
+        errors.ContentNotFound,
+        errors.SystemNotFound,
+        errors.SubsystemNotFound,
+        errors.SourceNotFound,
+    ) as e:
         raise NotFound(str(e)) from e
-    except (errors.ProjectAlreadyExists, errors.SourceAlreadyExists) as e:
+    except (
+        errors.ProjectAlreadyExists,
+        errors.SourceAlreadyExists,
+        errors.RegistryNameTaken,
+    ) as e:
         raise AlreadyExists(str(e)) from e
     except (
         errors.ScanInProgress,
+        errors.RegistryNotEmpty,
         errors.NoSources,
         errors.GitSourceUnavailable,
         errors.CredentialUnavailable,
@@ -88,18 +102,6 @@ def next_token(offset: int, limit: int, returned: int) -> str:
     if returned < limit:
         return ""
     return base64.urlsafe_b64encode(str(offset + returned).encode()).decode()
-
-
-def project_message(row: ProjectRow) -> ingestion_pb2.Project:
-    message = ingestion_pb2.Project(
-        project_id=row.project_id,
-        name=row.name,
-        system=row.system,
-        subsystem=row.subsystem,
-        latest_snapshot_id=row.latest_snapshot_id,
-    )
-    message.created_at.FromDatetime(row.created_at)
-    return message
 
 
 def source_message(row: SourceRow) -> ingestion_pb2.Source:
@@ -135,7 +137,7 @@ def document_message(row: KnowledgeDocumentRow) -> ingestion_pb2.KnowledgeDocume
     return message
 
 
-class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
+class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceServicer):
     def __init__(
         self,
         ingestion: Ingestion,
@@ -143,8 +145,10 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
         embedding_stages: list[str] | None = None,
         *,
         documents: KnowledgeDocuments,
+        registry: Registry,
     ) -> None:
         self._ingestion = ingestion
+        self._registry = registry
         self._documents = documents
         self._stages = required_stages
         self._embedding_stages = embedding_stages or []
@@ -152,6 +156,12 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
     async def _call(self, work: Callable[[], Awaitable[T]]) -> T:
         async with domain_errors():
             return await work()
+
+    def _page(self, page: common_pb2.PageRequest) -> tuple[int, int]:
+        return page_bounds(page.page_size, page.page_token)
+
+    def _next_token(self, offset: int, limit: int, returned: int) -> str:
+        return next_token(offset, limit, returned)
 
     async def _job_message(self, job: JobRow) -> ingestion_pb2.ScanJob:
         progress = await self._ingestion.job_progress(job)
@@ -182,26 +192,56 @@ class IngestionServicer(ingestion_pb2_grpc.IngestionServiceServicer):
     async def CreateProject(
         self, request: ingestion_pb2.CreateProjectRequest, context: grpc.aio.ServicerContext
     ) -> ingestion_pb2.Project:
-        row = await self._call(
-            lambda: self._ingestion.create_project(request.name, request.system, request.subsystem)
-        )
-        return project_message(row)
+        async def create() -> ProjectRow:
+            subsystem_id = await self._registry.subsystem_for_new_project(
+                request.subsystem_id, request.system, request.subsystem
+            )
+            return await self._ingestion.create_project(request.name, subsystem_id)
+
+        row = await self._call(create)
+        return (await self._project_messages([row]))[0]
 
     async def GetProject(
         self, request: ingestion_pb2.GetProjectRequest, context: grpc.aio.ServicerContext
     ) -> ingestion_pb2.Project:
-        return project_message(
-            await self._call(lambda: self._ingestion.get_project(request.project_id))
-        )
+        row = await self._call(lambda: self._ingestion.get_project(request.project_id))
+        return (await self._project_messages([row]))[0]
 
     async def ListProjects(
         self, request: ingestion_pb2.ListProjectsRequest, context: grpc.aio.ServicerContext
     ) -> ingestion_pb2.ListProjectsResponse:
         offset, limit = page_bounds(request.page.page_size, request.page.page_token)
-        rows = await self._ingestion.list_projects(offset, limit)
+        rows = await self._call(
+            lambda: self._registry.list_projects(offset, limit, request.system, request.subsystem)
+        )
         return ingestion_pb2.ListProjectsResponse(
-            projects=[project_message(r) for r in rows],
+            projects=await self._project_messages(rows),
             next_page_token=next_token(offset, limit, len(rows)),
+        )
+
+    async def UpdateProject(
+        self, request: ingestion_pb2.UpdateProjectRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.Project:
+        if not request.project_id.strip():
+            raise InvalidArgument("give the id or name of the project to change in 'project_id'")
+        project = await self._call(lambda: self._ingestion.get_project(request.project_id))
+        await self._update_project(project, request)
+        row = await self._call(lambda: self._ingestion.get_project(project.project_id))
+        return (await self._project_messages([row]))[0]
+
+    async def GetSource(
+        self, request: ingestion_pb2.GetSourceRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.Source:
+        return source_message(
+            await self._call(lambda: self._ingestion.get_source(request.source_id))
+        )
+
+    async def RemoveSource(
+        self, request: ingestion_pb2.RemoveSourceRequest, context: grpc.aio.ServicerContext
+    ) -> ingestion_pb2.RemoveSourceResponse:
+        source, job = await self._call(lambda: self._ingestion.remove_source(request.source_id))
+        return ingestion_pb2.RemoveSourceResponse(
+            source=source_message(source), job=await self._job_message(job)
         )
 
     async def AddSource(

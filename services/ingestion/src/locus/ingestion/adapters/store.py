@@ -152,6 +152,42 @@ class IngestionStore:
             )
             return list(rows)
 
+    async def mark_source_removing(self, source_id: str) -> None:
+        async with self._db.transaction() as session:
+            await session.execute(
+                update(SourceRow).where(SourceRow.source_id == source_id).values(removing=True)
+            )
+
+    async def drop_removed_sources(self, project_id: str) -> list[SourceRow]:
+        """Delete the project's sources marked for removal that have no current file left
+        (a documents source's documents with it); returns them."""
+        async with self._db.transaction() as session:
+            marked = list(
+                await session.scalars(
+                    select(SourceRow).where(
+                        SourceRow.project_id == project_id, SourceRow.removing.is_(True)
+                    )
+                )
+            )
+            dropped: list[SourceRow] = []
+            for source in marked:
+                left = await session.scalar(
+                    select(FileRow.file_id).where(FileRow.source_id == source.source_id).limit(1)
+                )
+                if left is not None:
+                    continue
+                if source.kind == "documents":
+                    await session.execute(
+                        delete(KnowledgeDocumentRow).where(
+                            KnowledgeDocumentRow.source_id == source.source_id
+                        )
+                    )
+                await session.execute(
+                    delete(SourceRow).where(SourceRow.source_id == source.source_id)
+                )
+                dropped.append(source)
+            return dropped
+
     async def list_sources(self, project_id: str) -> list[SourceRow]:
         async with self._db.sessions() as session:
             rows = await session.scalars(

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     ForeignKey,
     Index,
@@ -21,12 +22,34 @@ class Base(DeclarativeBase):
     pass
 
 
+class SystemRow(Base):
+    """The top of the registry: System -> Subsystem -> Project."""
+
+    __tablename__ = "systems"
+    system_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SubsystemRow(Base):
+    __tablename__ = "subsystems"
+    __table_args__ = (UniqueConstraint("system_id", "name"),)
+    subsystem_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    system_id: Mapped[str] = mapped_column(ForeignKey("systems.system_id"))
+    name: Mapped[str] = mapped_column(String(100))
+    description: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class ProjectRow(Base):
     __tablename__ = "projects"
     project_id: Mapped[str] = mapped_column(String(40), primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
-    system: Mapped[str] = mapped_column(String(100), default="")
-    subsystem: Mapped[str] = mapped_column(String(100), default="")
+    # At most one subsystem (deleting a subsystem with projects is refused).
+    subsystem_id: Mapped[str | None] = mapped_column(
+        ForeignKey("subsystems.subsystem_id"), nullable=True, index=True, default=None
+    )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     latest_snapshot_id: Mapped[str] = mapped_column(String(40), default="")
     last_snapshot_seq: Mapped[int] = mapped_column(BigInteger, default=0)
@@ -48,6 +71,9 @@ class SourceRow(Base):
     credential_env: Mapped[str] = mapped_column(String(200), default="")
     poll_seconds: Mapped[int] = mapped_column(Integer, default=0)
     last_commit_sha: Mapped[str] = mapped_column(String(64), default="")
+    # RemoveSource: the next walk of this source finds nothing (its files are retracted as
+    # deleted), then the source goes.
+    removing: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class FileRow(Base):

@@ -73,3 +73,23 @@ class GitRefNotFound(IngestionError):
 
 class CredentialUnavailable(IngestionError):
     """A git source's named credential (file or environment variable) cannot be read."""
+
+
+class SystemNotFound(IngestionError):
+    """No system has that id or name."""
+
+
+class SubsystemNotFound(IngestionError):
+    """No subsystem has that id (or that name in that system)."""
+
+
+class SourceNotFound(IngestionError):
+    """No source has that id."""
+
+
+class RegistryNameTaken(IngestionError):
+    """A system (or a subsystem of the same system) has that name already."""
+
+
+class RegistryNotEmpty(IngestionError):
+    """A system still has subsystems, or a subsystem still has projects."""

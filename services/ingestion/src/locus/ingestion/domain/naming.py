@@ -1,4 +1,4 @@
-"""Validation of names and labels a person types (project, system, subsystem)."""
+"""Validation of names, labels and descriptions a person types (project, system, subsystem)."""
 
 from __future__ import annotations
 
@@ -35,3 +35,24 @@ def validate_label(field: str, value: str) -> str:
     if value and not _NAME.match(value):
         raise InvalidRequest(f"{field} {value!r} may contain only letters, digits, '.', '_', '-'")
     return value
+
+
+MAX_DESCRIPTION_LENGTH = 2000
+
+
+def validate_registry_name(kind: str, name: str) -> str:
+    """A system's or subsystem's name: required, the same characters as a project name."""
+    name = name.strip()
+    if not name:
+        raise InvalidRequest(f"{kind} name must not be empty")
+    return validate_label(f"{kind} name", name)
+
+
+def validate_description(description: str) -> str:
+    description = description.strip()
+    if len(description) > MAX_DESCRIPTION_LENGTH:
+        raise InvalidRequest(
+            f"description is {len(description)} characters long; "
+            f"the limit is {MAX_DESCRIPTION_LENGTH}"
+        )
+    return description
