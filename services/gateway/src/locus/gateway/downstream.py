@@ -20,6 +20,11 @@ class ProjectDirectory(Protocol):
         """ingestion ScoreFileHistory: the change history of candidate files."""
 
 
+class ProjectRegistry(ProjectDirectory, Protocol):
+    async def list_projects(self, request: Message) -> Message:
+        """ingestion ListProjects: a page of projects (by system or subsystem)."""
+
+
 class FileContents(Protocol):
     """The scanned files of a project and their content (ingestion)."""
 

@@ -33,6 +33,7 @@ from locus.gateway.domain.ranking import Ranker, RankingV1, RankingWeights
 from locus.gateway.locating import Locator
 from locus.gateway.reading import FileReader
 from locus.gateway.request_log import RequestHistory, RequestJournal
+from locus.gateway.scoping import ScopedQuestions
 from locus.gateway.settings import GatewaySettings
 from locus.messaging import EventBus
 from locus.rpc import Component, MeshCredentials, RpcServer, ServiceRuntime, StoreLifecycle
@@ -167,6 +168,7 @@ def build(
         ),
         access=access,
         files=files,
+        scoped=ScopedQuestions(settings, clients.ingestion, access, locator, clients.retrieval),
     )
     # The public API: no service token (callers authenticate with API keys or OIDC tokens); TLS
     # with the deployment's certificate when one is configured, no client certificate asked.

@@ -47,6 +47,10 @@ class GatewaySettings(ServiceSettings):
     search_top_files: int = Field(default=100, ge=0, le=1000)
     # Retrieval's whole-file list (one BM25 document per file): features of the learned ranker.
     search_whole_files: int = Field(default=100, ge=0, le=1000)
+    # Scopes wider than a project (Locate, Search): at most this many projects, asked at most
+    # scope_parallelism at a time.
+    max_scope_projects: int = Field(default=50, ge=1, le=1000)
+    scope_parallelism: int = Field(default=4, ge=1, le=64)
     default_max_files: int = Field(default=10, ge=1)
     default_max_symbols: int = Field(default=20, ge=1)
     max_files_limit: int = Field(default=100, ge=1)

@@ -59,6 +59,7 @@ from locus.gateway.domain.validation import (
 from locus.gateway.locating import LocateQuery, Locator
 from locus.gateway.reading import FileReader
 from locus.gateway.request_log import OpenRequest, RequestHistory, RequestJournal
+from locus.gateway.scoping import ScopedQuestions, scope_of
 from locus.rpc import (
     AlreadyExists,
     FailedPrecondition,
@@ -113,8 +114,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         answers: AdmissionGate,
         access: AccessControl,
         files: FileReader,
+        scoped: ScopedQuestions,
     ) -> None:
         self._access = access
+        self._scoped = scoped
         self._questions = questions  # Locate and Search
         self._answers = answers  # Ask (long: the answer streams)
         self._peers = peers
@@ -333,15 +336,30 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     async def _search(
         self, principal: Principal, request: Any, context: grpc.aio.ServicerContext, waited: float
     ) -> Any:
+        async with _mapped_errors():
+            scope = scope_of(request.scope)
         entry = await self._open(
             RequestKind.SEARCH,
-            request.filters.project_id,
+            scope.describe() if scope.given else request.filters.project_id,
             request.query,
             context,
             principal,
             waited,
         )
         async with self._recording(entry):
+            if scope.given:
+                if request.filters.project_id:
+                    raise InvalidRequest("give filters.project_id or scope, not both")
+                projects = await self._scoped.resolve(
+                    principal, scope, method="Search", entry=entry
+                )
+                with entry.timed("search"):
+                    response = await self._scoped.search(request, projects, entry)
+                await self._journal.add_artifacts(
+                    entry, [hit_artifact(i, hit) for i, hit in enumerate(response.hits)]
+                )
+                await self._journal.close(entry, RequestStatus.COMPLETED)
+                return response
             if request.filters.project_id:
                 await self._access.require_project(
                     principal, Role.READER, request.filters.project_id, method="Search"
@@ -379,24 +397,43 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     async def _locate(
         self, principal: Principal, request: Any, context: grpc.aio.ServicerContext, waited: float
     ) -> Any:
+        async with _mapped_errors():
+            scope = scope_of(request.scope)
         entry = await self._open(
-            RequestKind.LOCATE, request.project_id, request.question, context, principal, waited
+            RequestKind.LOCATE,
+            scope.describe() if scope.given else request.project_id,
+            request.question,
+            context,
+            principal,
+            waited,
         )
         async with self._recording(entry):
-            await self._project_access(principal, "Locate", Role.READER, request.project_id)
-            located = await self._locator.locate(
-                LocateQuery(
-                    project_ref=request.project_id,
-                    question=request.question,
-                    max_files=request.max_files,
-                    max_symbols=request.max_symbols,
-                    path_prefix=request.path_prefix,
-                    include_tests=request.include_tests,
-                    impact_depth=request.impact_depth,
-                    include_candidates=request.include_candidates,
-                ),
-                entry,
+            query = LocateQuery(
+                project_ref=request.project_id,
+                question=request.question,
+                max_files=request.max_files,
+                max_symbols=request.max_symbols,
+                path_prefix=request.path_prefix,
+                include_tests=request.include_tests,
+                impact_depth=request.impact_depth,
+                include_candidates=request.include_candidates,
             )
+            if scope.given:
+                if request.project_id.strip():
+                    raise InvalidRequest("give project_id or scope, not both")
+                projects = await self._scoped.resolve(
+                    principal, scope, method="Locate", entry=entry
+                )
+                scoped = await self._scoped.locate(query, projects, entry)
+                await self._journal.add_artifacts(
+                    entry, [hit_artifact(i, hit) for i, hit in enumerate(scoped.hits)]
+                )
+                await self._journal.close(
+                    entry, RequestStatus.COMPLETED, response=scoped.response.SerializeToString()
+                )
+                return scoped.response
+            await self._project_access(principal, "Locate", Role.READER, request.project_id)
+            located = await self._locator.locate(query, entry)
             await self._journal.add_artifacts(
                 entry, [hit_artifact(i, hit) for i, hit in enumerate(located.hits)]
             )

@@ -110,6 +110,9 @@ class IngestionClient(PeerClient):
             "GetProject", ingestion_pb2.GetProjectRequest(project_id=project_ref)
         )
 
+    async def list_projects(self, request: Any) -> Any:
+        return await self.call("ListProjects", request)
+
     async def score_file_history(self, request: Any) -> Any:
         return await self.call("ScoreFileHistory", request)
 
