@@ -28,6 +28,7 @@ class ScriptedGateway(gateway_pb2_grpc.GatewayServicer):
 
     def __init__(self) -> None:
         self.metadata: dict[str, str] = {}
+        self.located: gateway_pb2.LocateRequest | None = None
         self.ask_cancelled = asyncio.Event()
 
     def _remember(self, context: grpc.aio.ServicerContext) -> None:
@@ -37,6 +38,8 @@ class ScriptedGateway(gateway_pb2_grpc.GatewayServicer):
         self, request: gateway_pb2.LocateRequest, context: grpc.aio.ServicerContext
     ) -> gateway_pb2.LocateResponse:
         self._remember(context)
+        self.located = request
+        scoped = request.HasField("scope")
         symbol = common_pb2.Symbol(
             qualified_name="locus.messaging.bus.EventBus._dead_letter",
             name="_dead_letter",
@@ -46,10 +49,19 @@ class ScriptedGateway(gateway_pb2_grpc.GatewayServicer):
         located = gateway_pb2.LocatedSymbol(symbol=symbol, score=0.7)
         return gateway_pb2.LocateResponse(
             request_id=self.metadata.get("x-request-id", ""),
-            files=[gateway_pb2.LocatedFile(relative_path="bus.py", score=0.9, symbols=[located])][
-                : request.max_files
-            ],
+            files=[
+                gateway_pb2.LocatedFile(
+                    relative_path="bus.py",
+                    score=0.9,
+                    symbols=[located],
+                    project_id="p_bus" if scoped else "",
+                    project_name="messaging" if scoped else "",
+                )
+            ][: request.max_files],
             symbols=[located],
+            projects=[gateway_pb2.LocatedProject(project_id="p_bus", name="messaging", files=1)]
+            if scoped
+            else [],
         )
 
     async def Ask(
@@ -112,6 +124,38 @@ async def test_locate_sends_the_request_id_and_trace_context(
     # The CLI's root span is the parent of the call: one trace starts at the CLI.
     assert servicer.metadata["traceparent"].startswith("00-")
     assert f"locus.request_id={request_id}" in servicer.metadata["baggage"]
+
+
+async def test_locate_over_a_scope_sends_it_and_names_each_files_project(
+    gateway: tuple[ScriptedGateway, str], environment: dict[str, str]
+) -> None:
+    servicer, address = gateway
+    process = await asyncio.create_subprocess_exec(
+        str(LOCUS), "locate", "where are events dead-lettered?", "--system", "platform",
+        "--subsystem", "runtime", "--gateway", address, "--json",
+        env=environment,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    stdout, stderr = await process.communicate()
+    assert process.returncode == 0, stderr.decode()
+    assert servicer.located is not None
+    assert servicer.located.project_id == ""
+    assert servicer.located.scope == common_pb2.Scope(subsystem="runtime", system="platform")
+    file = json.loads(stdout)["files"][0]
+    assert (file["project_id"], file["project_name"]) == ("p_bus", "messaging")
+
+    process = await asyncio.create_subprocess_exec(
+        str(LOCUS), "locate", "where are events dead-lettered?", "--project", "messaging",
+        "--project", "events", "--gateway", address,
+        env=environment,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    stdout, stderr = await process.communicate()
+    assert process.returncode == 0, stderr.decode()
+    assert list(servicer.located.scope.projects) == ["messaging", "events"]
+    assert "[messaging] bus.py" in stdout.decode()
 
 
 def _default_sigint() -> None:

@@ -167,7 +167,8 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             assert {tool.name for tool in listed.tools} == TOOLS
             assert all(tool.output_schema for tool in listed.tools)
             locate_schema = next(t for t in listed.tools if t.name == "locate").input_schema
-            assert set(locate_schema["required"]) == {"project", "question"}
+            assert set(locate_schema["required"]) == {"question"}  # project, or scope
+            assert {"project", "scope"} <= set(locate_schema["properties"])
 
             projects = await call(session, "list_projects")
             assert project in {p["name"] for p in projects["projects"]}
@@ -177,6 +178,15 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             )
             assert located["files"][0]["path"] == "src/shop/payments.py"
             assert "charge_card" in {s["name"] for s in located["symbols"]}
+
+            scoped = await call(
+                session,
+                "locate",
+                scope={"projects": [project]},
+                question="where is the card charged?",
+            )
+            assert scoped["files"][0]["path"] == "src/shop/payments.py"
+            assert scoped["files"][0]["project"] == project
 
             searched = await call(session, "search", project=project, query="charge card payment")
             assert "src/shop/payments.py" in {hit["path"] for hit in searched["hits"]}

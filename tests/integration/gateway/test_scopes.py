@@ -1,7 +1,8 @@
-"""Locate and Search over scopes wider than one project, through the real gateway and services:
-a system of three projects (two in one subsystem, one in another) answers one Locate with
-results from the right project, each labelled; a subsystem's scope never returns another
-subsystem's code; a reader of one project sees only that project's results; the refusals."""
+"""Locate, Search and Ask over scopes wider than one project, through the real gateway and
+services: a system of three projects (two in one subsystem, one in another) answers one Locate
+with results from the right project, each labelled; a subsystem's scope never returns another
+subsystem's code; a reader of one project sees only that project's results; the refusals; a
+scoped Ask cites the right project's file with its lines."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
-from locus.v1 import common_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
+from locus.v1 import answer_pb2, common_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
 
 pytestmark = pytest.mark.integration
 
@@ -235,3 +236,62 @@ async def test_a_reader_of_one_project_sees_only_its_results_and_the_refusals(
     with pytest.raises(grpc.aio.AioRpcError) as mixed:
         await locate(gateway.stub, "orders", projects=[orders.name], system=system["system"])
     assert mixed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_system_scoped_ask_cites_the_right_projects_file_with_its_lines(
+    stack: Any, gateway: Any, system: dict[str, Any]
+) -> None:
+    stack.require("answer")
+    projects = system["projects"]
+    keys = {p.project_id: key for key, p in projects.items()}
+    events = [
+        event
+        async for event in gateway.stub.Ask(
+            gateway_pb2.AskRequest(
+                question="where is the distance to a star computed from its parallax?",
+                scope=scope(system=system["system"]),
+            )
+        )
+    ]
+    kinds = [e.WhichOneof("event") for e in events]
+    assert kinds[0] == "located", kinds
+    assert kinds[-1] == "final", kinds
+    located = events[0].located
+    assert {p.project_id for p in located.projects} == set(keys)
+    assert located.files[0].project_id == projects["telescope"].project_id
+
+    citations = [e.citation for e in events if e.WhichOneof("event") == "citation"]
+    snippets = [e.snippet for e in events if e.WhichOneof("event") == "snippet"]
+    assert citations, kinds
+    assert len(snippets) == len(citations)
+    telescope = (projects["telescope"].project_id, "src/telescope/parallax.py")
+    assert telescope in {(c.location.project_id, c.location.relative_path) for c in citations}
+    for citation, snippet in zip(citations, snippets, strict=True):
+        key = keys[citation.location.project_id]  # every citation names its project
+        assert citation.location.relative_path.startswith(f"src/{key}/")
+        assert snippet.location.project_id == citation.location.project_id
+        assert snippet.lines
+        real = TREES[key][snippet.location.relative_path].splitlines()
+        assert [(line.number, line.text) for line in snippet.lines] == [
+            (number, real[number - 1])
+            for number in range(snippet.location.start_line, snippet.location.end_line + 1)
+        ]
+    assert events[-1].final.status == answer_pb2.FINAL_STATUS_FINISHED
+
+    record = await gateway.stub.GetRequest(
+        gateway_pb2.GetRequestRequest(request_id=events[0].request_id)
+    )
+    assert record.project_id == f"system:{system['system']}"
+    assert record.context
+    assert all(s.chunk.location.project_id in keys for s in record.context)
+
+    with pytest.raises(grpc.aio.AioRpcError) as both:
+        async for _ in gateway.stub.Ask(
+            gateway_pb2.AskRequest(
+                project_id=projects["orders"].name,
+                question="orders",
+                scope=scope(system=system["system"]),
+            )
+        ):
+            pass
+    assert both.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -60,6 +60,12 @@ def test_scan_wait_gives_up_after_an_hour_unless_told_otherwise(run: Invoke) -> 
         (("ask", "p", ""), "must not be empty"),
         (("locate", "p", "q", "--max-files", "0"), "'--max-files'"),
         (("scan",), "Missing argument 'PROJECT'"),
+        (("locate", "q"), "give PROJECT and QUESTION"),
+        (("ask",), "give PROJECT and QUESTION"),
+        (("locate", "p", "q", "--system", "s"), "not both"),
+        (("ask", "p", "q", "--project", "a"), "not both"),
+        (("ask", "--subsystem", "sales"), "missing QUESTION"),
+        (("locate", "  ", "--system", "s"), "must not be empty"),
         (("project", "create"), "Missing argument 'NAME'"),
     ],
 )

@@ -40,5 +40,5 @@ def test_the_help_offers_to_install_completion() -> None:
 def test_completion_names_commands_subcommands_and_choices() -> None:
     assert complete("locus sea") == ["search"]
     assert set(complete("locus scan")) == {"scan", "scan-status"}
-    assert set(complete("locus project ")) == {"create", "get", "list", "delete"}
+    assert set(complete("locus project ")) == {"create", "get", "list", "delete", "rename", "move"}
     assert complete("locus search shop retry --mode ") == ["bm25", "vector", "hybrid"]

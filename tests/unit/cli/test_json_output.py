@@ -190,7 +190,17 @@ def test_locate_nests_files_symbols_evidence_and_impact() -> None:
     data = locate_json(reply)
     assert set(data) == {"request_id", "snapshot_id", "files", "symbols", "impact"}
     file = data["files"][0]
-    assert set(file) == {"file_id", "path", "language", "score", "evidence", "symbols"}
+    assert set(file) == {
+        "file_id",
+        "path",
+        "language",
+        "score",
+        "project_id",
+        "project_name",
+        "evidence",
+        "symbols",
+    }
+    assert (file["project_id"], file["project_name"]) == ("", "")  # one project: keys stay
     assert file["evidence"][0] == {
         "signal": "bm25",
         "detail": "retry",
@@ -207,6 +217,18 @@ def test_locate_nests_files_symbols_evidence_and_impact() -> None:
         "distance": 2,
     }
     json.loads(dumps(data))
+
+
+def test_a_scoped_locate_names_each_files_project() -> None:
+    reply = gateway_pb2.LocateResponse(
+        files=[
+            gateway_pb2.LocatedFile(
+                relative_path="src/tax.py", project_id="p_2", project_name="invoices"
+            )
+        ]
+    )
+    file = locate_json(reply)["files"][0]
+    assert (file["project_id"], file["project_name"]) == ("p_2", "invoices")
 
 
 def test_request_record_with_citations() -> None:

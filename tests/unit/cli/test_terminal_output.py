@@ -63,6 +63,25 @@ def test_located_files_symbols_evidence_and_impact() -> None:
     assert "libs/bus.py:159-237  bus.EventBus._consume distance 1" in text
 
 
+def test_a_scoped_answer_shows_each_files_project() -> None:
+    reply = gateway_pb2.LocateResponse(
+        files=[
+            gateway_pb2.LocatedFile(
+                relative_path="src/tax.py", score=0.9, project_id="p_2", project_name="invoices"
+            )
+        ],
+        projects=[
+            gateway_pb2.LocatedProject(project_id="p_2", name="invoices", files=1),
+            gateway_pb2.LocatedProject(project_id="p_3", name="telescope", skipped="not scanned"),
+        ],
+    )
+    console, buffer = recording_console()
+    print_located(console, reply)
+    text = buffer.getvalue()
+    assert "files (invoices 1 files, telescope skipped: not scanned)" in text
+    assert " 1. [invoices] src/tax.py 0.900" in text
+
+
 def test_nothing_located_says_what_to_check() -> None:
     console, buffer = recording_console()
     print_located(console, gateway_pb2.LocateResponse())

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from locus.gateway.domain.context_selection import explain, select_context
+from locus.gateway.domain.context_selection import (
+    ContextChoice,
+    explain,
+    merge_contexts,
+    select_context,
+)
 from locus.gateway.domain.ranking import Evidence, RankedFile, RankedSymbol, Ranking, SymbolRef
 
 pytestmark = pytest.mark.unit
@@ -73,3 +78,17 @@ def test_explain_is_short() -> None:
     many = [Evidence("bm25", "x" * 300, 1.0)] * 5
     assert len(explain(many)) == 400
     assert explain([]) == ""
+
+
+def test_a_scoped_context_merges_the_projects_by_score_renumbered() -> None:
+    def choice(chunk_id: str, score: float) -> ContextChoice:
+        return ContextChoice("C9", chunk_id, None, score, "")
+
+    orders = [choice("o1", 0.5), choice("o2", 0.9)]  # a project's own order is kept
+    telescope = [choice("t1", 0.8), choice("t2", 0.1)]
+    merged = merge_contexts([orders, telescope], 3)
+    assert [(order, c.chunk_id, c.citation_id) for order, c in merged] == [
+        (1, "t1", "C1"),
+        (0, "o1", "C2"),
+        (0, "o2", "C3"),
+    ]

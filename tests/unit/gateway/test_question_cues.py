@@ -203,3 +203,12 @@ def test_questions_about_the_documentation() -> None:
     assert not extract_cues("where is the upgrade check implemented?").about_docs
     assert not extract_cues("parse the docstring of a function").about_docs
     assert not extract_cues("where is the manual retry triggered").about_docs
+    # A bug report names the docs in passing (what they promise, a link) and still asks where
+    # to change the code; only asking outright makes a long question about the docs.
+    report = (
+        "Rolling back fails with KeyError\n\nThe docs say rollback restores the last release "
+        "(see https://docs.example.com/rollback), but it raises:\n" + "KeyError: 'release'\n" * 20
+    )
+    assert not extract_cues(report).about_docs
+    assert extract_cues(report + "\nWhat does the documentation say about rollbacks?").about_docs
+    assert not extract_cues("Crash, see https://docs.python.org/3/whatsnew/3.12.html").about_docs

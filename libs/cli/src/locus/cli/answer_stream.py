@@ -46,6 +46,7 @@ class AnswerPrinter:
         self._console = console
         self._in_text = False
         self._citations_started = False
+        self._project_names: dict[str, str] = {}  # a scoped answer's projects, by id
         self.outcome = AskOutcome()
 
     def _end_text(self) -> None:
@@ -61,6 +62,7 @@ class AnswerPrinter:
         if kind == "located":
             located = gateway_pb2.LocateResponse()
             located.CopyFrom(event.located)
+            self._project_names = {p.project_id: p.name for p in located.projects}
             del located.files[LOCATED_FILES_SHOWN:]
             print_located(self._console, located, max_symbols_per_file=2)
             self._console.print("[bold]answer[/]")
@@ -74,9 +76,11 @@ class AnswerPrinter:
                 self._console.print("[bold]citations[/]")
                 self._citations_started = True
             location = event.citation.location
+            project = self._project_names.get(location.project_id, "")
             self._console.print(
                 f"  [{escape(event.citation.citation_id)}] "
-                f"{escape(line_span(location.relative_path, location.start_line, 0))}"
+                + (f"{escape(f'[{project}]')} " if project else "")
+                + f"{escape(line_span(location.relative_path, location.start_line, 0))}"
                 + (
                     f" [dim](lines {location.start_line}-{location.end_line})[/]"
                     if location.end_line > location.start_line

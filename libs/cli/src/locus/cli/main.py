@@ -42,6 +42,14 @@ from locus.cli.local_stack import (
 from locus.cli.locbench import parse_query, rank_instance
 from locus.cli.lookup_commands import node, project_get, scan_status
 from locus.cli.mcp_command import mcp
+from locus.cli.question_scope import (
+    ProjectOrQuestionArgument,
+    QuestionArgument,
+    ScopeProjectsOption,
+    SubsystemOption,
+    SystemOption,
+    question_target,
+)
 from locus.cli.registry_commands import (
     project_move,
     project_rename,
@@ -594,11 +602,11 @@ def symbols(
 
 @app.command()
 def locate(
-    project: ProjectArgument,
-    question: Annotated[
-        str,
-        typer.Argument(metavar="QUESTION", help="What you are looking for.", callback=_non_empty),
-    ],
+    project: ProjectOrQuestionArgument = None,
+    question: QuestionArgument = None,
+    system: SystemOption = "",
+    subsystem: SubsystemOption = "",
+    projects: ScopeProjectsOption = None,
     max_files: Annotated[int, typer.Option(min=1, max=100, help="At most this many files.")] = 10,
     path: Annotated[str, typer.Option(help="Only under this path prefix.")] = "",
     include_tests: Annotated[
@@ -607,12 +615,17 @@ def locate(
     gateway: GatewayOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """Locate the files and symbols that answer a question, with evidence and impact."""
+    """Locate the files and symbols that answer a question, with evidence and impact (in one
+    project, or in every project of a scope, each file labelled with its project)."""
+    target = question_target(
+        project, question, projects=projects, subsystem=subsystem, system=system
+    )
 
     async def body(context: CommandContext) -> int:
         request = gateway_pb2.LocateRequest(
-            project_id=project,
-            question=question,
+            project_id=target.project,
+            question=target.question,
+            scope=target.scope,
             max_files=max_files,
             path_prefix=path,
             include_tests=include_tests,
@@ -631,20 +644,28 @@ def locate(
 
 @app.command()
 def ask(
-    project: ProjectArgument,
-    question: Annotated[
-        str, typer.Argument(metavar="QUESTION", help="Your question.", callback=_non_empty)
-    ],
+    project: ProjectOrQuestionArgument = None,
+    question: QuestionArgument = None,
+    system: SystemOption = "",
+    subsystem: SubsystemOption = "",
+    projects: ScopeProjectsOption = None,
     max_context_chunks: Annotated[
         int, typer.Option(min=0, max=200, help="Code chunks given to the answer (0: default).")
     ] = 0,
     gateway: GatewayOption = None,
 ) -> None:
-    """Ask a question: the located code, then the answer as it is written, with citations."""
+    """Ask a question: the located code, then the answer as it is written, with citations (of
+    one project, or of every project of a scope)."""
+    target = question_target(
+        project, question, projects=projects, subsystem=subsystem, system=system
+    )
 
     async def body(context: CommandContext) -> int:
         request = gateway_pb2.AskRequest(
-            project_id=project, question=question, max_context_chunks=max_context_chunks
+            project_id=target.project,
+            question=target.question,
+            max_context_chunks=max_context_chunks,
+            scope=target.scope,
         )
         async with context.client() as client:
             stream = client.ask(request)

@@ -183,10 +183,15 @@ def print_located(
     if not reply.files and not reply.symbols:
         console.print("nothing located; is the project scanned? (locus scan PROJECT --wait)")
         return
-    console.print(f"[bold]files[/] (snapshot {reply.snapshot_id or '-'})")
+    if reply.projects:  # a scoped answer: each file names its project
+        console.print(f"[bold]files[/] ({_projects_text(reply.projects)})")
+    else:
+        console.print(f"[bold]files[/] (snapshot {reply.snapshot_id or '-'})")
     for rank, located_file in enumerate(reply.files, start=1):
+        project = located_file.project_name or located_file.project_id
         console.print(
-            f"{rank:>2}. [bold]{escape(located_file.relative_path)}[/] "
+            f"{rank:>2}. {escape(f'[{project}] ') if project else ''}"
+            f"[bold]{escape(located_file.relative_path)}[/] "
             f"[dim]{located_file.score:.3f} {escape(located_file.language)}[/]"
         )
         if located_file.evidence:
@@ -214,6 +219,14 @@ def print_located(
                 f"  {escape(impacted_file.relative_path)} "
                 f"[dim]distance {impacted_file.distance}, {impacted_file.score:.3f}[/]"
             )
+
+
+def _projects_text(projects: Sequence[gateway_pb2.LocatedProject]) -> str:
+    """ "orders 2 files, invoices 0 files, telescope skipped: not scanned yet"."""
+    return ", ".join(
+        escape(f"{p.name} skipped: {p.skipped}" if p.skipped else f"{p.name} {p.files} files")
+        for p in projects
+    )
 
 
 def _print_located_symbol(

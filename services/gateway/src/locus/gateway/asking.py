@@ -3,6 +3,8 @@
 The stream is: one ``located`` event, the answer's events (text deltas, citations, usage,
 errors) and exactly one ``final``. Each citation is followed by a ``snippet``: the cited lines
 as the file has them (read from ingestion; the chunk's own text when the file cannot be read).
+A scoped Ask's ``located`` is the merged one of its projects, its context drawn from all of
+them, and each snippet is read from its citation's own project.
 Problems before ``located`` end the call with a status code (like Locate); later ones become an
 ``error`` event and a FAILED final. A client that cancels cancels the answer stream (which
 cancels the LLM request) and the request is recorded cancelled."""
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,15 +25,16 @@ from locus.gateway.adapters.proto_mapping import (
     snippet_artifact,
     snippet_message,
 )
-from locus.gateway.domain.context_selection import select_context
+from locus.gateway.domain.context_selection import merge_contexts, select_context
 from locus.gateway.domain.errors import GatewayError
 from locus.gateway.domain.file_reading import NumberedLine
 from locus.gateway.domain.requests import RequestStatus
 from locus.gateway.domain.validation import bounded_count
 from locus.gateway.downstream import AnswerGenerator, AnswerStream
-from locus.gateway.locating import LocateQuery, Locator
+from locus.gateway.locating import Located, LocateQuery, Locator
 from locus.gateway.reading import FileReader
 from locus.gateway.request_log import OpenRequest, RequestJournal
+from locus.gateway.scoping import ScopedLocated
 from locus.gateway.settings import GatewaySettings
 from locus.rpc import ServiceError
 from locus.v1 import answer_pb2, gateway_pb2
@@ -82,42 +85,84 @@ class Asker:
 
     async def ask(
         self, project_ref: str, question: str, max_context_chunks: int, session: AskSession
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncGenerator[Any, None]:
         """AskEvents. Raises (before the first event) for invalid requests and failed locates;
         the caller records those. After the first event this records the outcome itself."""
         entry = session.entry
-        s = self._settings
-        context_size = bounded_count(
-            "max_context_chunks",
-            max_context_chunks,
-            default=s.default_context_chunks,
-            limit=s.max_context_chunks_limit,
-        )
+        context_size = self._context_size(max_context_chunks)
         located = await self._locator.locate(
             LocateQuery(project_ref=project_ref, question=question), entry
         )
         await self._journal.add_artifacts(
             entry, [hit_artifact(i, hit) for i, hit in enumerate(located.hits)]
         )
-        choices = select_context(
-            located.ranking,
-            context_size,
-            has_text=lambda chunk_id: bool(
-                chunk_id in located.chunks and located.chunks[chunk_id].text
-            ),
-        )
+        choices = select_context(located.ranking, context_size, has_text=_has_text(located))
         snippets = [context_snippet(c, located.chunks[c.chunk_id]) for c in choices]
+        answer = self._answer(located.response, located.question, snippets, session, scoped=False)
+        async with contextlib.aclosing(answer) as events:  # a client gone: its finally runs now
+            async for event in events:
+                yield event
+
+    async def ask_scoped(
+        self, scoped: ScopedLocated, max_context_chunks: int, session: AskSession
+    ) -> AsyncGenerator[Any, None]:
+        """AskEvents of a question asked of several projects, located already (ScopedQuestions):
+        the context is each project's choice merged by score; every context snippet (and so
+        every citation) carries its project, and each snippet is read from its own project."""
+        entry = session.entry
+        await self._journal.add_artifacts(
+            entry, [hit_artifact(i, hit) for i, hit in enumerate(scoped.hits)]
+        )
+        context_size = self._context_size(max_context_chunks)
+        merged = merge_contexts(
+            [
+                select_context(located.ranking, context_size, has_text=_has_text(located))
+                for _, located in scoped.located
+            ],
+            context_size,
+        )
+        snippets = []
+        for order, choice in merged:
+            project, located = scoped.located[order]
+            snippet = context_snippet(choice, located.chunks[choice.chunk_id])
+            snippet.chunk.location.project_id = project.project_id
+            snippets.append(snippet)
+        question = scoped.located[0][1].question
+        answer = self._answer(scoped.response, question, snippets, session, scoped=True)
+        async with contextlib.aclosing(answer) as events:
+            async for event in events:
+                yield event
+
+    def _context_size(self, max_context_chunks: int) -> int:
+        return bounded_count(
+            "max_context_chunks",
+            max_context_chunks,
+            default=self._settings.default_context_chunks,
+            limit=self._settings.max_context_chunks_limit,
+        )
+
+    async def _answer(
+        self,
+        response: Any,
+        question: str,
+        snippets: list[Any],
+        session: AskSession,
+        *,
+        scoped: bool,
+    ) -> AsyncGenerator[Any, None]:
+        """The stream after locating: ``located``, the answer's events, the recorded final."""
+        entry = session.entry
         await self._journal.add_artifacts(
             entry, [snippet_artifact(i, snippet) for i, snippet in enumerate(snippets)]
         )
-        response_bytes = located.response.SerializeToString()
+        response_bytes = response.SerializeToString()
         request_id = entry.request_id
         try:
-            yield gateway_pb2.AskEvent(located=located.response, request_id=request_id)
+            yield gateway_pb2.AskEvent(located=response, request_id=request_id)
             final = None
             try:
                 with entry.timed("answer"):
-                    async for event in self._relay(located.question, snippets, session):
+                    async for event in self._relay(question, snippets, session, scoped=scoped):
                         if event.WhichOneof("event") == "final":
                             final = event.final  # sent last, once the outcome is recorded
                         else:
@@ -154,7 +199,7 @@ class Asker:
                 await self._finish(session, RequestStatus.CANCELLED, response_bytes, "")
 
     async def _relay(
-        self, question: str, snippets: list[Any], session: AskSession
+        self, question: str, snippets: list[Any], session: AskSession, *, scoped: bool
     ) -> AsyncIterator[Any]:
         entry = session.entry
         stream = self._answers.generate(
@@ -179,7 +224,7 @@ class Asker:
                     session.citations.append(event.citation)
                     yield gateway_pb2.AskEvent(citation=event.citation, request_id=entry.request_id)
                     context = cited.get(event.citation.citation_id)
-                    snippet = await self._snippet(entry, event.citation, context)
+                    snippet = await self._snippet(entry, event.citation, context, scoped=scoped)
                     yield gateway_pb2.AskEvent(snippet=snippet, request_id=entry.request_id)
                 elif kind == "usage":
                     yield gateway_pb2.AskEvent(usage=event.usage, request_id=entry.request_id)
@@ -196,16 +241,24 @@ class Asker:
         finally:
             stream.cancel()
 
-    async def _snippet(self, entry: OpenRequest, citation: Any, context: Any | None) -> Any:
-        """The Snippet of a citation: its lines read from the file; failing that, the cited
-        chunk's text when it is exactly those lines; failing that, no lines."""
+    async def _snippet(
+        self, entry: OpenRequest, citation: Any, context: Any | None, *, scoped: bool
+    ) -> Any:
+        """The Snippet of a citation: its lines read from the file (of the citation's own
+        project when scoped); failing that, the cited chunk's text when it is exactly those
+        lines; failing that, no lines."""
         location = citation.location
+        project_ref = entry.project_id or entry.project_ref
+        if scoped:
+            project_ref = location.project_id or (
+                context.chunk.location.project_id if context is not None else ""
+            )
         lines: list[NumberedLine] = []
         language = ""
         if location.relative_path and location.start_line > 0:
             try:
                 excerpt = await self._files.read(
-                    entry.project_id or entry.project_ref,
+                    project_ref,
                     relative_path=location.relative_path,
                     file_id=location.file_id,
                     start_line=location.start_line,
@@ -236,6 +289,10 @@ class Asker:
                 answer_text="".join(session.text),
                 citations=[citation_artifact(i, c) for i, c in enumerate(session.citations)],
             )
+
+
+def _has_text(located: Located) -> Callable[[str], bool]:
+    return lambda chunk_id: bool(chunk_id in located.chunks and located.chunks[chunk_id].text)
 
 
 async def _discard(events: AsyncIterator[Any]) -> None:

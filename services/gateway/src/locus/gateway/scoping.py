@@ -1,4 +1,4 @@
-"""Service layer of questions wider than one project (Locate and Search with a Scope): resolve
+"""Service layer of questions wider than one project (Locate, Search and Ask with a Scope): resolve
 the scope to the projects the caller may read, ask each project alone (the one-project path,
 unchanged, at most ``scope_parallelism`` at a time) and merge the per-project results by their
 scores, each labelled with its project.
@@ -40,6 +40,7 @@ def scope_of(message: Any) -> ProjectScope:
 class ScopedLocated:
     response: Any  # gateway_pb2.LocateResponse, merged
     hits: list[Any]  # every project's retrieval SearchHits, project after project
+    located: list[tuple[Any, Located]]  # (ingestion Project, what was located in it alone)
 
 
 class ScopedQuestions:
@@ -186,7 +187,9 @@ class ScopedQuestions:
             )
         )
         return ScopedLocated(
-            response=response, hits=[hit for _, result in located for hit in result.hits]
+            response=response,
+            hits=[hit for _, result in located for hit in result.hits],
+            located=located,
         )
 
     async def search(self, request: Any, projects: list[Any], entry: OpenRequest) -> Any:

@@ -450,18 +450,38 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     async def Ask(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         principal = await self._caller(context, "Ask")
         async with self._admitted(self._answers) as waited:
+            async with _mapped_errors():
+                scope = scope_of(request.scope)
             entry = await self._open(
-                RequestKind.ASK, request.project_id, request.question, context, principal, waited
+                RequestKind.ASK,
+                scope.describe() if scope.given else request.project_id,
+                request.question,
+                context,
+                principal,
+                waited,
             )
             session = AskSession(entry)
             # However the client goes away, the answer stream (and its LLM request) stops at once.
             context.add_done_callback(lambda _: session.cancel())
             async with self._recording(entry):
-                await self._project_access(principal, "Ask", Role.READER, request.project_id)
-                async for event in self._asker.ask(
-                    request.project_id, request.question, request.max_context_chunks, session
-                ):
-                    yield event
+                if scope.given:
+                    if request.project_id.strip():
+                        raise InvalidRequest("give project_id or scope, not both")
+                    projects = await self._scoped.resolve(
+                        principal, scope, method="Ask", entry=entry
+                    )
+                    scoped = await self._scoped.locate(
+                        LocateQuery(project_ref="", question=request.question), projects, entry
+                    )
+                    events = self._asker.ask_scoped(scoped, request.max_context_chunks, session)
+                else:
+                    await self._project_access(principal, "Ask", Role.READER, request.project_id)
+                    events = self._asker.ask(
+                        request.project_id, request.question, request.max_context_chunks, session
+                    )
+                async with contextlib.aclosing(events):
+                    async for event in events:
+                        yield event
 
     async def ListRequests(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "ListRequests")

@@ -1,11 +1,13 @@
 """Which chunks go into the context bundle of an answer, in which order, with which citation id
 (C1, C2, ...) and why: the best chunk of each located symbol first, then further chunks of the
-located files."""
+located files. A scoped answer merges the choices of each project by score."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from locus.gateway.domain.ranking import Evidence, Ranking, SymbolRef
 
@@ -57,3 +59,22 @@ def explain(evidence: Iterable[Evidence], limit: int = 3) -> str:
     """The strongest reasons, as one line: "identifier: `x` is its name; bm25: lines ..."."""
     parts = [f"{e.signal}: {e.detail}" for e in list(evidence)[:limit]]
     return "; ".join(parts)[:MAX_WHY_CHARS]
+
+
+def merge_contexts(
+    per_project: list[list[ContextChoice]], max_chunks: int
+) -> list[tuple[int, ContextChoice]]:
+    """The context of a scoped answer: each project's choices (in their own order) merged by
+    score, best first (ties: the earlier project), at most ``max_chunks``, as (index of the
+    project, choice) with the citation ids renumbered C1, C2, ... across the projects."""
+    merged = heapq.merge(
+        *(
+            [(choice.score, order, choice) for choice in choices]
+            for order, choices in enumerate(per_project)
+        ),
+        key=lambda item: (-item[0], item[1]),
+    )
+    return [
+        (order, replace(choice, citation_id=f"C{number}"))
+        for number, (_, order, choice) in enumerate(itertools.islice(merged, max_chunks), start=1)
+    ]

@@ -69,6 +69,20 @@ _ASKS_FOR_DOCS = re.compile(
     re.I,
 )
 
+# Asking outright what the documentation says, in a question of any length ("what does the
+# manual say about upgrades?", "where is X documented?", "according to the docs, ...").
+_ASKS_DOCS_OUTRIGHT = re.compile(
+    r"\bwhat\s+(?:does|do|did)\s+(?:the|our|this|its)\s+(?:\w+\s+)?"
+    r"(?:documentation|docs|readme|manual|guide|handbook)\s+(?:says?|said|tells?|recommends?)\b"
+    r"|\b(?:where|how)\s+(?:is|are|do|does)\b[^.?!\n]{0,60}\bdocumented\b"
+    r"|\baccording\s+to\s+(?:the|our|this)\s+(?:\w+\s+)?"
+    r"(?:documentation|docs|readme|manual|guide)\b",
+    re.I,
+)
+# Links are left out when looking for those words: a bug report cites docs.python.org or a
+# project's /docs/ page as a reference, not as the thing it asks about.
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+", re.I)
+
 _NOT_DOTTED = frozenset({"e.g", "i.e", "etc", "vs", "a.k.a", "cf", "approx"})
 
 _FENCED = re.compile(r"```(?P<body>.*?)(?:```|\Z)", re.S)
@@ -173,13 +187,24 @@ def extract_cues(question: str) -> QuestionCues:
         paths=unique_paths,
         frames=tuple(_unique(frames)[:MAX_CUES_PER_KIND]),
         about_tests=about_tests,
-        about_docs=bool(_ASKS_FOR_DOCS.search(question)),
+        about_docs=_asks_about_docs(question),
         module_paths=tuple(_unique(modules)[:MAX_CUES_PER_KIND]),
         words=frozenset(w for token in _WORD.findall(question) for w in split_identifier(token)),
         in_title=_named_in_title(question, identifiers, dotted),
         question_chars=len(question),
         has_code_block=bool(fenced_blocks) or bool(frames),
     )
+
+
+def _asks_about_docs(question: str) -> bool:
+    """A short question that names the documentation asks about it ("what do the docs say
+    about upgrading?"); a pasted bug report names the docs in passing (what they promise, a
+    link to them) and still asks where to change the code, unless it asks outright. Measured
+    on the training split: the words alone matched 15% of its bug reports (112 of 736)."""
+    text = _URL.sub(" ", question)
+    if not _ASKS_FOR_DOCS.search(text):
+        return False
+    return len(question) <= ABOUT_TESTS_MAX_CHARS or bool(_ASKS_DOCS_OUTRIGHT.search(text))
 
 
 def _named_in_title(question: str, identifiers: list[str], dotted: list[str]) -> frozenset[str]:

@@ -15,6 +15,7 @@ from locus.mcp.domain import (
     LocateResult,
     NumberedLine,
     ProjectSummary,
+    QuestionScope,
     Relation,
     SearchHit,
     Snippet,
@@ -82,6 +83,13 @@ def _evidence(items: Iterable[gateway_pb2.Evidence]) -> list[str]:
     return [f"{item.signal}: {item.detail}" if item.detail else item.signal for item in items]
 
 
+def scope_message(scope: QuestionScope | None) -> common_pb2.Scope | None:
+    """A tool's scope as the gateway's Scope (None: not given)."""
+    if scope is None:
+        return None
+    return common_pb2.Scope(projects=scope.projects, subsystem=scope.subsystem, system=scope.system)
+
+
 def locate_result(reply: gateway_pb2.LocateResponse) -> LocateResult:
     return LocateResult(
         request_id=reply.request_id,
@@ -91,6 +99,7 @@ def locate_result(reply: gateway_pb2.LocateResponse) -> LocateResult:
                 path=file.relative_path,
                 language=file.language,
                 score=file.score,
+                project=file.project_name,
                 symbols=[symbol_summary(s.symbol, s.score) for s in file.symbols],
                 evidence=_evidence(file.evidence),
             )

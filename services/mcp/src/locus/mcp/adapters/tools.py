@@ -26,6 +26,7 @@ from locus.mcp.domain import (
     LocateResult,
     ProjectList,
     ProjectSummary,
+    QuestionScope,
     SearchResult,
     SymbolDetails,
     SymbolSummary,
@@ -55,6 +56,24 @@ Question = Annotated[
     str, Field(min_length=1, description="a question, bug report or stack trace, in plain words")
 ]
 PathPrefix = Annotated[str, Field(description="only files under this path (e.g. 'src/')")]
+ProjectOrScope = Annotated[
+    str, Field(description="project name or id (see list_projects); or give scope instead")
+]
+ScopeField = Annotated[
+    QuestionScope | None,
+    Field(
+        description="instead of project: several projects (projects), every project of a "
+        "subsystem (subsystem, with system when named) or of a system (system); results name "
+        "their project"
+    ),
+]
+
+
+def _target(project: str, scope: QuestionScope | None) -> tuple[str, common_pb2.Scope | None]:
+    """The project_id and scope of a question: exactly one of them."""
+    if (scope is None) == (not project.strip()):
+        raise ToolError("give project or scope, exactly one of them")
+    return project, proto_mapping.scope_message(scope)
 
 
 @dataclass(frozen=True)
@@ -165,21 +184,25 @@ class LocusTools:
 
     async def locate(
         self,
-        project: Project,
         question: Question,
         ctx: Context,  # type: ignore[type-arg]
+        project: ProjectOrScope = "",
+        scope: ScopeField = None,
         max_files: Annotated[int, Field(ge=1, le=50)] = 10,
         max_symbols: Annotated[int, Field(ge=1, le=100)] = 10,
         path_prefix: PathPrefix = "",
         include_tests: Annotated[bool, Field(description="rank test files too")] = False,
     ) -> LocateResult:
         """Find the files and symbols (functions, classes, methods) that a question, bug report
-        or stack trace is about, ranked, with the evidence for each."""
+        or stack trace is about, ranked, with the evidence for each (in one project, or in
+        every project of a scope)."""
         async with self._call("locate", ctx, project=project) as credential:
+            project_id, scope_message = _target(project, scope)
             reply = await self._gateway.locate(
                 credential,
                 gateway_pb2.LocateRequest(
-                    project_id=project,
+                    project_id=project_id,
+                    scope=scope_message,
                     question=question,
                     max_files=max_files,
                     max_symbols=max_symbols,
@@ -213,15 +236,18 @@ class LocusTools:
 
     async def search(
         self,
-        project: Project,
         query: Annotated[str, Field(min_length=1, description="words or code to find")],
         ctx: Context,  # type: ignore[type-arg]
+        project: ProjectOrScope = "",
+        scope: ScopeField = None,
         top_k: Annotated[int, Field(ge=1, le=50)] = 10,
         mode: Literal["hybrid", "bm25", "vector"] = "hybrid",
         path_prefix: PathPrefix = "",
     ) -> SearchResult:
-        """Full-text (BM25) and semantic search over the project's code chunks."""
+        """Full-text (BM25) and semantic search over the code chunks of a project (or of every
+        project of a scope)."""
         async with self._call("search", ctx, project=project) as credential:
+            project_id, scope_message = _target(project, scope)
             reply = await self._gateway.search(
                 credential,
                 retrieval_pb2.SearchRequest(
@@ -229,8 +255,9 @@ class LocusTools:
                     mode=SEARCH_MODES[mode],
                     top_k=top_k,
                     filters=retrieval_pb2.SearchFilters(
-                        project_id=project, path_prefix=path_prefix
+                        project_id=project_id, path_prefix=path_prefix
                     ),
+                    scope=scope_message,
                 ),
             )
             return SearchResult(hits=proto_mapping.search_hits(reply, SEARCH_TEXT_CHARS))
@@ -342,14 +369,17 @@ class LocusTools:
 
     async def ask(
         self,
-        project: Project,
         question: Question,
         ctx: Context,  # type: ignore[type-arg]
+        project: ProjectOrScope = "",
+        scope: ScopeField = None,
         max_context_chunks: Annotated[int, Field(ge=0, le=100, description="0 = default")] = 0,
     ) -> AnswerResult:
-        """A grounded answer to a question about the code, with its citations and the cited
-        lines (snippets). `grounded` is false when the code found does not back an answer."""
+        """A grounded answer to a question about the code (of one project, or of every project
+        of a scope), with its citations and the cited lines (snippets). `grounded` is false
+        when the code found does not back an answer."""
         async with self._call("ask", ctx, project=project) as credential:
+            project_id, scope_message = _target(project, scope)
             text: list[str] = []
             result = AnswerResult(
                 request_id="", answer="", grounded=False, status="", citations=[], snippets=[]
@@ -357,7 +387,10 @@ class LocusTools:
             async for event in self._gateway.ask(
                 credential,
                 gateway_pb2.AskRequest(
-                    project_id=project, question=question, max_context_chunks=max_context_chunks
+                    project_id=project_id,
+                    question=question,
+                    max_context_chunks=max_context_chunks,
+                    scope=scope_message,
                 ),
             ):
                 result.request_id = result.request_id or event.request_id

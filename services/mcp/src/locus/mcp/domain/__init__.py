@@ -21,6 +21,7 @@ from locus.mcp.domain.results import (
     SymbolDetails,
     SymbolSummary,
 )
+from locus.mcp.domain.scopes import QuestionScope
 
 __all__ = [
     "AnswerResult",
@@ -35,6 +36,7 @@ __all__ = [
     "NumberedLine",
     "ProjectList",
     "ProjectSummary",
+    "QuestionScope",
     "Relation",
     "SearchHit",
     "SearchResult",

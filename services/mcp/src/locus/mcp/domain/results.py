@@ -36,6 +36,7 @@ class LocatedFile(BaseModel):
     path: str
     language: str
     score: float
+    project: str = Field(default="", description="its project's name, when asked of a scope")
     symbols: list[SymbolSummary]
     evidence: list[str] = Field(description="why the file was ranked: signal and detail")
 
