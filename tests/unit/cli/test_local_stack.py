@@ -164,3 +164,27 @@ def test_only_processes_running_the_expected_command_count_as_leftovers() -> Non
         sleeper.kill()
         sleeper.wait()
     assert not is_process_of(sleeper.pid, "time.sleep(30)")
+
+
+def test_http_health_is_not_ready_when_something_else_answers_the_port() -> None:
+    """A probe that reads its own request back (a TCP self-connection to a port nothing
+    listens on yet, or any non-HTTP peer) means "not ready", not a crash of `locus up`."""
+    import socket
+    import threading
+
+    from locus.cli.local_stack import http_health
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+
+        def echo() -> None:
+            connection, _ = listener.accept()
+            with connection:
+                connection.sendall(connection.recv(4096))
+
+        thread = threading.Thread(target=echo, daemon=True)
+        thread.start()
+        port = listener.getsockname()[1]
+        assert http_health(f"http://127.0.0.1:{port}/healthz", timeout=5) == 0
+        thread.join(timeout=5)

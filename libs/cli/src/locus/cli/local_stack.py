@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
 import importlib.util
 import json
 import os
@@ -270,7 +271,10 @@ def http_health(url: str, timeout: float = 2.0) -> int:
             return int(reply.status)
     except urllib.error.HTTPError as error:
         return int(error.code)
-    except OSError:
+    except (OSError, http.client.HTTPException):
+        # HTTPException: something that is not an HTTP server answered, e.g. the probe's own
+        # request read back over a TCP self-connection to a port nothing listens on yet
+        # (BadStatusLine: "GET /healthz HTTP/1.1").
         return 0
 
 
