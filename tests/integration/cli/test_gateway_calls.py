@@ -6,21 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
 import pytest
-from required import unavailable
+from scripted_gateway import LOCUS, cli_environment, serve_gateway
 
 from locus.v1 import answer_pb2, common_pb2, gateway_pb2, gateway_pb2_grpc
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
-
-LOCUS = Path(sys.executable).parent / "locus"
 
 
 class ScriptedGateway(gateway_pb2_grpc.GatewayServicer):
@@ -86,21 +82,13 @@ class ScriptedGateway(gateway_pb2_grpc.GatewayServicer):
 @pytest.fixture
 async def gateway() -> AsyncIterator[tuple[ScriptedGateway, str]]:
     servicer = ScriptedGateway()
-    server = grpc.aio.server()
-    gateway_pb2_grpc.add_GatewayServicer_to_server(servicer, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    yield servicer, f"127.0.0.1:{port}"
-    await server.stop(0)
+    async with serve_gateway(servicer) as address:
+        yield servicer, address
 
 
 @pytest.fixture
 def environment(tmp_path: Path) -> dict[str, str]:
-    if not LOCUS.exists():
-        unavailable("the locus CLI", f"{LOCUS} is missing: pip install -e libs/cli")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUS_")}
-    env["LOCUS_HOME"] = str(tmp_path / "home")
-    return env
+    return cli_environment(tmp_path)
 
 
 async def test_locate_sends_the_request_id_and_trace_context(

@@ -4,16 +4,13 @@ a scripted Gateway on a real gRPC port (--gateway): what each command sends, and
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
 import pytest
-from required import unavailable
+from scripted_gateway import LocusRunner, cli_environment, locus_runner, serve_gateway
 
 from locus.v1 import (
     ast_pb2,
@@ -26,7 +23,6 @@ from locus.v1 import (
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
-LOCUS = Path(sys.executable).parent / "locus"
 CHARGE = common_pb2.Symbol(
     node_id="n_charge",
     qualified_name="shop.payments.charge_card",
@@ -127,31 +123,13 @@ class ScriptedGateway(gateway_pb2_grpc.GatewayServicer):
 @pytest.fixture
 async def gateway() -> AsyncIterator[tuple[ScriptedGateway, str]]:
     servicer = ScriptedGateway()
-    server = grpc.aio.server()
-    gateway_pb2_grpc.add_GatewayServicer_to_server(servicer, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    yield servicer, f"127.0.0.1:{port}"
-    await server.stop(0)
+    async with serve_gateway(servicer) as address:
+        yield servicer, address
 
 
 @pytest.fixture
-def locus(tmp_path: Path, gateway: tuple[ScriptedGateway, str]):  # type: ignore[no-untyped-def]
-    if not LOCUS.exists():
-        unavailable("the locus CLI", f"{LOCUS} is missing: pip install -e libs/cli")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LOCUS_")}
-    env["LOCUS_HOME"] = str(tmp_path / "home")
-
-    async def run(*args: str) -> tuple[int, str, str]:
-        process = await asyncio.create_subprocess_exec(
-            str(LOCUS), *args, "--gateway", gateway[1],
-            env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        stdout, stderr = await process.communicate()
-        assert process.returncode is not None
-        return process.returncode, stdout.decode(), stderr.decode()
-
-    return run
+def locus(tmp_path: Path, gateway: tuple[ScriptedGateway, str]) -> LocusRunner:
+    return locus_runner(cli_environment(tmp_path), gateway[1])
 
 
 async def test_search_sends_the_mode_limit_and_path_and_prints_the_hits(gateway, locus) -> None:

@@ -24,6 +24,7 @@ import nats
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from gateway_calls import make_key, refusal
 from google.protobuf import message_factory
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
@@ -33,30 +34,6 @@ pytestmark = pytest.mark.integration
 
 GATEWAY = gateway_pb2.DESCRIPTOR.services_by_name["Gateway"]
 READER, WRITER, ADMIN = gateway_pb2.ROLE_READER, gateway_pb2.ROLE_WRITER, gateway_pb2.ROLE_ADMIN
-
-
-async def refusal(call: Any) -> grpc.aio.AioRpcError:
-    """The error a unary call, or a stream's first event, ends with."""
-    try:
-        if hasattr(call, "__aiter__"):
-            async for _ in call:
-                pass
-        else:
-            await call
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the call succeeded")
-
-
-async def make_key(stub: Any, *grants: tuple[str, int], **fields: Any) -> Any:
-    """A new key (created through ``stub``, a Gateway stub) with these (project, role) grants."""
-    return await stub.CreateApiKey(
-        gateway_pb2.CreateApiKeyRequest(
-            name=fields.pop("name", f"key-{uuid.uuid4().hex[:6]}"),
-            grants=[gateway_pb2.Grant(project=p, role=r) for p, r in grants],
-            **fields,
-        )
-    )
 
 
 async def test_every_public_rpc_refuses_a_caller_without_a_valid_credential(gateway) -> None:

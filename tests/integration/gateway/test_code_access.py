@@ -6,14 +6,13 @@ ListFeedback shows a principal only the feedback on its own requests."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+from gateway_calls import make_key, refusal, wait_for_record
 
 from locus.v1 import answer_pb2, ast_pb2, common_pb2, gateway_pb2, ingestion_pb2
 
@@ -21,33 +20,6 @@ pytestmark = pytest.mark.integration
 
 ORDERS = "src/shop/orders.py"
 READER = gateway_pb2.ROLE_READER
-
-
-async def refusal(call: Any) -> grpc.aio.AioRpcError:
-    try:
-        await call
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the call succeeded")
-
-
-async def make_key(stub: Any, *grants: tuple[str, int]) -> Any:
-    return await stub.CreateApiKey(
-        gateway_pb2.CreateApiKeyRequest(
-            name=f"key-{uuid.uuid4().hex[:6]}",
-            grants=[gateway_pb2.Grant(project=p, role=r) for p, r in grants],
-        )
-    )
-
-
-async def wait_for_record(gateway: Any, request_id: str, within_seconds: float = 10) -> Any:
-    """The request's record once it is no longer running."""
-    deadline = time.monotonic() + within_seconds
-    while True:
-        record = await gateway.stub.GetRequest(gateway_pb2.GetRequestRequest(request_id=request_id))
-        if record.status != "running" or time.monotonic() > deadline:
-            return record
-        await asyncio.sleep(0.1)
 
 
 @pytest.fixture

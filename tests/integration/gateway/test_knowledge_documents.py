@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 import pytest
 from chm_writer import sitemap, write_chm
+from gateway_calls import refusal
 
 from locus.v1 import events_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
 
@@ -95,14 +96,6 @@ def upsert(project: str, title: str, body: str, fmt: str, url: str = "") -> Any:
     return ingestion_pb2.UpsertKnowledgeDocumentRequest(
         project_id=project, title=title, url=url, body=body, format=fmt
     )
-
-
-async def refusal(call: Any) -> grpc.aio.AioRpcError:
-    try:
-        await call
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the call succeeded")
 
 
 async def test_documents_are_searchable_replaced_and_deleted(

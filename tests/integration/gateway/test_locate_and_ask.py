@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+from gateway_calls import wait_for_record
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from locus.ast.settings import AstSettings
@@ -50,16 +50,6 @@ async def scanned(stack, gateway, sample_tree: Path) -> Any:
     job = await gateway.scan_and_wait(project.name)
     assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED, job.error
     return await gateway.stub.GetProject(ingestion_pb2.GetProjectRequest(project_id=project.name))
-
-
-async def wait_for_record(gateway: Any, request_id: str, within_seconds: float = 10) -> Any:
-    """The request's record once it is no longer running."""
-    deadline = time.monotonic() + within_seconds
-    while True:
-        record = await gateway.stub.GetRequest(gateway_pb2.GetRequestRequest(request_id=request_id))
-        if record.status != "running" or time.monotonic() > deadline:
-            return record
-        await asyncio.sleep(0.1)
 
 
 async def test_locate_ranks_the_symbol_the_question_names(stack, gateway, scanned) -> None:

@@ -19,6 +19,7 @@ import grpc
 import nats
 import pytest
 import tantivy
+from gateway_calls import refusal
 from nats.js.errors import NotFoundError
 
 from locus.retrieval.adapters.edge_vectors import EdgeVectorIndex
@@ -123,14 +124,6 @@ class Internal:
         return grpc.StatusCode.OK
 
 
-async def refused(call: Awaitable[Any]) -> grpc.aio.AioRpcError:
-    try:
-        await call
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the call succeeded")
-
-
 async def test_deleting_a_project_leaves_no_trace_in_any_service(
     gateway: Any, stack: Any, sample_tree: Path
 ) -> None:
@@ -171,7 +164,7 @@ async def _delete_and_prove(gateway: Any, stack: Any, tree: Path, internal: Inte
                 grants=[gateway_pb2.Grant(project=doomed.name, role=role)],
             )
         )
-        error = await refused(
+        error = await refusal(
             gateway.stub_as(key.api_key).DeleteProject(
                 ingestion_pb2.DeleteProjectRequest(project_id=doomed.name)
             )
@@ -181,7 +174,7 @@ async def _delete_and_prove(gateway: Any, stack: Any, tree: Path, internal: Inte
     # Not while a scan of it runs (a changed file keeps the scan busy for a while).
     (tree / "src/shop/payments.py").write_text("def charge_card(c, a):\n    return a\n")
     scan = await gateway.stub.StartScan(ingestion_pb2.StartScanRequest(project_id=doomed.name))
-    error = await refused(
+    error = await refusal(
         gateway.stub.DeleteProject(ingestion_pb2.DeleteProjectRequest(project_id=doomed.name))
     )
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error
@@ -202,7 +195,7 @@ async def _delete_and_prove(gateway: Any, stack: Any, tree: Path, internal: Inte
         gateway.stub.GetProject(ingestion_pb2.GetProjectRequest(project_id=pid)),
         internal.call(internal.ingestion.ListFiles, ingestion_pb2.ListFilesRequest(project_id=pid)),
     ):
-        assert (await refused(call)).code() == grpc.StatusCode.NOT_FOUND
+        assert (await refusal(call)).code() == grpc.StatusCode.NOT_FOUND
 
     # ast, retrieval, impact: retracted asynchronously, each through its own RPCs.
     async def ast_empty() -> bool:

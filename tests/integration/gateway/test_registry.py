@@ -18,6 +18,7 @@ from typing import Any
 
 import grpc
 import pytest
+from gateway_calls import refusal
 
 from locus.v1 import ast_pb2, common_pb2, events_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
 
@@ -25,14 +26,6 @@ pytestmark = pytest.mark.integration
 
 LOCUS = Path(sys.executable).parent / "locus"
 READER, WRITER, ADMIN = gateway_pb2.ROLE_READER, gateway_pb2.ROLE_WRITER, gateway_pb2.ROLE_ADMIN
-
-
-async def refused(call: Any) -> grpc.aio.AioRpcError:
-    try:
-        await call
-    except grpc.aio.AioRpcError as error:
-        return error
-    raise AssertionError("the call succeeded")
 
 
 async def key_for(gateway: Any, project: str, role: int) -> Any:
@@ -205,7 +198,7 @@ async def test_systems_and_subsystems_crud_paging_filters_and_refusals(gateway: 
         ),
     ]
     for call, code, says in checks:
-        error = await refused(call)
+        error = await refusal(call)
         assert error.code() == code, (code, error.details())
         assert says in (error.details() or ""), error.details()
 
@@ -217,7 +210,7 @@ async def test_systems_and_subsystems_crud_paging_filters_and_refusals(gateway: 
         await stub.DeleteSubsystem(ingestion_pb2.DeleteSubsystemRequest(subsystem_id=subsystem))
     deleted = await stub.DeleteSystem(ingestion_pb2.DeleteSystemRequest(system_id=shop_name))
     assert deleted.system_id == shop.system_id
-    gone = await refused(stub.GetSystem(ingestion_pb2.GetSystemRequest(system_id=shop.system_id)))
+    gone = await refusal(stub.GetSystem(ingestion_pb2.GetSystemRequest(system_id=shop.system_id)))
     assert gone.code() == grpc.StatusCode.NOT_FOUND
 
 
@@ -249,7 +242,7 @@ async def test_registry_writes_need_a_system_admin_and_reads_any_principal(gatew
                 ingestion_pb2.DeleteSubsystemRequest(subsystem_id=subsystem.subsystem_id)
             ),
         ):
-            error = await refused(call)
+            error = await refusal(call)
             assert error.code() == grpc.StatusCode.PERMISSION_DENIED, error.details()
             assert "admin" in (error.details() or "")
         # Reads are not project data: any principal reads the registry.
@@ -264,7 +257,7 @@ async def test_registry_writes_need_a_system_admin_and_reads_any_principal(gatew
 
     # UpdateProject needs admin on the project; a renamed project keeps its keys' grants.
     for caller in (reader, writer):
-        error = await refused(
+        error = await refusal(
             caller.UpdateProject(
                 ingestion_pb2.UpdateProjectRequest(project_id=project.name, name=unique("n"))
             )
@@ -334,11 +327,11 @@ async def test_removing_a_source_retracts_its_files_and_keeps_the_other_source(
     # A writer of another project may not; an unknown source is NOT_FOUND.
     other = await gateway.create_project()
     outsider = await key_for(gateway, other.name, WRITER)
-    error = await refused(
+    error = await refusal(
         outsider.RemoveSource(ingestion_pb2.RemoveSourceRequest(source_id=removed.source_id))
     )
     assert error.code() == grpc.StatusCode.PERMISSION_DENIED, error.details()
-    error = await refused(
+    error = await refusal(
         gateway.stub.RemoveSource(ingestion_pb2.RemoveSourceRequest(source_id="src_nope"))
     )
     assert error.code() == grpc.StatusCode.NOT_FOUND
@@ -349,7 +342,7 @@ async def test_removing_a_source_retracts_its_files_and_keeps_the_other_source(
     )
     assert reply.source.source_id == removed.source_id
     # Not twice while its retraction runs.
-    again = await refused(
+    again = await refusal(
         gateway.stub.RemoveSource(ingestion_pb2.RemoveSourceRequest(source_id=removed.source_id))
     )
     assert again.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND)

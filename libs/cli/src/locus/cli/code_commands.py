@@ -9,32 +9,15 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from locus.cli.command_options import GatewayOption, JsonOption, ProjectArgument, finish
 from locus.cli.exit_codes import ExitCode
 from locus.cli.invocation import CommandContext, run_command
 from locus.cli.json_output import outline_json, read_file_json
 from locus.cli.terminal_output import print_code_block, print_json, symbols_table
 from locus.v1 import ast_pb2, gateway_pb2
 
-GatewayOption = Annotated[
-    str | None,
-    typer.Option(
-        "--gateway",
-        envvar="LOCUS_GATEWAY_ADDR",
-        help="Gateway address (host:port); default: the running stack's.",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output (stable keys).")]
-ProjectArgument = Annotated[
-    str, typer.Argument(metavar="PROJECT", help="Project name or id.", show_default=False)
-]
 # "path:14" or "path:14-20" at the end of PATH; anything else is part of the path.
 _LINE_SPAN = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
-
-
-def _finish(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
 
 
 def parse_path_span(text: str) -> tuple[str, int, int]:
@@ -88,7 +71,7 @@ def read(
         )
         return ExitCode.OK
 
-    _finish(run_command("read", body, gateway=gateway))
+    finish(run_command("read", body, gateway=gateway))
 
 
 def outline(
@@ -120,4 +103,4 @@ def outline(
             )
         return ExitCode.OK
 
-    _finish(run_command("outline", body, gateway=gateway))
+    finish(run_command("outline", body, gateway=gateway))

@@ -14,6 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from locus.cli.command_options import JsonOption, finish
 from locus.cli.exit_codes import CliError, ExitCode
 from locus.cli.invocation import CommandContext, run_command
 from locus.cli.stack_credentials import bus_credentials
@@ -62,12 +63,6 @@ SubjectOption = Annotated[
         show_default=False,
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output (stable keys).")]
-
-
-def _finish(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
 
 
 @asynccontextmanager
@@ -146,7 +141,7 @@ def dlq_list(
             context.out.print("no dead letters")
         return ExitCode.OK
 
-    _finish(run_command("dlq list", body))
+    finish(run_command("dlq list", body))
 
 
 def _describe(replayed: Replayed) -> str:
@@ -215,4 +210,4 @@ def dlq_replay(
                 context.out.print("no dead letters to replay")
         return ExitCode.FAILED if problems else ExitCode.OK
 
-    _finish(run_command("dlq replay", body))
+    finish(run_command("dlq replay", body))

@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 
 from locus.cli.client import LocusClient
+from locus.cli.command_options import GatewayOption, ProjectArgument, finish
 from locus.cli.exit_codes import CliError, ExitCode
 from locus.cli.invocation import CommandContext, run_command
 from locus.cli.scan_progress import follow_scan
@@ -21,18 +22,6 @@ docs_app = typer.Typer(
     help="Knowledge documents from outside the repositories: add, remove, import a CHM.",
     no_args_is_help=True,
 )
-GatewayOption = Annotated[
-    str | None,
-    typer.Option(
-        "--gateway",
-        envvar="LOCUS_GATEWAY_ADDR",
-        help="Gateway address (host:port); default: the running stack's.",
-        show_default=False,
-    ),
-]
-ProjectArgument = Annotated[
-    str, typer.Argument(metavar="PROJECT", help="Project name or id.", show_default=False)
-]
 NoWaitOption = Annotated[
     bool, typer.Option("--no-wait", help="Return once the change is recorded, not indexed.")
 ]
@@ -46,11 +35,6 @@ _EXTENSION_FORMATS = {
     ".html": "html",
     ".htm": "html",
 }
-
-
-def _finish(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
 
 
 def _format_for(name: str, content_type: str = "") -> str:
@@ -141,7 +125,7 @@ def docs_add(
         )
         return ExitCode.OK
 
-    _finish(run_command("docs add", body, gateway=gateway))
+    finish(run_command("docs add", body, gateway=gateway))
 
 
 @docs_app.command("remove")
@@ -172,7 +156,7 @@ def docs_remove(
         )
         return ExitCode.OK
 
-    _finish(run_command("docs remove", body, gateway=gateway))
+    finish(run_command("docs remove", body, gateway=gateway))
 
 
 @docs_app.command("import-chm")
@@ -206,4 +190,4 @@ def docs_import_chm(
         )
         return ExitCode.OK
 
-    _finish(run_command("docs import-chm", body, gateway=gateway))
+    finish(run_command("docs import-chm", body, gateway=gateway))

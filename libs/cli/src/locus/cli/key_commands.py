@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from locus.cli.command_options import GatewayOption, JsonOption, finish
 from locus.cli.exit_codes import CliError, ExitCode
 from locus.cli.invocation import CommandContext, run_command
 from locus.cli.terminal_output import print_json
@@ -23,16 +24,6 @@ keys_app = typer.Typer(
     no_args_is_help=True,
 )
 
-GatewayOption = Annotated[
-    str | None,
-    typer.Option(
-        "--gateway",
-        envvar="LOCUS_GATEWAY_ADDR",
-        help="Gateway address (host:port); default: the running stack's.",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output (stable keys).")]
 
 ROLES = {
     "reader": gateway_pb2.ROLE_READER,
@@ -145,7 +136,7 @@ def keys_create(
             context.out.print(created.api_key, markup=False, highlight=False)
         return ExitCode.OK
 
-    _finish(run_command("keys create", body, gateway=gateway))
+    finish(run_command("keys create", body, gateway=gateway))
 
 
 @keys_app.command("list")
@@ -182,7 +173,7 @@ def keys_list(
         context.out.print(table)
         return ExitCode.OK
 
-    _finish(run_command("keys list", body, gateway=gateway))
+    finish(run_command("keys list", body, gateway=gateway))
 
 
 @keys_app.command("revoke")
@@ -198,7 +189,7 @@ def keys_revoke(
         context.out.print(f"revoked key {revoked.key_id} ({escape(revoked.name)})")
         return ExitCode.OK
 
-    _finish(run_command("keys revoke", body, gateway=gateway))
+    finish(run_command("keys revoke", body, gateway=gateway))
 
 
 @keys_app.command("whoami")
@@ -216,9 +207,4 @@ def keys_whoami(gateway: GatewayOption = None, json_output: JsonOption = False) 
             context.out.print(f"{escape(me.principal)} ({escape(me.name)}): {escape(shown)}")
         return ExitCode.OK
 
-    _finish(run_command("keys whoami", body, gateway=gateway))
-
-
-def _finish(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
+    finish(run_command("keys whoami", body, gateway=gateway))

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from locus.cli.command_options import GatewayOption, JsonOption, ProjectArgument, finish
 from locus.cli.exit_codes import ExitCode
 from locus.cli.invocation import CommandContext, run_command
 from locus.cli.json_output import (
@@ -23,27 +24,9 @@ from locus.cli.json_output import (
 from locus.cli.terminal_output import print_json, print_node, print_scan_summary, projects_table
 from locus.v1 import ast_pb2, ingestion_pb2
 
-GatewayOption = Annotated[
-    str | None,
-    typer.Option(
-        "--gateway",
-        envvar="LOCUS_GATEWAY_ADDR",
-        help="Gateway address (host:port); default: the running stack's.",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output (stable keys).")]
-
-
-def _finish(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
-
 
 def project_get(
-    project: Annotated[
-        str, typer.Argument(metavar="PROJECT", help="Project name or id.", show_default=False)
-    ],
+    project: ProjectArgument,
     gateway: GatewayOption = None,
     json_output: JsonOption = False,
 ) -> None:
@@ -61,7 +44,7 @@ def project_get(
                 context.out.print(f"created {created}", style="dim")
         return ExitCode.OK
 
-    _finish(run_command("project get", body, gateway=gateway))
+    finish(run_command("project get", body, gateway=gateway))
 
 
 def _running_seconds(job: ingestion_pb2.ScanJob) -> float:
@@ -97,7 +80,7 @@ def scan_status(
                 )
         return ExitCode.FAILED if job.state == ingestion_pb2.SCAN_STATE_FAILED else ExitCode.OK
 
-    _finish(run_command("scan-status", body, gateway=gateway))
+    finish(run_command("scan-status", body, gateway=gateway))
 
 
 def node(
@@ -128,4 +111,4 @@ def node(
             print_node(context.out, reply)
         return ExitCode.OK
 
-    _finish(run_command("node", body, gateway=gateway))
+    finish(run_command("node", body, gateway=gateway))

@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from locus.cli.answer_stream import print_answer
 from locus.cli.code_commands import outline, read
+from locus.cli.command_options import GatewayOption, JsonOption, ProjectArgument, finish
 from locus.cli.dead_letter_commands import dlq_app
 from locus.cli.docs_commands import docs_app
 from locus.cli.exit_codes import CliError, ExitCode
@@ -113,20 +114,6 @@ project_app.command("rename")(project_rename)
 project_app.command("move")(project_move)
 source_app.command("remove")(source_remove)
 
-GatewayOption = Annotated[
-    str | None,
-    typer.Option(
-        "--gateway",
-        envvar="LOCUS_GATEWAY_ADDR",
-        help="Gateway address (host:port); default: the running stack's.",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output (stable keys).")]
-ProjectArgument = Annotated[
-    str, typer.Argument(metavar="PROJECT", help="Project name or id.", show_default=False)
-]
-
 
 class SymbolKindChoice(StrEnum):
     module = "module"
@@ -144,11 +131,6 @@ class SymbolKindChoice(StrEnum):
     @property
     def proto_name(self) -> str:
         return f"SYMBOL_KIND_{self.value.upper()}"
-
-
-def _finish(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
 
 
 def _non_empty(value: str) -> str:
@@ -207,7 +189,7 @@ def up(
     except CliError as error:
         print_error(err, error.message)
         code = error.exit_code
-    _finish(code)
+    finish(code)
 
 
 @app.command()
@@ -229,7 +211,7 @@ def down(
     )
     if stack is None:
         print_error(err, "no running Locus stack found")
-        _finish(ExitCode.UNAVAILABLE)
+        finish(ExitCode.UNAVAILABLE)
         return
     os.kill(stack.supervisor_pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
@@ -241,7 +223,7 @@ def down(
         time.sleep(0.1)
     if stopping():
         print_error(err, f"locus up (pid {stack.supervisor_pid}) is still stopping")
-        _finish(ExitCode.FAILED)
+        finish(ExitCode.FAILED)
     make_console().print(f"stopped the stack in {stack.data_dir}")
 
 
@@ -262,7 +244,7 @@ def status(gateway: GatewayOption = None, json_output: JsonOption = False) -> No
             context.out.print(status_table(report["services"]))
         return ExitCode.OK if report["healthy"] else ExitCode.FAILED
 
-    _finish(run_command("status", body, gateway=gateway))
+    finish(run_command("status", body, gateway=gateway))
 
 
 @app.command()
@@ -284,7 +266,7 @@ def migrate(
         chosen = stores_to_migrate(parse_service_list(services))
     except CliError as error:
         print_error(err, error.message)
-        _finish(error.exit_code)
+        finish(error.exit_code)
         return
     results = migrate_stores(chosen, data_dir.expanduser().resolve(), os.environ)
     if json_output:
@@ -296,7 +278,7 @@ def migrate(
         elif not json_output:
             change = "up to date" if result.before == result.after else "migrated"
             out.print(f"{result.store}: {result.before} → {result.after} ({change})")
-    _finish(ExitCode.FAILED if any(result.error for result in results) else ExitCode.OK)
+    finish(ExitCode.FAILED if any(result.error for result in results) else ExitCode.OK)
 
 
 # projects and sources
@@ -326,7 +308,7 @@ def project_create(
             )
         return ExitCode.OK
 
-    _finish(run_command("project create", body, gateway=gateway))
+    finish(run_command("project create", body, gateway=gateway))
 
 
 @project_app.command("list")
@@ -344,7 +326,7 @@ def project_list(gateway: GatewayOption = None, json_output: JsonOption = False)
             context.out.print("no project yet; create one with `locus project create NAME`")
         return ExitCode.OK
 
-    _finish(run_command("project list", body, gateway=gateway))
+    finish(run_command("project list", body, gateway=gateway))
 
 
 @project_app.command("delete")
@@ -360,7 +342,7 @@ def project_delete(
         f"Delete project {project!r}, its sources, files and every index entry?", default=False
     ):
         make_console(stderr=True).print("not deleted")
-        _finish(ExitCode.USAGE)
+        finish(ExitCode.USAGE)
 
     async def body(context: CommandContext) -> int:
         async with context.client() as client:
@@ -383,7 +365,7 @@ def project_delete(
             )
         return ExitCode.OK
 
-    _finish(run_command("project delete", body, gateway=gateway))
+    finish(run_command("project delete", body, gateway=gateway))
 
 
 @source_app.command("add")
@@ -467,7 +449,7 @@ def source_add(
             )
         return ExitCode.OK
 
-    _finish(run_command("source add", body, gateway=gateway))
+    finish(run_command("source add", body, gateway=gateway))
 
 
 @source_app.command("list")
@@ -487,7 +469,7 @@ def source_list(
             context.out.print(f"{escape(project)} has no source; add one with `locus source add`")
         return ExitCode.OK
 
-    _finish(run_command("source list", body, gateway=gateway))
+    finish(run_command("source list", body, gateway=gateway))
 
 
 # scans and code
@@ -546,7 +528,7 @@ def scan(
         failed = job.state == ingestion_pb2.SCAN_STATE_FAILED
         return ExitCode.FAILED if failed else ExitCode.OK
 
-    _finish(run_command("scan", body, gateway=gateway))
+    finish(run_command("scan", body, gateway=gateway))
 
 
 @app.command()
@@ -597,7 +579,7 @@ def symbols(
             )
         return ExitCode.OK
 
-    _finish(run_command("symbols", body, gateway=gateway))
+    finish(run_command("symbols", body, gateway=gateway))
 
 
 @app.command()
@@ -639,7 +621,7 @@ def locate(
             context.out.print(f"request id: {reply.request_id or context.request_id}", style="dim")
         return ExitCode.OK
 
-    _finish(run_command("locate", body, gateway=gateway))
+    finish(run_command("locate", body, gateway=gateway))
 
 
 @app.command()
@@ -681,7 +663,7 @@ def ask(
         )
         return outcome.exit_code
 
-    _finish(run_command("ask", body, gateway=gateway))
+    finish(run_command("ask", body, gateway=gateway))
 
 
 # requests and feedback
@@ -713,7 +695,7 @@ def requests(
             context.out.print("no requests yet")
         return ExitCode.OK
 
-    _finish(run_command("requests", body, gateway=gateway))
+    finish(run_command("requests", body, gateway=gateway))
 
 
 # benchmark
@@ -782,4 +764,4 @@ def locbench_rank(
                 log_file.write(json.dumps(result.timing) + "\n")
         return ExitCode.OK
 
-    _finish(run_command("locbench-rank", body, gateway=gateway))
+    finish(run_command("locbench-rank", body, gateway=gateway))

@@ -8,26 +8,19 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from typing import Annotated, NoReturn
+from typing import NoReturn
 
 import typer
 
 from locus.cli.caller_credential import KEY_FILE_VARIABLE, KEY_VARIABLE
+from locus.cli.command_options import GatewayOption
 from locus.cli.exit_codes import START_HINT, ExitCode
 from locus.cli.invocation import TRACES_FILE_VARIABLE
 from locus.cli.stack_state import find_running_stack
 
 
 def mcp(
-    gateway: Annotated[
-        str | None,
-        typer.Option(
-            "--gateway",
-            envvar="LOCUS_GATEWAY_ADDR",
-            help="Gateway address (host:port); default: the running stack's.",
-            show_default=False,
-        ),
-    ] = None,
+    gateway: GatewayOption = None,
 ) -> None:
     """Serve the Locus tools to a coding agent over MCP (stdio): locate, search, find_symbols,
     get_symbol, read_file, impact, ask, list_projects."""

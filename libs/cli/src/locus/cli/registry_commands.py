@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locus.cli.client import LocusClient
+from locus.cli.command_options import GatewayOption, JsonOption, finish
 from locus.cli.exit_codes import CliError, ExitCode
 from locus.cli.invocation import CommandContext, run_command
 from locus.cli.json_output import JsonObject, project_json, source_json, timestamp_text
@@ -28,16 +29,6 @@ subsystem_app = typer.Typer(
     help="Subsystems of a system; projects belong to one.", no_args_is_help=True
 )
 
-GatewayOption = Annotated[
-    str | None,
-    typer.Option(
-        "--gateway",
-        envvar="LOCUS_GATEWAY_ADDR",
-        help="Gateway address (host:port); default: the running stack's.",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output (stable keys).")]
 SystemArgument = Annotated[
     str, typer.Argument(metavar="SYSTEM", help="System name or id.", show_default=False)
 ]
@@ -55,11 +46,6 @@ DescriptionOption = Annotated[
 ]
 
 
-def _finish(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
-
-
 def _run(name: str, gateway: str | None, work: Callable[[Any], Awaitable[int]]) -> None:
     """Run ``work`` with the registry's stub (the gateway's, or ingestion's without one)."""
 
@@ -67,7 +53,7 @@ def _run(name: str, gateway: str | None, work: Callable[[Any], Awaitable[int]]) 
         async with context.client() as client:
             return await work(_Call(context, client))
 
-    _finish(run_command(name, body, gateway=gateway))
+    finish(run_command(name, body, gateway=gateway))
 
 
 class _Call:

@@ -11,22 +11,13 @@ from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
+from locus.cli.command_options import GatewayOption, JsonOption, finish
 from locus.cli.exit_codes import ExitCode
 from locus.cli.invocation import CommandContext, run_command
 from locus.cli.json_output import feedback_json, line_span, request_detail_json
 from locus.cli.terminal_output import print_json
 from locus.v1 import common_pb2, gateway_pb2
 
-GatewayOption = Annotated[
-    str | None,
-    typer.Option(
-        "--gateway",
-        envvar="LOCUS_GATEWAY_ADDR",
-        help="Gateway address (host:port); default: the running stack's.",
-        show_default=False,
-    ),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output (stable keys).")]
 RequestIdArgument = Annotated[
     str, typer.Argument(metavar="REQUEST_ID", help="From `locus ask` or `locus requests`.")
 ]
@@ -47,11 +38,6 @@ feedback_app = typer.Typer(
     help="Rate the answer to a request, or list the feedback given.",
     no_args_is_help=True,
 )
-
-
-def _finish(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
 
 
 @request_app.command("show")
@@ -103,7 +89,7 @@ def request_show(
         out.print(f"trace id: {record.trace_id or '-'}", style="dim")
         return ExitCode.OK
 
-    _finish(run_command("request show", body, gateway=gateway))
+    finish(run_command("request show", body, gateway=gateway))
 
 
 @feedback_app.command("add")
@@ -127,7 +113,7 @@ def feedback_add(
         context.out.print(f"feedback {reply.feedback_id} recorded for {escape(request_id)}")
         return ExitCode.OK
 
-    _finish(run_command("feedback", body, gateway=gateway))
+    finish(run_command("feedback", body, gateway=gateway))
 
 
 @feedback_app.command("list")
@@ -168,4 +154,4 @@ def feedback_list(
             context.out.print("no feedback yet; rate an answer with `locus feedback ID RATING`")
         return ExitCode.OK
 
-    _finish(run_command("feedback list", body, gateway=gateway))
+    finish(run_command("feedback list", body, gateway=gateway))

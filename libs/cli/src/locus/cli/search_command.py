@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from locus.cli.command_options import GatewayOption, JsonOption, ProjectArgument, finish
 from locus.cli.exit_codes import ExitCode
 from locus.cli.invocation import CommandContext, run_command
 from locus.cli.json_output import search_json
@@ -33,9 +34,7 @@ def _non_empty(value: str) -> str:
 
 
 def search(
-    project: Annotated[
-        str, typer.Argument(metavar="PROJECT", help="Project name or id.", show_default=False)
-    ],
+    project: ProjectArgument,
     query: Annotated[
         str,
         typer.Argument(metavar="QUERY", help="Words or a question to match.", callback=_non_empty),
@@ -46,18 +45,8 @@ def search(
     ] = SearchModeChoice.hybrid,
     limit: Annotated[int, typer.Option(min=1, max=100, help="At most this many chunks.")] = 10,
     path: Annotated[str, typer.Option(help="Only under this path prefix.")] = "",
-    gateway: Annotated[
-        str | None,
-        typer.Option(
-            "--gateway",
-            envvar="LOCUS_GATEWAY_ADDR",
-            help="Gateway address (host:port); default: the running stack's.",
-            show_default=False,
-        ),
-    ] = None,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Machine-readable output (stable keys).")
-    ] = False,
+    gateway: GatewayOption = None,
+    json_output: JsonOption = False,
 ) -> None:
     """Search a project's code chunks (retrieval only: `locate` ranks files and symbols)."""
 
@@ -82,9 +71,4 @@ def search(
             )
         return ExitCode.OK
 
-    _finish(run_command("search", body, gateway=gateway))
-
-
-def _finish(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
+    finish(run_command("search", body, gateway=gateway))

@@ -5,7 +5,8 @@ call raises GatewayError with the gateway's status and message."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -14,6 +15,8 @@ from locus.rpc import make_channel
 from locus.rpc.bearer import AUTHORIZATION
 from locus.telemetry import Telemetry
 from locus.v1 import ast_pb2, gateway_pb2, gateway_pb2_grpc, ingestion_pb2, retrieval_pb2
+
+_Reply = TypeVar("_Reply")
 
 
 class GatewayError(Exception):
@@ -64,68 +67,32 @@ class GatewayClient:
     async def list_projects(
         self, credential: str, request: ingestion_pb2.ListProjectsRequest
     ) -> ingestion_pb2.ListProjectsResponse:
-        try:
-            reply: ingestion_pb2.ListProjectsResponse = await self._stub.ListProjects(
-                request, metadata=_metadata(credential)
-            )
-        except grpc.aio.AioRpcError as error:
-            raise GatewayError.from_rpc(error) from None
-        return reply
+        return await _unary(self._stub.ListProjects, request, credential)
 
     async def locate(
         self, credential: str, request: gateway_pb2.LocateRequest
     ) -> gateway_pb2.LocateResponse:
-        try:
-            reply: gateway_pb2.LocateResponse = await self._stub.Locate(
-                request, metadata=_metadata(credential)
-            )
-        except grpc.aio.AioRpcError as error:
-            raise GatewayError.from_rpc(error) from None
-        return reply
+        return await _unary(self._stub.Locate, request, credential)
 
     async def search(
         self, credential: str, request: retrieval_pb2.SearchRequest
     ) -> retrieval_pb2.SearchResponse:
-        try:
-            reply: retrieval_pb2.SearchResponse = await self._stub.Search(
-                request, metadata=_metadata(credential)
-            )
-        except grpc.aio.AioRpcError as error:
-            raise GatewayError.from_rpc(error) from None
-        return reply
+        return await _unary(self._stub.Search, request, credential)
 
     async def find_symbols(
         self, credential: str, request: ast_pb2.FindSymbolsRequest
     ) -> ast_pb2.FindSymbolsResponse:
-        try:
-            reply: ast_pb2.FindSymbolsResponse = await self._stub.FindSymbols(
-                request, metadata=_metadata(credential)
-            )
-        except grpc.aio.AioRpcError as error:
-            raise GatewayError.from_rpc(error) from None
-        return reply
+        return await _unary(self._stub.FindSymbols, request, credential)
 
     async def get_ast_node(
         self, credential: str, request: ast_pb2.GetNodeRequest
     ) -> ast_pb2.GetNodeResponse:
-        try:
-            reply: ast_pb2.GetNodeResponse = await self._stub.GetAstNode(
-                request, metadata=_metadata(credential)
-            )
-        except grpc.aio.AioRpcError as error:
-            raise GatewayError.from_rpc(error) from None
-        return reply
+        return await _unary(self._stub.GetAstNode, request, credential)
 
     async def read_file(
         self, credential: str, request: gateway_pb2.ReadFileRequest
     ) -> gateway_pb2.ReadFileResponse:
-        try:
-            reply: gateway_pb2.ReadFileResponse = await self._stub.ReadFile(
-                request, metadata=_metadata(credential)
-            )
-        except grpc.aio.AioRpcError as error:
-            raise GatewayError.from_rpc(error) from None
-        return reply
+        return await _unary(self._stub.ReadFile, request, credential)
 
     async def ask(
         self, credential: str, request: gateway_pb2.AskRequest
@@ -139,6 +106,14 @@ class GatewayClient:
             raise GatewayError.from_rpc(error) from None
         finally:
             call.cancel()
+
+
+async def _unary(rpc: Callable[..., Awaitable[_Reply]], request: object, credential: str) -> _Reply:
+    """``rpc(request)`` with the caller's credential; a failed call raises GatewayError."""
+    try:
+        return await rpc(request, metadata=_metadata(credential))
+    except grpc.aio.AioRpcError as error:
+        raise GatewayError.from_rpc(error) from None
 
 
 def _metadata(credential: str) -> tuple[tuple[str, str], ...]:
