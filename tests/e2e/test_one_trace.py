@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,10 @@ from typing import Any
 
 import pytest
 from locus_up import LOCUS, start_locus_up, stop_locus_up
+from mesh_access import gateway_channel
 from required import unavailable
+
+from locus.v1 import gateway_pb2_grpc, ingestion_pb2
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
@@ -197,3 +201,59 @@ def test_locbench_rank_registers_a_repository_once_and_rescans_it_incrementally(
     request_ids = {s["attributes"].get("locus.request_id") for s in spans}
     assert len(request_ids) == 1, request_ids
     assert runs[1]["request_id"] in request_ids
+
+
+def test_deleting_a_project_is_one_trace_from_the_gateway_through_nats_to_every_consumer(
+    stack: Stack, otlp_receiver: Any
+) -> None:
+    tree = stack.repository.parent / "doomed"
+    (tree / "doomed").mkdir(parents=True)
+    (tree / "doomed" / "only.py").write_text("def lonely() -> int:\n    return 1\n")
+    stack.locus("project", "create", "doomed")
+    stack.locus("source", "add", "doomed", str(tree))
+    stack.locus("scan", "doomed", "--wait", "--embedded", "--json")
+
+    trace_id, request_id = uuid.uuid4().hex, f"delete-{uuid.uuid4().hex}"
+    state = json.loads((stack.log.parent / "data" / "stack.json").read_text())
+    with gateway_channel(state["gateway_addr"], state) as channel:
+        deleted = gateway_pb2_grpc.GatewayStub(channel).DeleteProject(
+            ingestion_pb2.DeleteProjectRequest(project_id="doomed"),
+            metadata=(
+                ("x-request-id", request_id),
+                ("traceparent", f"00-{trace_id}-{uuid.uuid4().hex[:16]}-01"),
+            ),
+            timeout=60,
+        )
+    assert deleted.name == "doomed", deleted
+
+    consumers = ("ast", "retrieval", "impact")
+
+    def handled() -> list[dict[str, Any]]:
+        """The consumers' spans of the project.deleted subject (only this test deletes one)."""
+        return [
+            s
+            for s in otlp_receiver.snapshot()
+            if s["service"] in consumers
+            and "project.deleted" in " ".join([s["name"], *s["attributes"].values()])
+        ]
+
+    deadline = time.monotonic() + 60
+    while {s["service"] for s in handled()} != set(consumers):
+        assert time.monotonic() < deadline, f"not every consumer handled it: {handled()}"
+        time.sleep(1.0)
+    time.sleep(2.0)  # the rest of the trace's batches
+    for service in consumers:
+        seen = {
+            (s["trace_id"], s["attributes"].get("locus.request_id"))
+            for s in handled()
+            if s["service"] == service
+        }
+        assert (trace_id, request_id) in seen, (service, trace_id, request_id, seen)
+    spans = [s for s in otlp_receiver.snapshot() if s["trace_id"] == trace_id]
+    edges = otlp_receiver.edges(trace_id)
+    assert ("gateway", "ingestion") in edges, edges
+    for service in consumers:
+        assert ("ingestion", service) in edges, (service, edges)  # project.deleted over NATS
+    assert {s["service"] for s in spans} >= {"gateway", "ingestion", *consumers}
+    request_ids = {s["attributes"].get("locus.request_id") for s in spans}
+    assert request_ids == {request_id}, request_ids
