@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from locus.database import Database
@@ -101,21 +101,36 @@ class RegistryStore:
             raise RegistryNameTaken(f"a system named {name!r} exists already") from None
 
     async def delete_system(self, system_id: str, shown_as: str) -> None:
+        await self._delete_if_empty(
+            SystemRow,
+            system_id,
+            select(SubsystemRow.name)
+            .where(SubsystemRow.system_id == system_id)
+            .order_by(SubsystemRow.name),
+            f"system {shown_as!r}",
+            "subsystem(s)",
+            "delete or move them first (locus subsystem delete)",
+        )
+
+    async def _delete_if_empty(
+        self,
+        row_type: type[SystemRow] | type[SubsystemRow],
+        row_id: str,
+        members: Select[str],
+        what: str,
+        member_kind: str,
+        remedy: str,
+    ) -> None:
+        """Delete a system or subsystem in one transaction; RegistryNotEmpty (naming the first
+        five of ``members``, the names of what it still holds) while it holds anything."""
         async with self._db.transaction() as session:
-            names = list(
-                await session.scalars(
-                    select(SubsystemRow.name)
-                    .where(SubsystemRow.system_id == system_id)
-                    .order_by(SubsystemRow.name)
-                )
-            )
+            names = list(await session.scalars(members))
             if names:
                 listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
                 raise RegistryNotEmpty(
-                    f"system {shown_as!r} still has {len(names)} subsystem(s) ({listed}); "
-                    "delete or move them first (locus subsystem delete)"
+                    f"{what} still has {len(names)} {member_kind} ({listed}); {remedy}"
                 )
-            row = await session.get(SystemRow, system_id)
+            row = await session.get(row_type, row_id)
             if row is not None:
                 await session.delete(row)
 
@@ -197,23 +212,16 @@ class RegistryStore:
             ) from None
 
     async def delete_subsystem(self, subsystem_id: str, shown_as: str) -> None:
-        async with self._db.transaction() as session:
-            names = list(
-                await session.scalars(
-                    select(ProjectRow.name)
-                    .where(ProjectRow.subsystem_id == subsystem_id)
-                    .order_by(ProjectRow.name)
-                )
-            )
-            if names:
-                listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-                raise RegistryNotEmpty(
-                    f"subsystem {shown_as!r} still has {len(names)} project(s) ({listed}); "
-                    "move them elsewhere first (locus project move)"
-                )
-            row = await session.get(SubsystemRow, subsystem_id)
-            if row is not None:
-                await session.delete(row)
+        await self._delete_if_empty(
+            SubsystemRow,
+            subsystem_id,
+            select(ProjectRow.name)
+            .where(ProjectRow.subsystem_id == subsystem_id)
+            .order_by(ProjectRow.name),
+            f"subsystem {shown_as!r}",
+            "project(s)",
+            "move them elsewhere first (locus project move)",
+        )
 
     # projects
 
