@@ -125,6 +125,14 @@ async def test_a_reader_of_another_project_may_not_read_or_outline(gateway, scan
         gateway_pb2.ReadFileRequest(project_id=scanned.name, relative_path=ORDERS, end_line=1)
     )
     assert read.lines[0].number == 1
+    outline = await reader.GetFileOutline(
+        ast_pb2.GetFileOutlineRequest(project_id=scanned.name, relative_path=ORDERS)
+    )
+    assert "shop.orders.OrderService" in {s.qualified_name for s in outline.symbols}
+    found = await reader.FindSymbols(
+        ast_pb2.FindSymbolsRequest(project_id=scanned.name, name="place_order")
+    )
+    assert "shop.orders.OrderService.place_order" in {s.qualified_name for s in found.symbols}
 
 
 async def test_get_file_outline_lists_the_files_symbols(gateway, scanned, sample_tree) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 from opentelemetry import trace
 
-from locus.gateway.access_control import MAX_KEY_LIFETIME, AccessControl
+from locus.gateway.access_control import MAX_KEY_LIFETIME, AccessControl, ProjectIdentity
 from locus.gateway.adapters.peer_clients import PeerClients
 from locus.gateway.adapters.proto_mapping import (
     api_key_message,
@@ -294,11 +294,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         return response
 
     async def FindSymbols(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        await self._project_call(context, "FindSymbols", Role.READER, request.project_id)
-        project = await self._peers.ingestion.get_project(request.project_id)
+        found = await self._project_call(context, "FindSymbols", Role.READER, request.project_id)
         forwarded = ast_pb2.FindSymbolsRequest()
         forwarded.CopyFrom(request)
-        forwarded.project_id = project.project_id
+        forwarded.project_id = await self._project_id(request.project_id, found)
         return await self._peers.ast.call("FindSymbols", forwarded)
 
     # code
@@ -316,7 +315,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         return read_file_response(excerpt)
 
     async def GetFileOutline(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
-        await self._project_call(context, "GetFileOutline", Role.READER, request.project_id)
+        found = await self._project_call(context, "GetFileOutline", Role.READER, request.project_id)
         async with _mapped_errors():
             forwarded = ast_pb2.GetFileOutlineRequest()
             forwarded.CopyFrom(request)
@@ -324,8 +323,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                 forwarded.relative_path = normalize_file_path(request.relative_path)
             elif not request.file_id.strip():
                 raise InvalidRequest("give the file's relative_path (or its file_id)")
-        project = await self._peers.ingestion.get_project(request.project_id)
-        forwarded.project_id = project.project_id
+        forwarded.project_id = await self._project_id(request.project_id, found)
         return await self._peers.ast.get_file_outline(forwarded)
 
     async def Search(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -614,18 +612,26 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     async def _project_call(
         self, context: grpc.aio.ServicerContext, method: str, role: Role, project_ref: str
-    ) -> Principal:
+    ) -> ProjectIdentity | None:
+        """Authenticate the caller and check its ``role`` on the project; the project when the
+        check had to look it up (None for a caller with that role everywhere)."""
         principal = await self._caller(context, method)
         async with _mapped_errors():
-            await self._project_access(principal, method, role, project_ref)
-        return principal
+            return await self._project_access(principal, method, role, project_ref)
 
     async def _project_access(
         self, principal: Principal, method: str, role: Role, project_ref: str
-    ) -> None:
+    ) -> ProjectIdentity | None:
         if not project_ref.strip():
             raise InvalidRequest("project_id must name a project (its id or name)")
-        await self._access.require_project(principal, role, project_ref, method=method)
+        return await self._access.require_project(principal, role, project_ref, method=method)
+
+    async def _project_id(self, project_ref: str, found: ProjectIdentity | None) -> str:
+        """The id of the project ``project_ref`` names: the one the access check found, else
+        looked up now."""
+        if found is not None:
+            return found.project_id
+        return str((await self._peers.ingestion.get_project(project_ref)).project_id)
 
     async def _own_request(self, principal: Principal, method: str, stored: StoredRequest) -> None:
         """Pass for the principal that made the request, or a system admin."""
