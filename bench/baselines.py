@@ -90,12 +90,15 @@ def chunks_of(scanned: ScannedFile, settings: AstSettings) -> tuple[Chunk, ...]:
     ).chunks
 
 
+PROJECT = "baseline"  # the one project of the baseline index
+
+
 def indexed_chunks(scanned: ScannedFile, chunks: tuple[Chunk, ...]) -> list[IndexedChunk]:
     file_id = "f_" + hashlib.sha256(scanned.relative_path.encode()).hexdigest()[:24]
     return [
         IndexedChunk(
             chunk_id=f"{file_id}:{chunk.ordinal}",
-            project_id="baseline",
+            project_id=PROJECT,
             snapshot_id="baseline",
             snapshot_seq=1,
             file_id=file_id,
@@ -170,12 +173,12 @@ async def measure_indexing_baseline(
         pending_files += 1
         if pending_files == FILES_PER_COMMIT:
             step = time.perf_counter()
-            await index.write([], pending, whole_files(pending))
+            await index.write(PROJECT, [], pending, whole_files(pending))
             bm25_seconds += time.perf_counter() - step
             pending, pending_files = [], 0
     step = time.perf_counter()
     if pending:
-        await index.write([], pending, whole_files(pending))
+        await index.write(PROJECT, [], pending, whole_files(pending))
     await index.close()
     bm25_seconds += time.perf_counter() - step
     seconds = time.perf_counter() - started
@@ -216,7 +219,7 @@ async def measure_one_file_reindex(
         relative_path, hashlib.sha256(data).hexdigest(), len(data), language, data
     )
     chunks = indexed_chunks(scanned, chunks_of(scanned, AstSettings()))
-    await index.write([chunk.file_id for chunk in chunks[:1]], chunks, whole_files(chunks))
+    await index.write(PROJECT, [chunk.file_id for chunk in chunks[:1]], chunks, whole_files(chunks))
     seconds = time.perf_counter() - started
     await index.close()
     return seconds

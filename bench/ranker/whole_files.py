@@ -87,7 +87,7 @@ async def whole_file_hits(
     index = TantivyBM25Index(scratch / "bm25")
     await index.open()
     try:
-        await index.write([], [], files)
+        await index.write("baseline", [], [], files)
         hits = await index.search_whole_files(question, ChunkFilter("baseline"), WHOLE_FILES)
     finally:
         await index.close()

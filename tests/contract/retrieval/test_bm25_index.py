@@ -12,8 +12,14 @@ from typing import Any
 import pytest
 
 from locus.retrieval.adapters.opensearch_bm25 import OpenSearchBM25Index
-from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
-from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, rank_files, whole_files
+from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index, project_key
+from locus.retrieval.domain.model import (
+    ChunkFilter,
+    IndexedChunk,
+    WholeFile,
+    rank_files,
+    whole_files,
+)
 from locus.retrieval.domain.ports import BM25Index
 
 pytestmark = pytest.mark.contract
@@ -58,6 +64,19 @@ async def open_index(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIte
         client = AsyncOpenSearch(hosts=[OPENSEARCH_URL])
         await client.indices.delete(index=index_name, ignore_unavailable=True)
         await client.close()
+
+
+async def put(
+    index: BM25Index, chunks: list[IndexedChunk], files: list[WholeFile] | None = None
+) -> None:
+    """Write ``chunks`` and ``files`` as the indexer does: one write per project."""
+    for project_id in dict.fromkeys(c.project_id for c in chunks):
+        await index.write(
+            project_id,
+            [],
+            [c for c in chunks if c.project_id == project_id],
+            [f for f in files or [] if f.project_id == project_id],
+        )
 
 
 def ids(hits: list[Any]) -> list[str]:
@@ -108,7 +127,7 @@ async def test_identifier_query_ranks_its_definition_first(
     open_index: OpenIndex, corpus: list[IndexedChunk]
 ) -> None:
     index = await open_index()
-    await index.write([], corpus)
+    await put(index, corpus)
     hits = await index.search("UploadClient", ChunkFilter("p1"), 10)
     assert ids(hits)[0] == "upload-client"
     assert hits[0].chunk == corpus[0]
@@ -120,7 +139,7 @@ async def test_identifier_spellings_meet(
     open_index: OpenIndex, corpus: list[IndexedChunk], query: str
 ) -> None:
     index = await open_index()
-    await index.write([], corpus)
+    await put(index, corpus)
     found = set(ids(await index.search(query, ChunkFilter("p1"), 10)))
     assert {"http-client", "http-helper"} <= found
 
@@ -129,14 +148,14 @@ async def test_plain_language_finds_inflected_words(
     open_index: OpenIndex, corpus: list[IndexedChunk]
 ) -> None:
     index = await open_index()
-    await index.write([], corpus)
+    await put(index, corpus)
     assert ids(await index.search("retries", ChunkFilter("p1"), 10))[0] == "retry-policy"
     assert "upload-client" in ids(await index.search("uploading files", ChunkFilter("p1"), 10))
 
 
 async def test_filters(open_index: OpenIndex, corpus: list[IndexedChunk]) -> None:
     index = await open_index()
-    await index.write([], corpus)
+    await put(index, corpus)
     query = "UploadClient http client retry"
     assert set(ids(await index.search(query, ChunkFilter("p2"), 10))) == {"other-project"}
     assert ids(await index.search(query, ChunkFilter("p1", languages=("go",)), 10)) == [
@@ -160,7 +179,7 @@ async def test_limit_and_unmatched_queries(
     open_index: OpenIndex, corpus: list[IndexedChunk]
 ) -> None:
     index = await open_index()
-    await index.write([], corpus)
+    await put(index, corpus)
     assert len(await index.search("client", ChunkFilter("p1"), 1)) == 1
     assert await index.search("zebra", ChunkFilter("p1"), 10) == []
     assert await index.search("   ...   ", ChunkFilter("p1"), 10) == []
@@ -173,9 +192,9 @@ async def test_removing_a_file_removes_all_its_chunks(
     second_part = make_chunk(
         "upload-client-2", "def download(self): pass", path="src/uploads/client.py"
     )
-    await index.write([], [*corpus, second_part])
+    await put(index, [*corpus, second_part])
     assert await index.count("p1") == 5
-    await index.write(["f-src/uploads/client.py"], [])
+    await index.write("p1", ["f-src/uploads/client.py"], [])
     assert await index.count("p1") == 3
     assert await index.count("p2") == 1  # another file, another project
     assert "upload-client" not in ids(await index.search("UploadClient", ChunkFilter("p1"), 10))
@@ -185,13 +204,13 @@ async def test_deleting_a_project_removes_its_chunks_and_whole_files_only(
     open_index: OpenIndex, corpus: list[IndexedChunk]
 ) -> None:
     index = await open_index()
-    await index.write([], corpus, whole_files(corpus))
+    await put(index, corpus, whole_files(corpus))
     query = "UploadClient http client retry"
     await index.delete_project("p1")
     assert await index.count("p1") == 0
     assert await index.search(query, ChunkFilter("p1"), 10) == []
     assert await index.search_whole_files(query, ChunkFilter("p1"), 10) == []
-    assert await index.file_chunks("f-src/uploads/client.py") == []
+    assert await index.file_chunks("p1", "f-src/uploads/client.py") == []
     assert ids(await index.search(query, ChunkFilter("p2"), 10)) == ["other-project"]
     assert len(await index.search_whole_files(query, ChunkFilter("p2"), 10)) == 1
     await index.delete_project("p1")  # a redelivered deletion finds nothing and succeeds
@@ -199,12 +218,60 @@ async def test_deleting_a_project_removes_its_chunks_and_whole_files_only(
     assert await index.count("p2") == 1
 
 
+async def test_each_project_scores_with_its_own_statistics(
+    open_index: OpenIndex, make_chunk: Any
+) -> None:
+    """A word common in one repository is rare in another: writing (or deleting) one project
+    never moves the other's scores, and a project scores as it would alone."""
+    mine = [
+        make_chunk("retry", "def retry_upload(): return backoff()", path="src/retry.py"),
+        make_chunk("client", "class Client: pass", path="src/client.py"),
+        make_chunk("config", "TIMEOUT = 30", path="src/config.py"),
+    ]
+    theirs = [
+        make_chunk(
+            f"noise-{n}",
+            f"def backoff_{n}(): return retry_upload({n})",
+            project_id="p2",
+            path=f"lib/noise{n}.py",
+        )
+        for n in range(40)
+    ]
+    query, p1 = "retry upload backoff", ChunkFilter(project_id="p1")
+    alone = await open_index()
+    await put(alone, mine, whole_files(mine))
+
+    async def scores(index: BM25Index) -> tuple[list[float], list[float]]:
+        chunks = [hit.score for hit in await index.search(query, p1, 10)]
+        files = [hit.score for hit in await index.search_whole_files(query, p1, 10)]
+        return chunks, files
+
+    before = await scores(alone)
+    assert before[0]
+    assert before[1]
+    await put(alone, theirs, whole_files(theirs))
+    assert await scores(alone) == before
+    await alone.delete_project("p2")
+    assert await scores(alone) == before
+
+
+async def test_a_write_holds_one_projects_chunks(
+    open_index: OpenIndex, corpus: list[IndexedChunk]
+) -> None:
+    index = await open_index()
+    with pytest.raises(ValueError, match="p2"):
+        await index.write("p1", [], corpus)
+    with pytest.raises(ValueError, match="names its project"):
+        await index.write("", [], [])
+    assert await index.count("p1") == 0
+
+
 async def test_rewriting_is_idempotent_and_replaces(
     open_index: OpenIndex, corpus: list[IndexedChunk], make_chunk: Any
 ) -> None:
     index = await open_index()
-    await index.write([], corpus)
-    await index.write([], corpus)  # redelivery
+    await put(index, corpus)
+    await put(index, corpus)  # redelivery
     assert await index.count("p1") == 4
     assert (
         ids(await index.search("enforce_retry_limit", ChunkFilter("p1"), 10)).count("retry-policy")
@@ -216,7 +283,7 @@ async def test_rewriting_is_idempotent_and_replaces(
         path="src/uploads/policy.py",
         snapshot_seq=2,
     )
-    await index.write(["f-src/uploads/policy.py"], [changed])
+    await index.write("p1", ["f-src/uploads/policy.py"], [changed])
     assert "retry-policy" not in ids(
         await index.search("enforce_retry_limit", ChunkFilter("p1"), 10)
     )
@@ -225,7 +292,7 @@ async def test_rewriting_is_idempotent_and_replaces(
 
 async def test_persists_across_reopen(open_index: OpenIndex, corpus: list[IndexedChunk]) -> None:
     index = await open_index()
-    await index.write([], corpus)
+    await put(index, corpus)
     await index.close()
     reopened = await open_index()
     assert await reopened.count("p1") == 4
@@ -235,13 +302,19 @@ async def test_persists_across_reopen(open_index: OpenIndex, corpus: list[Indexe
 
 
 def _write_old_index(directory: Path, chunks: list[IndexedChunk], version: int) -> None:
-    """An index as an older schema wrote it: 1 = analysed fields as pre-tokenized strings,
-    2 = analysed fields as whitespace-joined terms; neither has the file_key column."""
+    """The one index of every project as an older version wrote it: 1 = analysed fields as
+    pre-tokenized strings, 2 = analysed fields as whitespace-joined terms (neither has the
+    file_key column), 3 = the schema of today's project indexes."""
     import json
 
     import tantivy
 
-    from locus.retrieval.adapters.tantivy_bm25 import ANALYSED_FIELDS, KEYWORD_FIELDS
+    from locus.retrieval.adapters.tantivy_bm25 import (
+        ANALYSED_FIELDS,
+        KEYWORD_FIELDS,
+        build_schema,
+        file_key,
+    )
     from locus.retrieval.domain.analyzer import code_token_tuples, indexed_terms
 
     builder = tantivy.SchemaBuilder()
@@ -255,8 +328,9 @@ def _write_old_index(directory: Path, chunks: list[IndexedChunk], version: int) 
         else:
             builder.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
     builder.add_bytes_field("payload", stored=True)
+    schema = build_schema() if version == 3 else builder.build()  # 3: a project index's
     directory.mkdir(parents=True)
-    index = tantivy.Index(builder.build(), path=str(directory), reuse=False)
+    index = tantivy.Index(schema, path=str(directory), reuse=False)
     writer = index.writer(heap_size=20_000_000, num_threads=1)
 
     def add(document: Any, field: str, text: str) -> None:
@@ -272,6 +346,8 @@ def _write_old_index(directory: Path, chunks: list[IndexedChunk], version: int) 
             document.add_text(name, getattr(chunk, name))
         document.add_text("snapshot_id", chunk.snapshot_id)
         document.add_integer("snapshot_seq", chunk.snapshot_seq)
+        if version == 3:
+            document.add_unsigned("file_key", file_key(chunk.file_id))
         add(document, "text", chunk.text)
         add(document, "symbol", chunk.symbol_qualified_name)
         add(document, "name", chunk.symbol_name)
@@ -283,46 +359,79 @@ def _write_old_index(directory: Path, chunks: list[IndexedChunk], version: int) 
     (directory / "locus-schema.json").write_text(json.dumps({"version": version}))
 
 
-@pytest.mark.parametrize("version", [1, 2])
-async def test_an_index_of_an_older_schema_is_rewritten_at_open_and_searches_the_same(
+@pytest.mark.parametrize("version", [1, 2, 3])
+async def test_one_index_of_every_project_is_split_per_project_at_open_and_searches_the_same(
     tmp_path: Path, corpus: list[IndexedChunk], version: int
 ) -> None:
-    """An upgrade keeps what was indexed (a rescan would not resend unchanged files): the old
-    index is rewritten from its payloads, and searches answer as a fresh index would."""
+    """An upgrade keeps what was indexed (a rescan would not resend unchanged files): the one
+    index every project shared (layouts 1 to 3) is split into an index per project from its
+    payloads, whole files included, and searches answer as a fresh index would."""
     import json
 
-    from locus.retrieval.adapters.tantivy_bm25 import SCHEMA_VERSION
+    from locus.retrieval.adapters.tantivy_bm25 import LAYOUT_VERSION
 
     queries = ["UploadClient", "retry limit", "http client", "uploads"]
-    project = ChunkFilter(project_id="p1")
+    projects = [ChunkFilter(project_id="p1"), ChunkFilter(project_id="p2")]
     fresh = TantivyBM25Index(tmp_path / "fresh")
     await fresh.open()
-    await fresh.write([], corpus)
-    expected = [[(h.chunk, h.score) for h in await fresh.search(q, project, 10)] for q in queries]
-    expected_files = [await fresh.search_with_files(q, project, 2, 10, 10) for q in queries]
+    await put(fresh, corpus, whole_files(corpus))
+
+    async def answers(index: TantivyBM25Index) -> list[Any]:
+        return [
+            (
+                [(h.chunk, h.score) for h in await index.search(q, project, 10)],
+                await index.search_with_files(q, project, 2, 10, 10),
+                await index.search_whole_files(q, project, 10),
+            )
+            for q in queries
+            for project in projects
+        ]
+
+    expected = await answers(fresh)
     await fresh.close()
 
     upgraded_dir = tmp_path / "upgraded"
     _write_old_index(upgraded_dir, corpus, version)
+    (tmp_path / "upgraded-files").mkdir()  # the shared whole-file index: goes
     unfinished = tmp_path / "upgraded.migrating"  # a rewrite a crash cut short: redone
     unfinished.mkdir()
     (unfinished / "partial-segment").write_bytes(b"\0" * 64)
     upgraded = TantivyBM25Index(upgraded_dir)
     await upgraded.open()
     try:
-        found = [
-            [(h.chunk, h.score) for h in await upgraded.search(q, project, 10)] for q in queries
-        ]
-        assert found == expected
-        assert [
-            await upgraded.search_with_files(q, project, 2, 10, 10) for q in queries
-        ] == expected_files
-        assert await upgraded.count("p1") == 4
+        assert await answers(upgraded) == expected
+        assert (await upgraded.count("p1"), await upgraded.count("p2")) == (4, 1)
     finally:
         await upgraded.close()
     marker = json.loads((upgraded_dir / "locus-schema.json").read_text())
-    assert marker == {"version": SCHEMA_VERSION}
-    assert not (tmp_path / "upgraded.migrating").exists()
+    assert marker == {"version": LAYOUT_VERSION}
+    assert sorted(os.listdir(tmp_path)) == ["fresh", "upgraded"]
+
+
+async def test_a_split_a_crash_cut_short_is_finished_at_the_next_open(
+    tmp_path: Path, corpus: list[IndexedChunk]
+) -> None:
+    """The per-project indexes were written and marked, then the process died before the
+    swap: the next open swaps them in without reading the shared index again."""
+    import shutil
+
+    directory = tmp_path / "bm25"
+    _write_old_index(directory, corpus, 2)
+    first = TantivyBM25Index(directory)
+    await first.open()
+    await first.close()
+    # Stage the finished split again and put a shared index back where it was.
+    shutil.copytree(directory, tmp_path / "bm25.splitting")
+    shutil.rmtree(directory)
+    _write_old_index(directory, corpus[:1], 2)
+    reopened = TantivyBM25Index(directory)
+    await reopened.open()
+    try:
+        assert await reopened.count("p1") == 4
+        assert ids(await reopened.search("HttpClient", ChunkFilter("p1"), 10))[0] == "http-client"
+    finally:
+        await reopened.close()
+    assert not (tmp_path / "bm25.splitting").exists()
 
 
 async def test_the_file_list_sums_each_files_chunks_over_the_pool_ties_by_path(
@@ -343,7 +452,7 @@ async def test_the_file_list_sums_each_files_chunks_over_the_pool_ties_by_path(
                 make_chunk(f"c{number}-{copy}", text, path=f"src/m{(number * 7) % 40:02}.py")
             )
     index = await open_index()
-    await index.write([], chunks)
+    await put(index, chunks)
     project = ChunkFilter(project_id="p1")
     pool = await index.search("retry attempts", project, 1000)
     assert len(pool) == len(chunks)
@@ -391,7 +500,7 @@ async def test_whole_files_rank_a_file_whose_words_are_spread_over_its_chunks(
     )
     unrelated = _file_of(make_chunk, "f-docs", "docs/intro.md", ["Welcome to the project"])
     index = await open_index()
-    await index.write([], spread + crowded + unrelated, whole_files(spread + crowded + unrelated))
+    await put(index, spread + crowded + unrelated, whole_files(spread + crowded + unrelated))
     found = await index.search_whole_files("upload retry limit", ChunkFilter(project_id="p1"), 10)
     assert [f.path for f in found] == ["src/uploads/client.py", "src/net/retry.py"]
     assert [f.rank for f in found] == [1, 2]
@@ -417,7 +526,7 @@ async def test_whole_files_obey_the_filters_and_removals(
     elsewhere = _file_of(make_chunk, "f-p2", "src/one.py", ["def retry(): pass"], project_id="p2")
     chunks = python + go + later + elsewhere
     index = await open_index()
-    await index.write([], chunks, whole_files(chunks))
+    await put(index, chunks, whole_files(chunks))
 
     async def paths(**filters: Any) -> set[str]:
         found = await index.search_whole_files("retry", ChunkFilter(**filters), 10)
@@ -430,10 +539,10 @@ async def test_whole_files_obey_the_filters_and_removals(
     assert await paths(project_id="p1", path_prefix="src/") == {"src/one.py", "src/later.py"}
     assert await paths(project_id="p1", max_snapshot_seq=4) == {"src/one.py", "lib/two.go"}
     # Removing a file removes its whole-file document with its chunks; rewriting replaces it.
-    await index.write(["f-go"], [])
+    await index.write("p1", ["f-go"], [])
     assert await paths(project_id="p1") == {"src/one.py", "src/later.py"}
     changed = _file_of(make_chunk, "f-py", "src/one.py", ["def backoff(): pass"])
-    await index.write(["f-py"], changed, whole_files(changed))
+    await index.write("p1", ["f-py"], changed, whole_files(changed))
     assert await paths(project_id="p1") == {"src/later.py"}
     found = await index.search_whole_files("backoff", ChunkFilter(project_id="p1"), 10)
     assert [(f.file_id, f.chunks) for f in found] == [("f-py", 1)]
@@ -444,18 +553,19 @@ async def test_file_chunks_are_every_chunk_of_the_file(
 ) -> None:
     index = await open_index()
     many = _file_of(make_chunk, "f-big", "src/big.py", [f"def f{n}(): pass" for n in range(30)])
-    await index.write([], corpus + many)
-    assert sorted(c.chunk_id for c in await index.file_chunks("f-big")) == sorted(
+    await put(index, corpus + many)
+    assert sorted(c.chunk_id for c in await index.file_chunks("p1", "f-big")) == sorted(
         c.chunk_id for c in many
     )
-    assert {c.text for c in await index.file_chunks("f-big")} == {c.text for c in many}
-    assert await index.file_chunks("no-such-file") == []
+    assert {c.text for c in await index.file_chunks("p1", "f-big")} == {c.text for c in many}
+    assert await index.file_chunks("p1", "no-such-file") == []
+    assert await index.file_chunks("no-such-project", "f-big") == []
 
 
 async def test_whole_files_persist_across_reopen(open_index: OpenIndex, make_chunk: Any) -> None:
     chunks = _file_of(make_chunk, "f-client", "src/client.py", ["def upload(): retry()"])
     index = await open_index()
-    await index.write([], chunks, whole_files(chunks))
+    await put(index, chunks, whole_files(chunks))
     before = await index.search_whole_files("upload", ChunkFilter(project_id="p1"), 5)
     await index.close()
     reopened = await open_index()
@@ -475,7 +585,7 @@ async def test_an_index_from_before_whole_files_gets_them_at_open(
     expected_dir = tmp_path / "expected" / "bm25"
     expected = TantivyBM25Index(expected_dir)
     await expected.open()
-    await expected.write([], chunks, whole_files(chunks))
+    await put(expected, chunks, whole_files(chunks))
     queries = ["upload", "upload max", "http client", "retry limit"]
     project = ChunkFilter(project_id="p1")
     wanted = [await expected.search_whole_files(q, project, 10) for q in queries]
@@ -484,9 +594,9 @@ async def test_an_index_from_before_whole_files_gets_them_at_open(
     old_dir = tmp_path / "old" / "bm25"
     old = TantivyBM25Index(old_dir)
     await old.open()
-    await old.write([], chunks)  # chunks only, as before
+    await put(old, chunks)  # chunks only, as before
     await old.close()
-    shutil.rmtree(old_dir.with_name("bm25-files"))
+    shutil.rmtree(old_dir / "projects" / f"{project_key('p1')}-files")
     upgraded = TantivyBM25Index(old_dir)
     await upgraded.open()
     try:
@@ -495,3 +605,31 @@ async def test_an_index_from_before_whole_files_gets_them_at_open(
         assert wanted[1][0].chunks == 2
     finally:
         await upgraded.close()
+
+
+async def test_writers_beyond_the_limit_are_dropped_and_made_again(
+    tmp_path: Path, make_chunk: Any
+) -> None:
+    """Only the projects written last keep a writer; writing to the others again works, and
+    everything is searchable and persists."""
+    index = TantivyBM25Index(tmp_path / "bm25", max_open_writers=1)
+    await index.open()
+    for round_ in range(2):
+        for n in range(3):
+            chunk = make_chunk(
+                f"c{n}-{round_}",
+                f"def handler_{round_}(): pass",
+                project_id=f"p{n}",
+                path=f"src/h{round_}.py",
+            )
+            await index.write(f"p{n}", [], [chunk], whole_files([chunk]))
+    await index.close()
+    reopened = TantivyBM25Index(tmp_path / "bm25", max_open_writers=1)
+    await reopened.open()
+    try:
+        for n in range(3):
+            assert await reopened.count(f"p{n}") == 2
+            found = await reopened.search("handler", ChunkFilter(project_id=f"p{n}"), 10)
+            assert sorted(ids(found)) == [f"c{n}-0", f"c{n}-1"]
+    finally:
+        await reopened.close()

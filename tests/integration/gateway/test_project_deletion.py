@@ -23,6 +23,7 @@ from gateway_calls import refusal
 from nats.js.errors import NotFoundError
 
 from locus.retrieval.adapters.edge_vectors import EdgeVectorIndex
+from locus.retrieval.adapters.tantivy_bm25 import project_key
 from locus.rpc import SERVICE_TOKEN_HEADER
 from locus.v1 import (
     ast_pb2,
@@ -68,9 +69,13 @@ def rows_of(database: Path, tables: tuple[str, ...], project_id: str) -> dict[st
 
 
 def tantivy_count(directory: Path, project_id: str) -> int:
-    index = tantivy.Index.open(str(directory))
-    query = tantivy.Query.term_query(index.schema, "project_id", project_id)
-    return int(index.searcher().search(query, 1, count=True).count)
+    """The project's documents in every BM25 index (chunks and whole files) of every project."""
+    total = 0
+    for found in sorted((directory / "projects").iterdir()):
+        index = tantivy.Index.open(str(found))
+        query = tantivy.Query.term_query(index.schema, "project_id", project_id)
+        total += int(index.searcher().search(query, 1, count=True).count)
+    return total
 
 
 class Internal:
@@ -254,6 +259,8 @@ async def _delete_and_prove(gateway: Any, stack: Any, tree: Path, internal: Inte
         "snapshots": 0,
     }
     assert tantivy_count(data["retrieval"] / "bm25", pid) == 0
+    assert tantivy_count(data["retrieval"] / "bm25", kept_id) > 0
+    assert not (data["retrieval"] / "bm25" / "projects" / project_key(pid)).exists()
     # The vector shard, from a copy (the running service holds the original open).
     shard = stack.work_dir / f"vectors-copy-{uuid.uuid4().hex[:6]}"
     shutil.copytree(data["retrieval"] / "vectors", shard)

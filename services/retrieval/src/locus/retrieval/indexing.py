@@ -185,8 +185,15 @@ class Indexer:
         remove_files = [file_id for file_id, plan in plans.items() if plan.clear]
         remove_vectors = [file_id for file_id in remove_files if file_id in indexed_before]
         chunks = [chunk for plan in plans.values() for chunk in plan.chunks.values()]
-        documents = await self._whole_files(completed, plans, states)
-        await self._bm25.write(remove_files, chunks, documents)
+        project_of = {part.file_id: part.project_id for part in parts}
+        documents = await self._whole_files(completed, plans, states, project_of)
+        for project_id in dict.fromkeys(project_of.values()):  # each project is its own index
+            await self._bm25.write(
+                project_id,
+                [file_id for file_id in remove_files if project_of[file_id] == project_id],
+                [chunk for chunk in chunks if chunk.project_id == project_id],
+                [document for document in documents if document.project_id == project_id],
+            )
         snapshots = {p.snapshot_id: (p.project_id, p.snapshot_seq) for p in parts if p.snapshot_id}
         # One critical section with the lane: it must never see the old version still current
         # after its vectors were removed (it would write them back).
@@ -237,6 +244,7 @@ class Indexer:
         completed: Collection[str],
         plans: dict[str, _FilePlan],
         states: dict[str, FileState | None],
+        project_of: dict[str, str],
     ) -> list[WholeFile]:
         """The whole-file document of each file this batch completed (a deleted or empty
         version has none)."""
@@ -250,7 +258,8 @@ class Indexer:
             if not plan.clear and len(found) < state.chunk_count:
                 # Earlier parts of this version were indexed by an earlier batch (or this one
                 # is a redelivery): the rest of the file is in the index already.
-                merged = {c.chunk_id: c for c in await self._bm25.file_chunks(file_id)}
+                indexed = await self._bm25.file_chunks(project_of[file_id], file_id)
+                merged = {c.chunk_id: c for c in indexed}
                 merged.update(plan.chunks)
                 found = list(merged.values())
             if found:

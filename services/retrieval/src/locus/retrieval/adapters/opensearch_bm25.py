@@ -1,10 +1,18 @@
 """BM25Index on OpenSearch (production). The code-aware analyzer runs here, in Python, and
 OpenSearch indexes its tokens with a whitespace analyzer: the same tokens as the embedded
-tantivy index, and no analyzer plugin to install on the cluster. Whole files are a second index
-(``<index>-files``): one document per file, its path and all its chunks' text."""
+tantivy index, and no analyzer plugin to install on the cluster.
+
+Each project has its own pair of one-shard indexes, ``<prefix>-p-<key>`` (chunks) and
+``<prefix>-p-<key>-files`` (one document per file: its path and all its chunks' text), ``key``
+a digest of the project id: BM25 statistics are the project's own, exactly as in the embedded
+index, and deleting a project deletes its indexes. They are created on the project's first
+write. The single ``<prefix>`` index of every project that earlier versions wrote is copied
+into per-project indexes (``_reindex`` per project) and deleted when the adapter opens."""
 
 from __future__ import annotations
 
+import hashlib
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,7 +28,10 @@ from locus.retrieval.domain.model import (
     WholeFile,
     rank_files,
     ranked_whole_files,
+    require_one_project,
 )
+
+log = logging.getLogger(__name__)
 
 ANALYSED_FIELDS = {"text_terms": 1.0, "symbol_terms": 1.5, "name_terms": 3.0, "path_terms": 1.5}
 KEYWORD_FIELDS = ("chunk_id", "file_id", "project_id", "subsystem", "language", "path")
@@ -56,21 +67,58 @@ class OpenSearchBM25Index:
         self, url: str, index: str, *, timeout_seconds: float = 30.0, **client_options: Any
     ) -> None:
         self._url = url
-        self._index = index
-        self._files_index = f"{index}-files"
+        self._prefix = index
         self._timeout = timeout_seconds
         self._options = client_options
         self._client: AsyncOpenSearch | None = None
+        self._created: set[str] = set()  # project indexes known to exist
+
+    def _names(self, project_id: str) -> tuple[str, str]:
+        """The project's chunk and whole-file index names."""
+        key = hashlib.sha256(project_id.encode()).hexdigest()[:32]
+        return f"{self._prefix}-p-{key}", f"{self._prefix}-p-{key}-files"
 
     async def open(self) -> None:
-        client = AsyncOpenSearch(hosts=[self._url], timeout=self._timeout, **self._options)
-        self._client = client
-        for name, mappings in ((self._index, MAPPINGS), (self._files_index, FILE_MAPPINGS)):
+        self._client = AsyncOpenSearch(hosts=[self._url], timeout=self._timeout, **self._options)
+        await self._split_shared_index()
+
+    async def _split_shared_index(self) -> None:
+        """Copy the one index of every project (earlier versions) into per-project indexes,
+        then delete it; a crash in between copies again (documents keep their ids)."""
+        client = self._require()
+        shared, shared_files = self._prefix, f"{self._prefix}-files"
+        if not await client.indices.exists(index=shared):
+            return
+        body = {"size": 0, "aggs": {"projects": {"terms": {"field": "project_id", "size": 65536}}}}
+        found = await client.search(index=shared, body=body)
+        projects = [bucket["key"] for bucket in found["aggregations"]["projects"]["buckets"]]
+        for project_id in projects:
+            chunks, files = self._names(project_id)
+            await self._create(project_id)
+            for source, dest in ((shared, chunks), (shared_files, files)):
+                await client.reindex(
+                    body={
+                        "source": {"index": source, "query": {"term": {"project_id": project_id}}},
+                        "dest": {"index": dest},
+                    },
+                    refresh=True,
+                    wait_for_completion=True,
+                )
+        await client.indices.delete(index=[shared, shared_files], ignore_unavailable=True)
+        log.info("OpenSearch index %s split into %d project indexes", shared, len(projects))
+
+    async def _create(self, project_id: str) -> None:
+        if project_id in self._created:
+            return
+        client = self._require()
+        for name, mappings in zip(self._names(project_id), (MAPPINGS, FILE_MAPPINGS), strict=True):
             if not await client.indices.exists(index=name):
                 await client.indices.create(
                     index=name,
                     body={"settings": {"number_of_shards": 1}, "mappings": mappings},
+                    ignore=400,  # created meanwhile by another replica of this service
                 )
+        self._created.add(project_id)
 
     async def close(self) -> None:
         if self._client is not None:
@@ -84,13 +132,19 @@ class OpenSearchBM25Index:
 
     async def write(
         self,
+        project_id: str,
         remove_files: Sequence[str],
         chunks: Sequence[IndexedChunk],
         files: Sequence[WholeFile] = (),
     ) -> None:
+        require_one_project(project_id, chunks, files)
         client = self._require()
+        if not (remove_files or chunks or files):
+            return
+        await self._create(project_id)
+        chunk_index, files_index = self._names(project_id)
         if remove_files:
-            for name in (self._index, self._files_index):
+            for name in (chunk_index, files_index):
                 await client.delete_by_query(
                     index=name,
                     body={"query": {"terms": {"file_id": list(dict.fromkeys(remove_files))}}},
@@ -98,24 +152,20 @@ class OpenSearchBM25Index:
                     conflicts="proceed",
                 )
         actions = [
-            {"_index": self._index, "_id": chunk.chunk_id, "_source": _document(chunk)}
+            {"_index": chunk_index, "_id": chunk.chunk_id, "_source": _document(chunk)}
             for chunk in chunks
         ] + [
-            {"_index": self._files_index, "_id": file.file_id, "_source": _file_document(file)}
+            {"_index": files_index, "_id": file.file_id, "_source": _file_document(file)}
             for file in files
         ]
         if actions:
             await async_bulk(client, actions, refresh="wait_for")
 
     async def delete_project(self, project_id: str) -> None:
-        client = self._require()
-        for name in (self._index, self._files_index):
-            await client.delete_by_query(
-                index=name,
-                body={"query": {"term": {"project_id": project_id}}},
-                refresh=True,
-                conflicts="proceed",
-            )
+        await self._require().indices.delete(
+            index=list(self._names(project_id)), ignore_unavailable=True
+        )
+        self._created.discard(project_id)
 
     async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
         terms = query_terms(query)
@@ -136,7 +186,9 @@ class OpenSearchBM25Index:
                 }
             },
         }
-        response = await self._require().search(index=self._index, body=body)
+        response = await self._require().search(
+            index=self._names(filters.project_id)[0], body=body, ignore_unavailable=True
+        )
         return [
             ScoredChunk(IndexedChunk.from_payload(hit["_source"]["payload"]), float(hit["_score"]))
             for hit in response["hits"]["hits"]
@@ -165,24 +217,30 @@ class OpenSearchBM25Index:
                 }
             },
         }
-        response = await self._require().search(index=self._files_index, body=body)
+        response = await self._require().search(
+            index=self._names(filters.project_id)[1], body=body, ignore_unavailable=True
+        )
         found = [(float(hit["_score"]), hit["_source"]) for hit in response["hits"]["hits"]]
         return ranked_whole_files(found)
 
-    async def file_chunks(self, file_id: str) -> list[IndexedChunk]:
+    async def file_chunks(self, project_id: str, file_id: str) -> list[IndexedChunk]:
         body = {
             "size": MAX_FILE_CHUNKS,
             "_source": ["payload"],
             "query": {"term": {"file_id": file_id}},
         }
-        response = await self._require().search(index=self._index, body=body)
+        response = await self._require().search(
+            index=self._names(project_id)[0], body=body, ignore_unavailable=True
+        )
         return [
             IndexedChunk.from_payload(hit["_source"]["payload"]) for hit in response["hits"]["hits"]
         ]
 
     async def count(self, project_id: str) -> int:
         response = await self._require().count(
-            index=self._index, body={"query": {"term": {"project_id": project_id}}}
+            index=self._names(project_id)[0],
+            body={"query": {"term": {"project_id": project_id}}},
+            ignore_unavailable=True,
         )
         return int(response["count"])
 

@@ -1,16 +1,25 @@
-"""BM25Index on tantivy (embedded, on disk). Text is analysed in Python by the code-aware
-analyzer and indexed as its terms joined by spaces, which tantivy's built-in ``whitespace``
-tokenizer cuts again, so no custom tokenizer has to be registered after ``Index.open`` and
-queries use exactly the same tokens (as term queries). The analysed fields keep term
-frequencies only (BM25 needs no positions), so the terms' order and offsets do not matter.
+"""BM25Index on tantivy (embedded, on disk): one index per project, so every project's BM25
+statistics (document frequencies, average field lengths) are its own and one repository's
+vocabulary never moves another's scores (a scope wider than one project merges per-project
+results that were scored alike). The directory holds ``projects/<key>`` and
+``projects/<key>-files`` per project (``key``: a digest of the project id) and a layout marker.
+
+Text is analysed in Python by the code-aware analyzer and indexed as its terms joined by spaces,
+which tantivy's built-in ``whitespace`` tokenizer cuts again, so no custom tokenizer has to be
+registered after ``Index.open`` and queries use exactly the same tokens (as term queries). The
+analysed fields keep term frequencies only (BM25 needs no positions).
 
 Search's file list sums the scores of a pool of 2,000 chunks per file: each chunk keeps a 64-bit
 key of its file as a fast field (a column read for the whole pool at once), and only the chunks
 of the files that can make the list are read from the store.
 
-Whole files live in a second tantivy index beside it (``<directory>-files``): one document per
-file, its path and the text of all its chunks cut by the same analyzer. An index created before
-it existed is filled from the chunks' payloads when it is opened."""
+Whole files live in a second tantivy index beside each project's (``<key>-files``): one document
+per file, its path and the text of all its chunks cut by the same analyzer. A project index
+without it is filled from the chunks' payloads when it is opened.
+
+A project's indexes are opened on first use; writers (a memory budget and threads each) are
+kept for the ``max_open_writers`` projects written last. The single index of every project that
+layouts 1 to 3 wrote is split into per-project indexes from its payloads when it is opened."""
 
 from __future__ import annotations
 
@@ -21,6 +30,7 @@ import logging
 import os
 import shutil
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
@@ -37,14 +47,18 @@ from locus.retrieval.domain.model import (
     WholeFile,
     best_files,
     ranked_whole_files,
+    require_one_project,
     whole_files,
 )
 
 log = logging.getLogger(__name__)
 
-# 2: analysed fields cut by the whitespace tokenizer (were pre-tokenized); 3: file_key.
+# The schema of each project's chunk index. 2: analysed fields cut by the whitespace tokenizer
+# (were pre-tokenized); 3: file_key.
 SCHEMA_VERSION = 3
-_MIGRATABLE = frozenset({1, 2})  # older schemas rewritten from their stored payloads at open
+# The directory's layout. 1 to 3: one index for every project (its schema version); 4: per project.
+LAYOUT_VERSION = 4
+_SHARED_LAYOUTS = frozenset({1, 2, 3})  # split into per-project indexes from their payloads
 _MARKER = "locus-schema.json"
 # Analysed fields and their weight in a query: the name a chunk defines says most, then its
 # qualified name and path, then one occurrence somewhere in a body.
@@ -79,22 +93,29 @@ def build_files_schema() -> tantivy.Schema:
     return builder.build()
 
 
-def _staged(directory: Path) -> Path:
-    return directory.with_name(directory.name + ".migrating")
+def _staged(directory: Path, suffix: str) -> Path:
+    return directory.with_name(directory.name + suffix)
 
 
-def _finish_migration(directory: Path) -> None:
-    """Swap a completely written migrated index (its marker is written last) into place."""
-    staged = _staged(directory)
+def _swap_in(directory: Path, suffix: str) -> bool:
+    """Swap a completely written rewrite of ``directory`` (its marker is written last) into
+    place; an unfinished one is removed (it is started again). True when one was swapped in."""
+    staged = _staged(directory, suffix)
     if not (staged / _MARKER).exists():
-        shutil.rmtree(staged, ignore_errors=True)  # an unfinished rewrite: start again
-        return
-    retired = directory.with_name(directory.name + ".retired")
+        shutil.rmtree(staged, ignore_errors=True)
+        return False
+    retired = _staged(directory, ".retired")
     shutil.rmtree(retired, ignore_errors=True)
     if directory.exists():
         os.replace(directory, retired)
     os.replace(staged, directory)
     shutil.rmtree(retired, ignore_errors=True)
+    return True
+
+
+def project_key(project_id: str) -> str:
+    """The directory name of a project's index (any project id is a safe, fixed-length name)."""
+    return hashlib.sha256(project_id.encode()).hexdigest()[:32]
 
 
 def file_key(file_id: str) -> int:
@@ -109,30 +130,228 @@ def _regex_literal(text: str) -> str:
 
 
 class TantivyBM25Index:
-    def __init__(self, directory: Path, *, writer_heap_bytes: int = 64_000_000) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        writer_heap_bytes: int = 64_000_000,
+        max_open_writers: int = 8,
+    ) -> None:
+        if max_open_writers < 1:
+            raise ValueError("max_open_writers must be at least 1")
         self._directory = directory
+        self._projects = directory / "projects"
         self._heap = writer_heap_bytes
-        self._schema = build_schema()
-        self._index: tantivy.Index | None = None
-        self._writer: tantivy.IndexWriter | None = None
-        self._files_directory = directory.with_name(directory.name + "-files")
-        self._files_schema = build_files_schema()
-        self._files: tantivy.Index | None = None
-        self._files_writer: tantivy.IndexWriter | None = None
-        self._lock = threading.Lock()  # one writer; commits and reloads one at a time
+        self._max_writers = max_open_writers
+        self._open_projects: dict[str, _ProjectIndex] = {}
+        self._writing: OrderedDict[str, None] = OrderedDict()  # projects with writers, LRU
+        self._lock = threading.Lock()  # the two maps; taken before a project's own lock
+        self._opened = False
 
     async def open(self) -> None:
         await asyncio.to_thread(self._open)
 
     def _open(self) -> None:
+        directory = self._directory
+        directory.mkdir(parents=True, exist_ok=True)
+        _swap_in(directory, ".migrating")  # a rewrite by an older version, finished
+        _swap_in(directory, ".splitting")
+        marker = directory / _MARKER
+        version = json.loads(marker.read_text()).get("version") if marker.exists() else None
+        if version in _SHARED_LAYOUTS:
+            self._split(int(version))
+        elif version is None and tantivy.Index.exists(str(directory)):
+            raise IndexIncompatible(
+                f"the BM25 index in {directory} has no schema marker: delete the service's "
+                "data directory and scan every project again"
+            )
+        elif version is not None and version != LAYOUT_VERSION:
+            raise IndexIncompatible(
+                f"the BM25 index in {directory} has layout version {version}, this service "
+                f"writes {LAYOUT_VERSION}: delete the service's data directory and scan every "
+                "project again"
+            )
+        self._projects.mkdir(parents=True, exist_ok=True)
+        if version is None:
+            marker.write_text(json.dumps({"version": LAYOUT_VERSION}))
+        self._opened = True
+
+    def _split(self, version: int) -> None:
+        """Rewrite the one index of every project (layouts 1 to 3) as an index per project, from
+        the chunks its payloads keep (a rescan would not help: the files did not change).
+        Written beside it and swapped in; a crash in between is finished by the next open."""
+        directory = self._directory
+        shared = tantivy.Index.open(str(directory))
+        chunks = _stored_chunks(shared.searcher(), tantivy.Query.all_query())
+        del shared
+        by_project: dict[str, list[IndexedChunk]] = {}
+        for chunk in chunks:
+            by_project.setdefault(chunk.project_id, []).append(chunk)
+        staged = _staged(directory, ".splitting")
+        shutil.rmtree(staged, ignore_errors=True)
+        (staged / "projects").mkdir(parents=True)
+        for project_id, found in by_project.items():
+            project = _ProjectIndex(staged / "projects" / project_key(project_id), self._heap)
+            project.open()
+            project.write([], found, whole_files(found))
+            project.close()
+        (staged / _MARKER).write_text(json.dumps({"version": LAYOUT_VERSION}))
+        _swap_in(directory, ".splitting")
+        shutil.rmtree(_staged(directory, "-files"), ignore_errors=True)  # the shared file index
+        log.info(
+            "BM25 index in %s (layout %d, one index) split into %d project indexes (%d chunks)",
+            directory,
+            version,
+            len(by_project),
+            len(chunks),
+        )
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
+        with self._lock:
+            for project in self._open_projects.values():
+                project.close()
+            self._open_projects.clear()
+            self._writing.clear()
+            self._opened = False
+
+    def _project(self, project_id: str, *, create: bool) -> _ProjectIndex | None:
+        """The project's index, opened on first use; None when it has none and ``create`` is
+        False (nothing of it was ever written)."""
+        with self._lock:
+            if not self._opened:
+                raise RuntimeError("TantivyBM25Index is not open")
+            found = self._open_projects.get(project_id)
+            if found is not None:
+                return found
+            directory = self._projects / project_key(project_id)
+            if not create and not directory.exists():
+                return None
+            project = _ProjectIndex(directory, self._heap)
+            project.open()
+            self._open_projects[project_id] = project
+            return project
+
+    def _wrote(self, project_id: str) -> None:
+        """``project_id`` holds writers now: keep the ``max_open_writers`` written last."""
+        with self._lock:
+            self._writing[project_id] = None
+            self._writing.move_to_end(project_id)
+            while len(self._writing) > self._max_writers:
+                oldest, _ = self._writing.popitem(last=False)
+                project = self._open_projects.get(oldest)
+                if project is not None:
+                    project.close()
+
+    async def write(
+        self,
+        project_id: str,
+        remove_files: Sequence[str],
+        chunks: Sequence[IndexedChunk],
+        files: Sequence[WholeFile] = (),
+    ) -> None:
+        require_one_project(project_id, chunks, files)
+        if remove_files or chunks or files:
+            await asyncio.to_thread(
+                self._write, project_id, list(remove_files), list(chunks), list(files)
+            )
+
+    def _write(
+        self,
+        project_id: str,
+        remove_files: list[str],
+        chunks: list[IndexedChunk],
+        files: list[WholeFile],
+    ) -> None:
+        project = self._project(project_id, create=bool(chunks or files))
+        if project is None:
+            return  # removals from a project with no index remove nothing
+        project.write(remove_files, chunks, files)
+        self._wrote(project_id)
+
+    async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
+        return (await self.search_with_files(query, filters, limit, 0, 0))[0]
+
+    async def search_with_files(
+        self, query: str, filters: ChunkFilter, limit: int, pool: int, top_files: int
+    ) -> tuple[list[ScoredChunk], list[FileHit]]:
+        return await asyncio.to_thread(
+            self._search_with_files, query, filters, limit, pool, top_files
+        )
+
+    def _search_with_files(
+        self, query: str, filters: ChunkFilter, limit: int, pool: int, top_files: int
+    ) -> tuple[list[ScoredChunk], list[FileHit]]:
+        project = self._project(filters.project_id, create=False)
+        if project is None:
+            return [], []
+        return project.search_with_files(query, filters, limit, pool, top_files)
+
+    async def search_whole_files(
+        self, query: str, filters: ChunkFilter, limit: int
+    ) -> list[FileHit]:
+        return await asyncio.to_thread(self._search_whole_files, query, filters, limit)
+
+    def _search_whole_files(self, query: str, filters: ChunkFilter, limit: int) -> list[FileHit]:
+        project = self._project(filters.project_id, create=False)
+        return [] if project is None else project.search_whole_files(query, filters, limit)
+
+    async def delete_project(self, project_id: str) -> None:
+        await asyncio.to_thread(self._delete_project, project_id)
+
+    def _delete_project(self, project_id: str) -> None:
+        """Both of the project's indexes go, with their directories: durable at once."""
+        with self._lock:
+            if not self._opened:
+                raise RuntimeError("TantivyBM25Index is not open")
+            project = self._open_projects.pop(project_id, None)
+            self._writing.pop(project_id, None)
+            if project is not None:
+                project.close()
+            directory = self._projects / project_key(project_id)
+            shutil.rmtree(directory, ignore_errors=True)
+            shutil.rmtree(_staged(directory, "-files"), ignore_errors=True)
+
+    async def file_chunks(self, project_id: str, file_id: str) -> list[IndexedChunk]:
+        return await asyncio.to_thread(self._file_chunks, project_id, file_id)
+
+    def _file_chunks(self, project_id: str, file_id: str) -> list[IndexedChunk]:
+        project = self._project(project_id, create=False)
+        return [] if project is None else project.file_chunks(file_id)
+
+    async def count(self, project_id: str) -> int:
+        return await asyncio.to_thread(self._count, project_id)
+
+    def _count(self, project_id: str) -> int:
+        project = self._project(project_id, create=False)
+        return 0 if project is None else project.count(project_id)
+
+
+class _ProjectIndex:
+    """One project's chunk index and whole-file index. Its methods block (the router calls
+    them in a worker thread). Writers are made on the first write and dropped by ``close``;
+    the readers stay usable after it (a search racing a deletion reads what it had)."""
+
+    def __init__(self, directory: Path, writer_heap_bytes: int) -> None:
+        self._directory = directory
+        self._files_directory = _staged(directory, "-files")
+        self._heap = writer_heap_bytes
+        self._schema = build_schema()
+        self._files_schema = build_files_schema()
+        self._index: tantivy.Index | None = None
+        self._files: tantivy.Index | None = None
+        self._writer: tantivy.IndexWriter | None = None
+        self._files_writer: tantivy.IndexWriter | None = None
+        self._lock = threading.Lock()  # one writer; commits and reloads one at a time
+
+    def open(self) -> None:
         self._directory.mkdir(parents=True, exist_ok=True)
         marker = self._directory / _MARKER
-        _finish_migration(self._directory)
         if tantivy.Index.exists(str(self._directory)):
             version = json.loads(marker.read_text()).get("version") if marker.exists() else None
-            if version in _MIGRATABLE:
-                self._migrate(version)
-            elif version != SCHEMA_VERSION:
+            if version != SCHEMA_VERSION:
                 raise IndexIncompatible(
                     f"the BM25 index in {self._directory} has schema version {version}, this "
                     f"service writes {SCHEMA_VERSION}: delete the service's data directory "
@@ -144,10 +363,9 @@ class TantivyBM25Index:
             marker.write_text(json.dumps({"version": SCHEMA_VERSION}))
         index.config_reader(reload_policy="manual")
         self._index = index
-        self._writer = index.writer(heap_size=self._heap, num_threads=1)
-        self._open_files(index)
+        self._files = self._open_files(index)
 
-    def _open_files(self, chunks: tantivy.Index) -> None:
+    def _open_files(self, chunks: tantivy.Index) -> tantivy.Index:
         """The whole-file index; created (and filled from the chunks' payloads) when missing."""
         directory = self._files_directory
         marker = directory / _MARKER
@@ -164,79 +382,33 @@ class TantivyBM25Index:
             shutil.rmtree(directory, ignore_errors=True)  # an unfinished build: start again
             directory.mkdir(parents=True)
             files = tantivy.Index(self._files_schema, path=str(directory), reuse=False)
-            writer = files.writer(heap_size=self._heap, num_threads=1)
             documents = whole_files(_stored_chunks(chunks.searcher(), tantivy.Query.all_query()))
-            for document in documents:
-                writer.add_document(self._file_document(document))
-            writer.commit()
-            writer.wait_merging_threads()
-            del writer
-            marker.write_text(json.dumps({"version": FILES_SCHEMA_VERSION}))
             if documents:
+                writer = files.writer(heap_size=self._heap, num_threads=1)
+                for document in documents:
+                    writer.add_document(self._file_document(document))
+                writer.commit()
+                writer.wait_merging_threads()
+                del writer
                 log.info("whole-file index in %s built from %d files", directory, len(documents))
+            marker.write_text(json.dumps({"version": FILES_SCHEMA_VERSION}))
         files.config_reader(reload_policy="manual")
-        self._files = files
-        self._files_writer = files.writer(heap_size=self._heap, num_threads=1)
+        return files
 
-    def _migrate(self, version: int) -> None:
-        """Rewrite an index of an older schema into this one from the chunks its payloads
-        keep (a rescan would not help: the files did not change). Written beside it, then
-        swapped in; a crash in between is finished by the next open."""
-        old = tantivy.Index.open(str(self._directory))
-        searcher = old.searcher()
-        staged = _staged(self._directory)
-        shutil.rmtree(staged, ignore_errors=True)
-        staged.mkdir(parents=True)
-        index = tantivy.Index(self._schema, path=str(staged), reuse=False)
-        writer = index.writer(heap_size=self._heap, num_threads=1)
-        chunks = _stored_chunks(searcher, tantivy.Query.all_query())
-        for chunk in chunks:
-            writer.add_document(self._document(chunk))
-        writer.commit()
-        writer.wait_merging_threads()
-        (staged / _MARKER).write_text(json.dumps({"version": SCHEMA_VERSION}))
-        del searcher, old, writer, index
-        log.info(
-            "BM25 index in %s rewritten from schema %s to %s (%d chunks)",
-            self._directory,
-            version,
-            SCHEMA_VERSION,
-            len(chunks),
-        )
-        _finish_migration(self._directory)
-
-    async def close(self) -> None:
-        await asyncio.to_thread(self._close)
-
-    def _close(self) -> None:
+    def close(self) -> None:
+        """Drop the writers (every write was committed when it returned)."""
         with self._lock:
             for writer in (self._writer, self._files_writer):
                 if writer is not None:
-                    writer.commit()
                     writer.wait_merging_threads()
             self._writer = self._files_writer = None
-            self._index = self._files = None
 
-    def _ready(self) -> tuple[tantivy.Index, tantivy.IndexWriter]:
-        if self._index is None or self._writer is None:
-            raise RuntimeError("TantivyBM25Index is not open")
-        return self._index, self._writer
+    def _readers(self) -> tuple[tantivy.Index, tantivy.Index]:
+        if self._index is None or self._files is None:
+            raise RuntimeError("the project's BM25 index is not open")
+        return self._index, self._files
 
-    def _files_ready(self) -> tuple[tantivy.Index, tantivy.IndexWriter]:
-        if self._files is None or self._files_writer is None:
-            raise RuntimeError("TantivyBM25Index is not open")
-        return self._files, self._files_writer
-
-    async def write(
-        self,
-        remove_files: Sequence[str],
-        chunks: Sequence[IndexedChunk],
-        files: Sequence[WholeFile] = (),
-    ) -> None:
-        if remove_files or chunks or files:
-            await asyncio.to_thread(self._write, list(remove_files), list(chunks), list(files))
-
-    def _write(
+    def write(
         self, remove_files: list[str], chunks: list[IndexedChunk], files: list[WholeFile]
     ) -> None:
         # Analysis outside the lock. A whole file whose text is the texts of this batch's chunks
@@ -255,8 +427,10 @@ class TantivyBM25Index:
             for file in files
         ]
         with self._lock:
-            index, writer = self._ready()
-            files_index, files_writer = self._files_ready()
+            index, files_index = self._readers()
+            if self._writer is None:
+                self._writer = index.writer(heap_size=self._heap, num_threads=1)
+            writer = self._writer
             for file_id in dict.fromkeys(remove_files):
                 writer.delete_documents_by_term("file_id", file_id)
             for chunk, document in zip(chunks, documents, strict=True):
@@ -265,6 +439,9 @@ class TantivyBM25Index:
             writer.commit()
             index.reload()
             if remove_files or files:
+                if self._files_writer is None:
+                    self._files_writer = files_index.writer(heap_size=self._heap, num_threads=1)
+                files_writer = self._files_writer
                 for file_id in dict.fromkeys([*remove_files, *(f.file_id for f in files)]):
                     files_writer.delete_documents_by_term("file_id", file_id)
                 for file_document in file_documents:
@@ -297,23 +474,10 @@ class TantivyBM25Index:
         document.add_bytes("payload", json.dumps(chunk.to_payload()).encode())
         return document
 
-    async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
-        return await asyncio.to_thread(self._search, query, filters, limit)
-
-    def _search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
-        return self._search_with_files(query, filters, limit, 0, 0)[0]
-
-    async def search_with_files(
+    def search_with_files(
         self, query: str, filters: ChunkFilter, limit: int, pool: int, top_files: int
     ) -> tuple[list[ScoredChunk], list[FileHit]]:
-        return await asyncio.to_thread(
-            self._search_with_files, query, filters, limit, pool, top_files
-        )
-
-    def _search_with_files(
-        self, query: str, filters: ChunkFilter, limit: int, pool: int, top_files: int
-    ) -> tuple[list[ScoredChunk], list[FileHit]]:
-        index, _ = self._ready()
+        index, _ = self._readers()
         searcher = index.searcher()
         hits = self._hits(searcher, query, filters, max(limit, pool))
         head = [
@@ -322,7 +486,6 @@ class TantivyBM25Index:
         ]
         if top_files <= 0 or not hits:
             return head, []
-        # Every document of this schema has the column (older schemas are rewritten at open).
         keys = cast(
             list[int], searcher.fast_field_values("file_key", [address for _, address in hits])
         )
@@ -356,13 +519,8 @@ class TantivyBM25Index:
         ]
         return _filtered_hits(searcher, self._schema, should, filters, limit)
 
-    async def search_whole_files(
-        self, query: str, filters: ChunkFilter, limit: int
-    ) -> list[FileHit]:
-        return await asyncio.to_thread(self._search_whole_files, query, filters, limit)
-
-    def _search_whole_files(self, query: str, filters: ChunkFilter, limit: int) -> list[FileHit]:
-        files, _ = self._files_ready()
+    def search_whole_files(self, query: str, filters: ChunkFilter, limit: int) -> list[FileHit]:
+        _, files = self._readers()
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
@@ -377,33 +535,13 @@ class TantivyBM25Index:
             found.append((float(score), payload))
         return ranked_whole_files(found)
 
-    async def delete_project(self, project_id: str) -> None:
-        await asyncio.to_thread(self._delete_project, project_id)
-
-    def _delete_project(self, project_id: str) -> None:
-        with self._lock:
-            index, writer = self._ready()
-            files_index, files_writer = self._files_ready()
-            writer.delete_documents_by_term("project_id", project_id)
-            writer.commit()
-            index.reload()
-            files_writer.delete_documents_by_term("project_id", project_id)
-            files_writer.commit()
-            files_index.reload()
-
-    async def file_chunks(self, file_id: str) -> list[IndexedChunk]:
-        return await asyncio.to_thread(self._file_chunks, file_id)
-
-    def _file_chunks(self, file_id: str) -> list[IndexedChunk]:
-        index, _ = self._ready()
+    def file_chunks(self, file_id: str) -> list[IndexedChunk]:
+        index, _ = self._readers()
         query = tantivy.Query.term_query(self._schema, "file_id", file_id)
         return _stored_chunks(index.searcher(), query)
 
-    async def count(self, project_id: str) -> int:
-        return await asyncio.to_thread(self._count, project_id)
-
-    def _count(self, project_id: str) -> int:
-        index, _ = self._ready()
+    def count(self, project_id: str) -> int:
+        index, _ = self._readers()
         query = tantivy.Query.term_query(self._schema, "project_id", project_id)
         result = index.searcher().search(query, 1, count=True)
         return int(getattr(result, "count", 0) or 0)

@@ -149,6 +149,21 @@ def ranked_whole_files(found: Iterable[tuple[float, Mapping[str, Any]]]) -> list
     ]
 
 
+def require_one_project(
+    project_id: str, chunks: Sequence[IndexedChunk], files: Sequence[WholeFile]
+) -> None:
+    """A BM25 write is one project's: refuse chunks or files of another (ValueError)."""
+    if not project_id:
+        raise ValueError("a BM25 write names its project")
+    found = {chunk.project_id for chunk in chunks} | {file.project_id for file in files}
+    strays = found - {project_id}
+    if strays:
+        raise ValueError(
+            f"a BM25 write is one project's ({project_id}); it holds chunks or files of "
+            + ", ".join(sorted(strays))
+        )
+
+
 def whole_files(chunks: Iterable[IndexedChunk]) -> list[WholeFile]:
     """``whole_file`` of each file among ``chunks`` (every chunk of each file's version)."""
     by_file: dict[str, list[IndexedChunk]] = {}

@@ -23,7 +23,9 @@ from locus.retrieval.domain.model import (
 
 class BM25Index(Protocol):
     """Lexical index of chunks, and of whole files (one document per file: its path and the
-    text of all its chunks), analysed with the code-aware analyzer."""
+    text of all its chunks), analysed with the code-aware analyzer. Each project is indexed on
+    its own: its BM25 statistics (document frequencies, average lengths) are the project's, so
+    writing or deleting one project never changes another's scores."""
 
     async def open(self) -> None: ...
 
@@ -31,13 +33,15 @@ class BM25Index(Protocol):
 
     async def write(
         self,
+        project_id: str,
         remove_files: Sequence[str],
         chunks: Sequence[IndexedChunk],
         files: Sequence[WholeFile] = (),
     ) -> None:
-        """Remove every chunk and the whole-file document of ``remove_files``, then add
-        ``chunks`` (replacing any chunk with the same chunk_id) and ``files`` (replacing the
-        document of the same file). Durable and visible to searches once it returns."""
+        """In ``project_id``: remove every chunk and the whole-file document of
+        ``remove_files``, then add ``chunks`` (replacing any chunk with the same chunk_id) and
+        ``files`` (replacing the document of the same file). Durable and visible to searches
+        once it returns. A chunk or file of another project is refused (ValueError)."""
         ...
 
     async def search(self, query: str, filters: ChunkFilter, limit: int) -> list[ScoredChunk]:
@@ -58,9 +62,9 @@ class BM25Index(Protocol):
         ``score`` and ``best_score`` are the document's score, ``chunks`` its chunk count."""
         ...
 
-    async def file_chunks(self, file_id: str) -> list[IndexedChunk]:
-        """Every chunk of the file in the index (a file indexed in several batches is made
-        whole from them)."""
+    async def file_chunks(self, project_id: str, file_id: str) -> list[IndexedChunk]:
+        """Every chunk of the project's file in the index (a file indexed in several batches
+        is made whole from them)."""
         ...
 
     async def count(self, project_id: str) -> int: ...
@@ -79,7 +83,8 @@ class VectorIndex(Protocol):
     async def close(self) -> None: ...
 
     async def write(self, remove_files: Sequence[str], chunks: Sequence[EmbeddedChunk]) -> None:
-        """Same contract as ``BM25Index.write``."""
+        """Remove every vector of ``remove_files``, then add ``chunks`` (replacing any with the
+        same chunk_id); durable and visible to searches once it returns."""
         ...
 
     async def search(
