@@ -226,6 +226,53 @@ def test_create_add_scan_and_find_symbols(stack: Stack) -> None:
     assert "uploads/policy.py:7-12" in text.stdout
 
 
+def _git(repository: Path, *arguments: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repository), *arguments], check=True, capture_output=True, timeout=30
+    )
+
+
+def test_source_notify_scans_a_pushed_git_source_and_says_why_not_otherwise(
+    stack: Stack,
+) -> None:
+    """`locus source notify` is NotifyPush from the command line: a push that moved the ref
+    starts a scan of what changed; a second notification finds nothing new and says so; a
+    directory source is refused with the server's message."""
+    upstream = stack.allowed_base / "pushed"
+    shutil.copytree(FIXTURE_PACKAGE, upstream / "uploads")
+    _git(upstream, "init", "-q", "-b", "main")
+    _git(upstream, "add", ".")
+    _git(upstream, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "first")
+    stack.locus_json("project", "create", "pushed-demo")
+    source = stack.locus_json("source", "add", "pushed-demo", f"file://{upstream}", "--ref", "main")
+    first = stack.locus_json("scan", "pushed-demo", "--wait")
+    assert first["state"] == "completed", first
+
+    policy = upstream / "uploads" / "policy.py"
+    policy.write_text(policy.read_text() + "\n\ndef pushed_helper():\n    return 1\n")
+    _git(upstream, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qam", "second")
+    pushed = stack.locus_json("source", "notify", "pushed-demo", source["source_id"], "--wait")
+    assert pushed["scan_started"] is True, pushed
+    assert pushed["job"]["state"] == "completed", pushed
+    assert pushed["job"]["stats"]["files_modified"] == 1
+    found = stack.locus_json("symbols", "pushed-demo", "pushed_helper")
+    assert [s["path"] for s in found["symbols"]] == ["uploads/policy.py"]
+
+    again = stack.locus_json("source", "notify", "pushed-demo", source["source_id"])
+    assert again["scan_started"] is False
+    assert again["reason"]
+    text = stack.locus("source", "notify", "pushed-demo", source["source_id"])
+    assert text.returncode == 0, text.stderr
+    assert "no scan started: " in text.stdout
+
+    stack.locus_json("project", "create", "directory-demo")
+    directory = stack.locus_json("source", "add", "directory-demo", str(stack.repository))
+    refused = stack.locus("source", "notify", "directory-demo", directory["source_id"])
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "INVALID_ARGUMENT: " in refused.stderr
+    assert "not a git source" in refused.stderr
+
+
 @pytest.mark.parametrize(
     ("arguments", "status", "message"),
     [

@@ -54,6 +54,7 @@ from locus.cli.question_scope import (
 from locus.cli.registry_commands import (
     project_move,
     project_rename,
+    source_notify,
     source_remove,
     subsystem_app,
     system_app,
@@ -113,6 +114,7 @@ project_app.command("get")(project_get)
 project_app.command("rename")(project_rename)
 project_app.command("move")(project_move)
 source_app.command("remove")(source_remove)
+source_app.command("notify")(source_notify)
 
 
 class SymbolKindChoice(StrEnum):

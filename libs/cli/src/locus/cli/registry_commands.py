@@ -1,7 +1,8 @@
 """The registry from the command line: ``locus system create|list|get|rename|delete``,
 ``locus subsystem create|list|get|rename|delete`` (``--system``), ``locus project rename|move``
-and ``locus source remove``. Reads for any principal; system and subsystem changes need admin:*,
-a project's rename or move admin on it, removing a source writer on its project."""
+and ``locus source remove|notify``. Reads for any principal; system and subsystem changes need
+admin:*, a project's rename or move admin on it, removing a source or telling of a push writer on
+its project."""
 
 from __future__ import annotations
 
@@ -16,7 +17,13 @@ from locus.cli.client import LocusClient
 from locus.cli.command_options import GatewayOption, JsonOption, finish
 from locus.cli.exit_codes import CliError, ExitCode
 from locus.cli.invocation import CommandContext, run_command
-from locus.cli.json_output import JsonObject, project_json, source_json, timestamp_text
+from locus.cli.json_output import (
+    JsonObject,
+    project_json,
+    scan_json,
+    source_json,
+    timestamp_text,
+)
 from locus.cli.scan_progress import follow_scan
 from locus.cli.terminal_output import print_json
 from locus.v1 import common_pb2, ingestion_pb2
@@ -384,3 +391,53 @@ def source_remove(
         return call.show(data, text, json_output)
 
     _run("source remove", gateway, work)
+
+
+def source_notify(
+    project: Annotated[str, typer.Argument(metavar="PROJECT", help="Project id or name.")],
+    source_id: Annotated[str, typer.Argument(metavar="SOURCE_ID", help="See locus source list.")],
+    commit: Annotated[
+        str,
+        typer.Option(
+            "--commit",
+            help="The pushed commit (a full or short sha); default: fetch the source's ref and "
+            "compare it with the last scan's.",
+        ),
+    ] = "",
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Follow the scan it started until it ends.")
+    ] = False,
+    gateway: GatewayOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Tell Locus a git source was pushed to (writer on the project), as a push webhook does: a
+    scan starts when the ref moved; otherwise the reply says why not."""
+
+    async def work(call: _Call) -> int:
+        reply = await call.stub.NotifyPush(
+            ingestion_pb2.NotifyPushRequest(
+                project_id=project, source_id=source_id, commit_sha=commit
+            )
+        )
+        job = reply.job
+        if reply.scan_started and wait:
+            job = await follow_scan(call.client, job, call.context.err, show_progress=False)
+            if job.state == ingestion_pb2.SCAN_STATE_FAILED:
+                raise CliError(f"scan {job.job_id} failed: {job.error}", ExitCode.FAILED)
+        data: JsonObject = {
+            "scan_started": reply.scan_started,
+            "reason": reply.reason,
+            "job": scan_json(job) if reply.scan_started else None,
+        }
+        if not reply.scan_started:
+            text = f"no scan started: {escape(reply.reason)}"
+        elif wait:
+            text = (
+                f"scan {job.job_id} of {escape(project)}: {job.stats.files_added} added, "
+                f"{job.stats.files_modified} modified, {job.stats.files_deleted} deleted"
+            )
+        else:
+            text = f"scan {job.job_id} of {escape(project)} started; locus scan-status {job.job_id}"
+        return call.show(data, text, json_output)
+
+    _run("source notify", gateway, work)
