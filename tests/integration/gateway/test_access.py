@@ -93,6 +93,29 @@ async def test_a_reader_of_one_project_sees_nothing_of_another(stack, gateway, s
     ):
         assert (await refusal(call)).code() == grpc.StatusCode.PERMISSION_DENIED
 
+    # An id of another project's job, node or source is refused exactly as an id of nothing:
+    # ids cannot be probed.
+    sources = await gateway.stub.ListSources(
+        ingestion_pb2.ListSourcesRequest(project_id=theirs.name)
+    )
+    probes: list[tuple[Any, str]] = [
+        (lambda i: reader.GetScan(ingestion_pb2.GetScanRequest(job_id=i)), job.job_id),
+        (lambda i: reader.GetAstNode(ast_pb2.GetNodeRequest(node_id=i)), node.node_id),
+        (
+            lambda i: reader.RemoveSource(ingestion_pb2.RemoveSourceRequest(source_id=i)),
+            sources.sources[0].source_id,
+        ),
+    ]
+    for call, real in probes:
+        fake = real[:-6] + ("111111" if real.endswith("000000") else "000000")
+        existing, missing = await refusal(call(real)), await refusal(call(fake))
+        assert existing.code() == missing.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert missing.details() == (existing.details() or "").replace(real, fake)
+    missing_job = gateway.stub.GetScan(
+        ingestion_pb2.GetScanRequest(job_id=job.job_id[:-6] + "000000")
+    )
+    assert (await refusal(missing_job)).code() == grpc.StatusCode.NOT_FOUND  # an admin learns it
+
     # The refusal of a project that exists says nothing a missing one does not.
     ghost = f"ghost-{uuid.uuid4().hex[:8]}"
     on_theirs = await refusal(reader.GetProject(ingestion_pb2.GetProjectRequest(project_id=ghost)))

@@ -8,11 +8,13 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
+
+import grpc
 
 from locus.config import StartupRefused
 from locus.gateway.domain.access import (
@@ -38,8 +40,10 @@ from locus.gateway.domain.api_keys import (
 )
 from locus.gateway.domain.errors import InvalidRequest
 from locus.gateway.domain.ports import ApiKeyStore, AuditTrail, TokenVerifier
+from locus.rpc import ServiceError
 from locus.telemetry import current_request_id, safe_message
 
+Found = TypeVar("Found")
 log = logging.getLogger(__name__)
 
 AUTHORIZATION_HEADER = "authorization"
@@ -145,6 +149,33 @@ class AccessControl:
             await self.refused(principal, method, error)
             raise error
         return project
+
+    async def require_owner(
+        self,
+        principal: Principal,
+        role: Role,
+        lookup: Callable[[], Awaitable[Found]],
+        project_of: Callable[[Found], str],
+        *,
+        method: str,
+        shown_as: str,
+    ) -> Found:
+        """Look an object up (a scan job, a node, a source) and pass when ``principal`` holds
+        ``role`` on its project. A caller without the role everywhere is refused with the same
+        message whether the object does not exist or belongs to a project it may not see, so
+        ids cannot be probed; a caller with it everywhere learns NOT_FOUND as before."""
+        try:
+            found = await lookup()
+        except ServiceError as error:
+            if error.code != grpc.StatusCode.NOT_FOUND or principal.may_everywhere(role):
+                raise
+            denial = denied_on_project(principal, role, shown_as)
+            await self.refused(principal, method, denial)
+            raise denial from None
+        await self.require_project(
+            principal, role, project_of(found), method=method, shown_as=shown_as
+        )
+        return found
 
     async def require_everywhere(
         self, principal: Principal, role: Role, what: str, *, method: str

@@ -252,14 +252,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         principal = await self._caller(context, "RemoveSource")
         async with _mapped_errors():
             source_id = require_id("source_id", request.source_id)
-        source = await self._peers.ingestion.call(
-            "GetSource", ingestion_pb2.GetSourceRequest(source_id=source_id)
-        )
         async with _mapped_errors():
-            await self._access.require_project(
+            await self._access.require_owner(
                 principal,
                 Role.WRITER,
-                source.project_id,
+                lambda: self._peers.ingestion.call(
+                    "GetSource", ingestion_pb2.GetSourceRequest(source_id=source_id)
+                ),
+                lambda source: str(source.project_id),
                 method="RemoveSource",
                 shown_as=f"the project of source {source_id}",
             )
@@ -267,31 +267,29 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     async def GetScan(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "GetScan")
-        job = await self._peers.ingestion.call("GetScan", request)
         async with _mapped_errors():
-            await self._access.require_project(
+            return await self._access.require_owner(
                 principal,
                 Role.READER,
-                job.project_id,
+                lambda: self._peers.ingestion.call("GetScan", request),
+                lambda job: str(job.project_id),
                 method="GetScan",
                 shown_as=f"the project of scan job {request.job_id}",
             )
-        return job
 
     # delegated to ast and retrieval
 
     async def GetAstNode(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         principal = await self._caller(context, "GetAstNode")
-        response = await self._peers.ast.call("GetNode", request)
         async with _mapped_errors():
-            await self._access.require_project(
+            return await self._access.require_owner(
                 principal,
                 Role.READER,
-                response.symbol.location.project_id,
+                lambda: self._peers.ast.call("GetNode", request),
+                lambda response: str(response.symbol.location.project_id),
                 method="GetAstNode",
                 shown_as=f"the project of node {request.node_id}",
             )
-        return response
 
     async def FindSymbols(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         found = await self._project_call(context, "FindSymbols", Role.READER, request.project_id)
