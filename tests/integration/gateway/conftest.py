@@ -24,12 +24,13 @@ import pytest
 from opentelemetry.sdk.trace.export import SpanExporter
 from pydantic import SecretStr
 from required import unavailable
+from scoped_system import make_system
 
 from locus.config import PeerAddresses
 from locus.gateway.main import build
 from locus.gateway.settings import GatewaySettings
 from locus.messaging import EmbeddedNatsServer
-from locus.rpc import ServiceRuntime, wait_until_serving
+from locus.rpc import MeshCredentials, ServiceRuntime, wait_until_serving
 from locus.rpc.bearer import bearer_interceptors
 from locus.v1 import events_pb2, gateway_pb2_grpc, ingestion_pb2
 
@@ -135,9 +136,10 @@ class ServiceProcess:
                 self.process.wait()
 
 
-def _wait_until_serving(started: ServiceProcess) -> None:
-    """Until the process answers SERVING; a process that exits (a crash at start-up) or stays
-    unready for STARTUP_SECONDS raises RuntimeError with its log, at once for a crash."""
+def _wait_until_serving(started: ServiceProcess, mesh: MeshCredentials | None = None) -> None:
+    """Until the process answers SERVING (asked with ``mesh``: with mTLS, its certificate); a
+    process that exits (a crash at start-up) or stays unready for STARTUP_SECONDS raises
+    RuntimeError with its log, at once for a crash."""
     deadline = time.monotonic() + STARTUP_SECONDS
     while True:
         code = started.process.poll()
@@ -153,7 +155,9 @@ def _wait_until_serving(started: ServiceProcess) -> None:
                 f"log: {started.log_tail()}"
             )
         try:
-            asyncio.run(wait_until_serving(started.address, within_seconds=min(remaining, 2.0)))
+            asyncio.run(
+                wait_until_serving(started.address, within_seconds=min(remaining, 2.0), mesh=mesh)
+            )
             return
         except TimeoutError:
             continue
@@ -177,8 +181,17 @@ class Stack:
             reason = self.problems.get(service, f"locus.{service} is not installed in this venv")
             unavailable(f"the {service} service", reason)
 
-    def start_service(self, service: str, port: int | None = None) -> ServiceProcess:
-        """Start ``python -m locus.<service>`` with this stack's settings (and wait for it)."""
+    def start_service(
+        self,
+        service: str,
+        port: int | None = None,
+        *,
+        environment: dict[str, str] | None = None,
+        mesh: MeshCredentials | None = None,
+    ) -> ServiceProcess:
+        """Start ``python -m locus.<service>`` with this stack's settings, ``environment`` on
+        top (and wait for it, asking with ``mesh``). The caller stops a process it started
+        this way."""
         port = port or free_port()
         prefix = f"LOCUS_{service.upper()}_"
         data_dir = self.work_dir / f"{service}-{uuid.uuid4().hex[:6]}"
@@ -186,6 +199,7 @@ class Stack:
         environment = {
             **os.environ,
             **self.environment,
+            **(environment or {}),
             f"{prefix}GRPC_PORT": str(port),
             f"{prefix}DATA_DIR": str(data_dir),
         }
@@ -202,7 +216,7 @@ class Stack:
         try:
             # A thread of its own: callers may be sync fixtures or async tests.
             with ThreadPoolExecutor(max_workers=1) as waiter:
-                waiter.submit(_wait_until_serving, started).result()
+                waiter.submit(_wait_until_serving, started, mesh).result()
         except BaseException:
             started.stop()
             raise
@@ -362,6 +376,15 @@ async def start_gateway(stack: Stack, tmp_path: Path) -> AsyncIterator[GatewayFa
 async def gateway(start_gateway: GatewayFactory) -> Gateway:
     """The gateway wired to the whole stack."""
     return await start_gateway()
+
+
+@pytest.fixture
+async def system(stack: Stack, gateway: Gateway) -> dict[str, Any]:
+    """A system with subsystems "sales" (orders, invoices) and "astronomy" (telescope), every
+    project scanned (tests/support/scoped_system.py): {"system": name, "projects": {key:
+    Project}}."""
+    stack.require("ingestion", "ast", "retrieval")
+    return await make_system(gateway, stack.work_dir)
 
 
 @pytest.fixture

@@ -1,8 +1,11 @@
 """The MCP server (services/mcp) in front of a real stack: a real MCP client (the SDK's
 ClientSession) over Streamable HTTP to ``python -m locus.mcp`` and over stdio to ``locus mcp``,
-every tool called on the scanned sample project and checked by content; a bad or missing
+every tool called on the scanned sample project and checked by content, every result labelled
+with its project; scoped calls over two projects of a three-project system, impact included,
+label each item with the right project and return nothing of the third; a bad or missing
 credential gives the gateway's UNAUTHENTICATED as a tool error; one trace with one request ID
-spans the MCP tool call and the gateway's work."""
+spans the MCP tool call and the gateway's work; a gateway serving TLS is reached with the
+stack's LOCUS_TLS_* files, and without them (or with another CA's) the error says why."""
 
 from __future__ import annotations
 
@@ -14,18 +17,25 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import grpc
 import httpx2
 import pytest
+from certificates import make_mesh_certificates
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from locus.rpc import MeshCredentials, TlsMaterial
+from locus.rpc.bearer import bearer_interceptors
 from locus.telemetry import REQUEST_ID_ATTRIBUTE
+from locus.v1 import gateway_pb2_grpc
+from locus.v1.ingestion_pb2 import CreateProjectRequest, GetProjectRequest
 
 pytestmark = pytest.mark.integration
 
@@ -60,20 +70,45 @@ def _healthz(url: str) -> int:
         return 0
 
 
+def _healthz_reply(mcp_url: str) -> tuple[int, dict[str, Any]]:
+    """The status and JSON body of the /healthz beside an MCP endpoint."""
+    url = mcp_url.removesuffix("/mcp") + "/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=10) as reply:
+            return int(reply.status), json.loads(reply.read())
+    except urllib.error.HTTPError as error:
+        return int(error.code), json.loads(error.read())
+
+
 @asynccontextmanager
-async def mcp_http_server(gateway_address: str, work_dir: Path) -> AsyncIterator[tuple[str, Path]]:
-    """``python -m locus.mcp`` on a free port: (its MCP URL, its traces file); stopped (and
-    its spans flushed) when the block ends. Waits without blocking the loop, which serves the
-    in-process gateway."""
+async def mcp_http_server(
+    gateway_address: str,
+    work_dir: Path,
+    environment: dict[str, str] | None = None,
+    *,
+    wait_for_gateway: bool = True,
+) -> AsyncIterator[tuple[str, Path]]:
+    """``python -m locus.mcp`` on a free port, with ``environment`` on top of this process's
+    (without its LOCUS_API_KEY and LOCUS_TLS_*): (its MCP URL, its traces file); stopped (and
+    its spans flushed) when the block ends. Waits (without blocking the loop, which serves the
+    in-process gateway) until /healthz says the gateway serves, or with ``wait_for_gateway``
+    false until /healthz answers at all."""
     port = _free_port()
+    await asyncio.to_thread(work_dir.mkdir, parents=True, exist_ok=True)
     traces = work_dir / "mcp-traces.jsonl"
+    inherited = {
+        key: value
+        for key, value in os.environ.items()
+        if key != "LOCUS_API_KEY" and not key.startswith("LOCUS_TLS_")
+    }
     environment = {
-        **os.environ,
+        **inherited,
+        **(environment or {}),
         "LOCUS_MCP_GATEWAY_ADDR": gateway_address,
         "LOCUS_MCP_HTTP_PORT": str(port),
         "LOCUS_TRACES_FILE": str(traces),
     }
-    environment.pop("LOCUS_API_KEY", None)
+    ready = {200} if wait_for_gateway else {200, 503}
     log_path = work_dir / "mcp.log"
     with log_path.open("wb") as log:
         process = await asyncio.to_thread(
@@ -85,9 +120,9 @@ async def mcp_http_server(gateway_address: str, work_dir: Path) -> AsyncIterator
         )
     try:
         deadline = time.monotonic() + 60
-        while await asyncio.to_thread(_healthz, f"http://127.0.0.1:{port}/healthz") != 200:
+        while await asyncio.to_thread(_healthz, f"http://127.0.0.1:{port}/healthz") not in ready:
             assert process.poll() is None, log_path.read_text()
-            assert time.monotonic() < deadline, f"no /healthz 200: {log_path.read_text()}"
+            assert time.monotonic() < deadline, f"no /healthz {ready}: {log_path.read_text()}"
             await asyncio.sleep(0.2)
         yield f"http://127.0.0.1:{port}/mcp", traces
     finally:
@@ -153,12 +188,28 @@ async def scan(stack: Any, gateway: Any, sample_tree: Path) -> str:
     return str(project.name)
 
 
+def labels(result: Any) -> set[tuple[str, str]]:
+    """The (project_id, project) pair of every labelled item anywhere in a tool's result."""
+    found: set[tuple[str, str]] = set()
+    if isinstance(result, dict):
+        if "project_id" in result:
+            found.add((result["project_id"], result["project"]))
+        for value in result.values():
+            found |= labels(value)
+    elif isinstance(result, list):
+        for value in result:
+            found |= labels(value)
+    return found
+
+
 async def test_every_tool_over_streamable_http_in_one_trace(
     stack: Any, start_gateway: Any, sample_tree: Path, tmp_path: Path
 ) -> None:
     exporter = InMemorySpanExporter()
     gateway = await start_gateway(exporters=[exporter])
     project = await scan(stack, gateway, sample_tree)
+    project_id = (await gateway.stub.GetProject(GetProjectRequest(project_id=project))).project_id
+    label = {(project_id, project)}
     payments = (sample_tree / "src/shop/payments.py").read_text().splitlines()
 
     async with mcp_http_server(gateway.runtime.address, tmp_path) as (url, traces_file):
@@ -178,6 +229,8 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             )
             assert located["files"][0]["path"] == "src/shop/payments.py"
             assert "charge_card" in {s["name"] for s in located["symbols"]}
+            assert located["symbols"]
+            assert labels(located) == label  # every file and symbol names its project
 
             scoped = await call(
                 session,
@@ -187,9 +240,11 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             )
             assert scoped["files"][0]["path"] == "src/shop/payments.py"
             assert scoped["files"][0]["project"] == project
+            assert labels(scoped) == label
 
             searched = await call(session, "search", project=project, query="charge card payment")
             assert "src/shop/payments.py" in {hit["path"] for hit in searched["hits"]}
+            assert labels(searched) == label
 
             found = await call(
                 session, "find_symbols", project=project, name="place_order", exact=True
@@ -197,12 +252,14 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             (place_order,) = found["symbols"]
             assert place_order["kind"] == "method"
             assert place_order["path"] == "src/shop/orders.py"
+            assert labels(found) == label
 
             details = await call(session, "get_symbol", node_id=place_order["node_id"])
             assert details["symbol"]["qualified_name"].endswith("OrderService.place_order")
             assert [p["name"] for p in details["parents"]][:1] == ["OrderService"]
             calls = {r["target_name"] for r in details["outgoing"] if r["kind"] == "calls"}
             assert "charge_card" in calls
+            assert labels(details) == label
 
             read = await call(
                 session,
@@ -216,11 +273,18 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             assert [line["text"] for line in read["lines"]] == payments[7:10]
             assert read["total_lines"] == len(payments)
             assert read["truncated"] is False
+            assert (read["project_id"], read["project"]) == (project_id, project)
 
             impact = await call(session, "impact", project=project, question="charge_card", depth=2)
-            impacted = {s["symbol"]["name"] for s in impact["impacted_symbols"]}
-            impacted_files = {f["path"] for f in impact["impacted_files"]}
+            (project_impact,) = impact["projects"]
+            assert (project_impact["project_id"], project_impact["project"]) == (
+                project_id,
+                project,
+            )
+            impacted = {s["symbol"]["name"] for s in project_impact["impacted_symbols"]}
+            impacted_files = {f["path"] for f in project_impact["impacted_files"]}
             assert "place_order" in impacted or "src/shop/orders.py" in impacted_files
+            assert labels(impact) == label
 
             answer = await call(
                 session, "ask", project=project, question="where is the card charged?"
@@ -229,6 +293,7 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             assert answer["answer"]
             assert "src/shop/payments.py" in {c["path"] for c in answer["citations"]}
             assert all(snippet["lines"] for snippet in answer["snippets"])
+            assert labels(answer) == label  # citations and snippets
 
         async with http_session(url, "lk_0000_not-a-key") as session:
             assert (await tool_error(session, "list_projects")).startswith("UNAUTHENTICATED: ")
@@ -273,3 +338,149 @@ async def test_stdio_through_locus_mcp(stack: Any, gateway: Any, sample_tree: Pa
         assert [line["text"] for line in read["lines"]] == payments
     async with stdio_session(gateway.runtime.address, "lk_0000_not-a-key") as session:
         assert (await tool_error(session, "list_projects")).startswith("UNAUTHENTICATED: ")
+
+
+async def test_scoped_calls_name_each_results_project_and_impact_stays_in_the_scope(
+    stack: Any, start_gateway: Any, system: dict[str, Any]
+) -> None:
+    stack.require("impact", "answer")
+    # Impact walks from each project's best symbol alone: in projects this small, the default
+    # (five seeds) would take every symbol as a seed and leave nothing impacted.
+    gateway = await start_gateway(settings_update={"impact_seed_symbols": 1})
+    projects = system["projects"]
+    asked = [projects["orders"], projects["telescope"]]
+    named = {(p.project_id, p.name) for p in asked}
+    keys = {p.project_id: key for key, p in projects.items()}
+    outside = projects["invoices"]
+    scope = {"projects": [p.name for p in asked]}
+    question = "where is the distance to a star computed from its parallax?"
+
+    async with stdio_session(gateway.runtime.address, gateway.admin_key) as session:
+        located = await call(session, "locate", scope=scope, question=question)
+        assert located["files"][0]["path"] == "src/telescope/parallax.py"
+        assert located["files"][0]["project_id"] == projects["telescope"].project_id
+        searched = await call(session, "search", scope=scope, query="parallax distance star")
+        answer = await call(session, "ask", scope=scope, question=question)
+        impact = await call(session, "impact", scope=scope, question=question, depth=2)
+
+    # Every item names its project (id and name), one of the two asked, and it is the right one.
+    for result, items in [
+        (located, located["files"] + located["symbols"]),
+        (searched, searched["hits"]),
+        (answer, answer["citations"] + answer["snippets"]),
+    ]:
+        assert items, result
+        assert labels(result) <= named, result
+        for item in items:
+            assert item["path"].startswith(f"src/{keys[item['project_id']]}/"), item
+    assert "src/telescope/parallax.py" in {c["path"] for c in answer["citations"]}
+
+    # Impact: one entry per project of the scope, each labelled, nothing from another project.
+    assert {(p["project_id"], p["project"]) for p in impact["projects"]} == named
+    assert labels(impact) <= named
+    for entry in impact["projects"]:
+        key = keys[entry["project_id"]]
+        assert entry["snapshot_id"]
+        assert not entry["skipped"]
+        paths = [s["path"] for s in entry["located"]]
+        paths += [s["symbol"]["path"] for s in entry["impacted_symbols"]]
+        paths += [f["path"] for f in entry["impacted_files"]]
+        assert all(path.startswith(f"src/{key}/") for path in paths), entry
+    telescope = next(p for p in impact["projects"] if p["project"] == projects["telescope"].name)
+    assert "parallax_distance_parsecs" in {s["name"] for s in telescope["located"]}
+    # print_report (src/telescope/report.py) calls it.
+    assert "print_report" in {s["symbol"]["name"] for s in telescope["impacted_symbols"]}
+    assert "src/telescope/report.py" in {f["path"] for f in telescope["impacted_files"]}
+    everything = json.dumps([located, searched, answer, impact])
+    assert outside.project_id not in everything
+    assert outside.name not in everything
+    assert "src/invoices/" not in everything
+
+
+async def test_the_mcp_server_calls_a_gateway_serving_tls(
+    stack: Any, start_gateway: Any, tmp_path: Path
+) -> None:
+    """MCP → gateway over TLS → ingestion over mTLS, with the stack's LOCUS_TLS_* files; a
+    server without them, or with another CA's, says why it cannot reach the gateway."""
+    stack.require("ingestion")
+    certificates = make_mesh_certificates(tmp_path / "certificates")
+    tls = TlsMaterial.from_files(
+        certificates.service.cert_file,
+        certificates.service.key_file,
+        certificates.service.ca_file,
+    )
+    suffix = uuid.uuid4().hex[:8]
+    ingestion = stack.start_service(
+        "ingestion",
+        # Its own stream: it must not take the shared stack's events.
+        environment={
+            **certificates.service.environment(),
+            "LOCUS_STREAM_NAME": f"LOCUS_TLS{suffix.upper()}",
+            "LOCUS_SUBJECT_PREFIX": f"locus.tls{suffix}.v1",
+        },
+        mesh=MeshCredentials("", tls),
+    )
+    try:
+        gateway = await start_gateway(
+            settings_update={
+                "tls_cert_file": certificates.service.cert_file,
+                "tls_key_file": certificates.service.key_file,
+                "tls_ca_file": certificates.service.ca_file,
+            },
+            ingestion=ingestion.address,
+        )
+        async with grpc.aio.secure_channel(
+            gateway.runtime.address,
+            tls.channel_credentials(),
+            interceptors=bearer_interceptors(gateway.admin_key),
+        ) as channel:
+            created = await gateway_pb2_grpc.GatewayStub(channel).CreateProject(
+                CreateProjectRequest(name=f"tls-{suffix}")
+            )
+
+        with_tls = certificates.service.environment()
+        async with (
+            mcp_http_server(gateway.runtime.address, tmp_path / "tls", with_tls) as (url, _),
+            http_session(url, gateway.admin_key) as session,
+        ):
+            listed = await call(session, "list_projects")
+        assert created.name in {p["name"] for p in listed["projects"]}
+
+        for name, environment, why in [
+            ("plaintext", {}, "in plaintext; a gateway serving TLS needs"),
+            ("rogue", certificates.rogue.environment(), "CERTIFICATE_VERIFY_FAILED"),
+        ]:
+            async with mcp_http_server(
+                gateway.runtime.address, tmp_path / name, environment, wait_for_gateway=False
+            ) as (url, _):
+                status, body = await asyncio.to_thread(_healthz_reply, url)
+                assert status == 503, body
+                assert body["error"].startswith("UNAVAILABLE: "), body
+                assert why in body["error"], body
+                async with http_session(url, gateway.admin_key) as session:
+                    error = await tool_error(session, "list_projects")
+                assert error.startswith("UNAVAILABLE: "), error
+                assert f"gateway {gateway.runtime.address}" in error
+                assert "LOCUS_TLS_CA_FILE" in error
+    finally:
+        ingestion.stop()
+
+
+def test_a_certificate_without_its_ca_stops_the_server_at_start(tmp_path: Path) -> None:
+    certificates = make_mesh_certificates(tmp_path / "certificates")
+    environment = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("LOCUS_")},
+        **certificates.service.environment(),
+    }
+    environment.pop("LOCUS_TLS_CA_FILE")
+    finished = subprocess.run(
+        [sys.executable, "-m", "locus.mcp", "--stdio"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert finished.returncode == 2, finished.stderr
+    assert "LOCUS_TLS_CA_FILE" in finished.stderr
+    assert "mTLS needs the certificate, its key and the CA" in finished.stderr

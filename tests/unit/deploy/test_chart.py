@@ -418,8 +418,7 @@ def test_nats_is_a_three_server_jetstream_cluster(helm: str) -> None:
         (["--set", "nats.replicas=2"], "quorum"),
         (["--set", "nats.enabled=false"], "externalNats.url"),
         (["--set", "tracing.backend=zipkin"], "tracing.backend"),
-        (["--set", "tls.internal.enabled=true,tls.provider=vault,mcp.enabled=false"], "vault"),
-        (["--set", "tls.internal.enabled=true"], "mcp.enabled=false"),
+        (["--set", "tls.internal.enabled=true,tls.provider=vault"], "vault"),
         (["--set", "ingress.enabled=true"], "ingress.host"),
     ],
 )
@@ -762,8 +761,7 @@ def test_operators_can_bring_every_credential_secret(helm: str) -> None:
         helm,
         "--set",
         "serviceToken.existingSecret=mesh-token,services.gateway.adminKey.existingSecret=admin"
-        ",nats.auth.existingSecret=bus-users,tls.internal.enabled=true,tls.provider=existing"
-        ",mcp.enabled=false",
+        ",nats.auth.existingSecret=bus-users,tls.internal.enabled=true,tls.provider=existing",
     )
     gateway = pod_spec(by_kind(manifests, "Deployment")[f"{RELEASE}-gateway"])
     volumes = {v["name"]: v["secret"]["secretName"] for v in gateway["volumes"] if "secret" in v}
@@ -784,7 +782,7 @@ def test_internal_mtls_gives_every_locus_pod_its_certificate(helm: str) -> None:
 
     assert shared["LOCUS_NATS_URL"] == f"tls://{RELEASE}-nats:4222"
     assert shared["OTEL_EXPORTER_OTLP_ENDPOINT"] == f"https://{RELEASE}-otel-collector:4317"
-    for component in [*PORTS, "otel-collector", "nats"]:
+    for component in [*PORTS, "otel-collector", "nats", "mcp"]:
         files = secret_data(manifests, f"{RELEASE}-{component}-tls")
         certificate = x509.load_pem_x509_certificate(files["tls.crt"].encode())
         names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName)
@@ -850,16 +848,14 @@ def test_without_internal_tls_nothing_advertises_plaintext_beyond_the_release(he
 
 
 def test_cert_manager_issues_the_internal_certificates(helm: str) -> None:
-    args = (
-        "tls.internal.enabled=true,nats.tls.enabled=true,tls.provider=certManager,mcp.enabled=false"
-    )
+    args = "tls.internal.enabled=true,nats.tls.enabled=true,tls.provider=certManager"
     bootstrapped = render(helm, "--set", args)
     certificates = by_kind(bootstrapped, "Certificate")
     issuers = by_kind(bootstrapped, "Issuer")
 
     assert set(issuers) == {f"{RELEASE}-ca", f"{RELEASE}-ca-selfsigned"}
     assert certificates[f"{RELEASE}-ca"]["spec"]["isCA"] is True
-    for component in [*PORTS, "otel-collector", "nats"]:
+    for component in [*PORTS, "otel-collector", "nats", "mcp"]:
         spec = certificates[f"{RELEASE}-{component}"]["spec"]
         assert spec["secretName"] == f"{RELEASE}-{component}-tls"
         assert spec["issuerRef"]["name"] == f"{RELEASE}-ca"
@@ -961,6 +957,36 @@ def test_the_mcp_server_calls_the_gateway_as_its_client_and_holds_no_secret(helm
         "app.kubernetes.io/name": "mcp",
         "app.kubernetes.io/instance": RELEASE,
     }
+
+
+def test_with_internal_tls_the_mcp_server_calls_the_gateway_over_tls(helm: str) -> None:
+    manifests = render_scenario(helm, SECURE)
+    deployment = by_kind(manifests, "Deployment")[f"{RELEASE}-mcp"]
+    pod = pod_spec(deployment)
+    env = container_env(deployment)
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounts = {m["name"]: m for m in pod["containers"][0]["volumeMounts"]}
+
+    # The shared mTLS settings (docs/adr/0009), from its own certificate; never a service token.
+    for variable, file in [
+        ("LOCUS_TLS_CERT_FILE", "tls.crt"),
+        ("LOCUS_TLS_KEY_FILE", "tls.key"),
+        ("LOCUS_TLS_CA_FILE", "ca.crt"),
+        ("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", "tls.crt"),
+        ("OTEL_EXPORTER_OTLP_CLIENT_KEY", "tls.key"),
+        ("OTEL_EXPORTER_OTLP_CERTIFICATE", "ca.crt"),
+    ]:
+        assert env[variable] == f"{SECRETS_DIR}/tls/{file}"
+    assert volumes["tls"]["secret"] == {"secretName": f"{RELEASE}-mcp-tls"}
+    assert mounts["tls"] == {"name": "tls", "mountPath": f"{SECRETS_DIR}/tls", "readOnly": True}
+    assert set(volumes) == {"tmp", "tls"}
+    assert "LOCUS_SERVICE_TOKEN_FILE" not in env
+    assert env["LOCUS_MCP_GATEWAY_ADDR"] == f"{RELEASE}-gateway:{PORTS['gateway']}"
+    gateway = x509.load_pem_x509_certificate(
+        secret_data(manifests, f"{RELEASE}-gateway-tls")["tls.crt"].encode()
+    )
+    names = gateway.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert f"{RELEASE}-gateway" in names.get_values_for_type(x509.DNSName)  # what it dials
 
 
 def test_the_mcp_server_is_reached_like_the_gateway(helm: str) -> None:

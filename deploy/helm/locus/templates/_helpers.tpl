@@ -130,6 +130,7 @@ seccompProfile:
 {{- if $svc.enabled -}}{{- $components = append $components $name -}}{{- end -}}
 {{- end -}}
 {{- if .Values.otelCollector.enabled -}}{{- $components = append $components "otel-collector" -}}{{- end -}}
+{{- if and .Values.mcp.enabled .Values.services.gateway.enabled -}}{{- $components = append $components "mcp" -}}{{- end -}}
 {{- end -}}
 {{- if and .Values.nats.enabled .Values.nats.tls.enabled -}}{{- $components = append $components "nats" -}}{{- end -}}
 {{- toJson $components -}}

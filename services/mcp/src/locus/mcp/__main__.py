@@ -1,5 +1,6 @@
 """python -m locus.mcp: the Streamable HTTP server; ``--stdio``: one client on stdin/stdout,
-calling with LOCUS_API_KEY / LOCUS_API_KEY_FILE (what ``locus mcp`` runs)."""
+calling with LOCUS_API_KEY / LOCUS_API_KEY_FILE (what ``locus mcp`` runs). Either calls the
+gateway over TLS when the stack's LOCUS_TLS_* files are set."""
 
 from __future__ import annotations
 
@@ -8,20 +9,24 @@ import asyncio
 import signal
 import sys
 
-from locus.config import SettingsError, load_settings
+from locus.config import CredentialSettings, SettingsError, load_settings
 from locus.mcp.main import build
 from locus.mcp.settings import McpSettings
 
 
 async def _serve(stdio: bool) -> None:
     settings = load_settings(McpSettings)
+    credentials = load_settings(CredentialSettings)
     if stdio:
-        await build(settings, stdio_credential=settings.stdio_credential()).serve_stdio()
+        runtime = build(
+            settings, credentials=credentials, stdio_credential=settings.stdio_credential()
+        )
+        await runtime.serve_stdio()
     else:
         # uvicorn stops on SIGTERM, then raises the signal again: with the default handler the
         # process would die before close() flushes its spans; this one lets it finish.
         signal.signal(signal.SIGTERM, lambda number, frame: None)
-        await build(settings).serve_http()
+        await build(settings, credentials=credentials).serve_http()
 
 
 def main() -> None:

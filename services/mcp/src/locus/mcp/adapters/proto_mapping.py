@@ -14,6 +14,7 @@ from locus.mcp.domain import (
     LocatedFile,
     LocateResult,
     NumberedLine,
+    ProjectImpact,
     ProjectSummary,
     QuestionScope,
     Relation,
@@ -65,6 +66,7 @@ def project_summary(project: ingestion_pb2.Project) -> ProjectSummary:
 
 def symbol_summary(symbol: common_pb2.Symbol, score: float | None = None) -> SymbolSummary:
     return SymbolSummary(
+        project_id=symbol.location.project_id,
         node_id=symbol.node_id,
         qualified_name=symbol.qualified_name,
         name=symbol.name,
@@ -96,10 +98,11 @@ def locate_result(reply: gateway_pb2.LocateResponse) -> LocateResult:
         snapshot_id=reply.snapshot_id,
         files=[
             LocatedFile(
+                project_id=file.project_id,
+                project=file.project_name,
                 path=file.relative_path,
                 language=file.language,
                 score=file.score,
-                project=file.project_name,
                 symbols=[symbol_summary(s.symbol, s.score) for s in file.symbols],
                 evidence=_evidence(file.evidence),
             )
@@ -109,12 +112,61 @@ def locate_result(reply: gateway_pb2.LocateResponse) -> LocateResult:
     )
 
 
+def located_project_names(reply: gateway_pb2.LocateResponse) -> dict[str, str]:
+    """id → name of the projects a scoped Locate names (none for a one-project Locate)."""
+    names = {file.project_id: file.project_name for file in reply.files if file.project_name}
+    names.update({project.project_id: project.name for project in reply.projects})
+    return names
+
+
 def impact_result(reply: gateway_pb2.LocateResponse) -> ImpactResult:
-    impact: impact_pb2.ComputeImpactResponse = reply.impact
+    """One entry per project: a scoped Locate's ``projects`` (each with the located symbols of
+    that project), or the one project of a one-project Locate (labelled by the caller)."""
+    if not reply.projects:
+        return ImpactResult(
+            request_id=reply.request_id,
+            projects=[
+                _project_impact(
+                    reply.impact,
+                    snapshot_id=reply.snapshot_id,
+                    located=[symbol_summary(s.symbol, s.score) for s in reply.symbols],
+                )
+            ],
+        )
     return ImpactResult(
         request_id=reply.request_id,
-        snapshot_id=reply.snapshot_id,
-        located=[symbol_summary(s.symbol, s.score) for s in reply.symbols],
+        projects=[
+            _project_impact(
+                project.impact,
+                project_id=project.project_id,
+                project=project.name,
+                snapshot_id=project.snapshot_id,
+                located=[
+                    symbol_summary(s.symbol, s.score)
+                    for s in reply.symbols
+                    if s.symbol.location.project_id == project.project_id
+                ],
+                skipped=project.skipped,
+            )
+            for project in reply.projects
+        ],
+    )
+
+
+def _project_impact(
+    impact: impact_pb2.ComputeImpactResponse,
+    *,
+    located: list[SymbolSummary],
+    snapshot_id: str,
+    project_id: str = "",
+    project: str = "",
+    skipped: str = "",
+) -> ProjectImpact:
+    return ProjectImpact(
+        project_id=project_id,
+        project=project,
+        snapshot_id=snapshot_id,
+        located=located,
         impacted_symbols=[
             ImpactedSymbol(symbol=symbol_summary(s.symbol), distance=s.distance, score=s.score)
             for s in impact.symbols
@@ -123,12 +175,14 @@ def impact_result(reply: gateway_pb2.LocateResponse) -> ImpactResult:
             ImpactedFile(path=f.relative_path, distance=f.distance, score=f.score)
             for f in impact.files
         ],
+        skipped=skipped,
     )
 
 
 def search_hits(reply: retrieval_pb2.SearchResponse, max_text_chars: int) -> list[SearchHit]:
     return [
         SearchHit(
+            project_id=hit.chunk.location.project_id,
             chunk_id=hit.chunk.chunk_id,
             path=hit.chunk.location.relative_path,
             start_line=hit.chunk.location.start_line,
@@ -165,6 +219,7 @@ def file_lines(reply: gateway_pb2.ReadFileResponse, *, max_lines: int, max_chars
         kept.append(NumberedLine(number=line.number, text=line.text))
     end_line = kept[-1].number if kept else reply.end_line
     return FileLines(
+        project_id=reply.project_id,
         path=reply.relative_path,
         language=reply.language,
         snapshot_id=reply.snapshot_id,
@@ -178,6 +233,7 @@ def file_lines(reply: gateway_pb2.ReadFileResponse, *, max_lines: int, max_chars
 
 def citation(item: answer_pb2.Citation) -> Citation:
     return Citation(
+        project_id=item.location.project_id,
         citation_id=item.citation_id,
         path=item.location.relative_path,
         start_line=item.location.start_line,
@@ -188,6 +244,7 @@ def citation(item: answer_pb2.Citation) -> Citation:
 
 def snippet(item: gateway_pb2.Snippet) -> Snippet:
     return Snippet(
+        project_id=item.location.project_id,
         citation_id=item.citation_id,
         path=item.location.relative_path,
         start_line=item.location.start_line,

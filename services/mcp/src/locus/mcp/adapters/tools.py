@@ -1,20 +1,22 @@
 """The MCP tools: each call is a span (``mcp.tool <name>``) with one request ID that every
 gateway call it makes carries, the caller's credential on each of those calls, and a gateway
 failure turned into a tool error that carries the gateway's status and message (e.g.
-``PERMISSION_DENIED: …``)."""
+``PERMISSION_DENIED: …``). Every result names the project of each of its items: the names a
+scoped reply gives, else one GetProject per project, once per call."""
 
 # No `from __future__ import annotations`: the SDK reads the tools' annotations at runtime.
+import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from locus.mcp.adapters import proto_mapping
 from locus.mcp.adapters.gateway_client import GatewayClient, GatewayError
@@ -30,6 +32,8 @@ from locus.mcp.domain import (
     SearchResult,
     SymbolDetails,
     SymbolSummary,
+    label_projects,
+    unnamed_project_ids,
 )
 from locus.rpc.bearer import AUTHORIZATION
 from locus.telemetry import (
@@ -41,6 +45,7 @@ from locus.telemetry import (
 from locus.telemetry.request_id import is_valid_request_id
 from locus.v1 import ast_pb2, common_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
 
+Labelled = TypeVar("Labelled", bound=BaseModel)
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 MAX_PROJECT_PAGES = 20
 MAX_PARENTS = 16
@@ -151,6 +156,38 @@ class LocusTools:
                 span.set_status(Status(StatusCode.ERROR, error.code))
                 raise ToolError(str(error)) from None
 
+    async def _labelled(
+        self,
+        credential: str,
+        result: Labelled,
+        *,
+        asked_project: str = "",
+        names: Mapping[str, str] | None = None,
+    ) -> Labelled:
+        """``result`` with each item's project id and name. ``asked_project``: the project of a
+        one-project call (name or id), looked up once for both; ``names``: what a scoped reply
+        gave; any other project of the result is looked up once."""
+        known = dict(names or {})
+        asked_id = ""
+        if asked_project:
+            asked_id, known[asked_id] = await self._project(credential, asked_project)
+        missing = sorted(unnamed_project_ids(result, known))
+        found = await asyncio.gather(*(self._project(credential, id_) for id_ in missing))
+        known.update((id_, name) for id_, (_, name) in zip(missing, found, strict=True))
+        label_projects(result, known, asked_id)
+        return result
+
+    async def _project(self, credential: str, reference: str) -> tuple[str, str]:
+        """(id, name) of a project given by id or name; ("", "") when the lookup fails: a
+        label is not worth failing a result the gateway already gave."""
+        try:
+            project = await self._gateway.get_project(
+                credential, ingestion_pb2.GetProjectRequest(project_id=reference)
+            )
+        except GatewayError:
+            return "", ""
+        return project.project_id, project.name
+
     def register(self, server: MCPServer) -> None:
         for tool in (
             self.list_projects,
@@ -195,7 +232,7 @@ class LocusTools:
     ) -> LocateResult:
         """Find the files and symbols (functions, classes, methods) that a question, bug report
         or stack trace is about, ranked, with the evidence for each (in one project, or in
-        every project of a scope)."""
+        every project of a scope); each names its project."""
         async with self._call("locate", ctx, project=project) as credential:
             project_id, scope_message = _target(project, scope)
             reply = await self._gateway.locate(
@@ -210,29 +247,43 @@ class LocusTools:
                     include_tests=include_tests,
                 ),
             )
-            return proto_mapping.locate_result(reply)
+            return await self._labelled(
+                credential,
+                proto_mapping.locate_result(reply),
+                asked_project=project_id,
+                names=proto_mapping.located_project_names(reply),
+            )
 
     async def impact(
         self,
-        project: Project,
         question: Question,
         ctx: Context,  # type: ignore[type-arg]
+        project: ProjectOrScope = "",
+        scope: ScopeField = None,
         depth: Annotated[int, Field(ge=1, le=5, description="hops through calls/imports")] = 2,
         path_prefix: PathPrefix = "",
     ) -> ImpactResult:
         """What a change to the code a question points at could affect: the located symbols,
-        then the symbols and files that depend on them, by distance."""
+        then the symbols and files that depend on them, by distance. Per project (the one
+        project, or each project of a scope, walked alone), each labelled."""
         async with self._call("impact", ctx, project=project) as credential:
+            project_id, scope_message = _target(project, scope)
             reply = await self._gateway.locate(
                 credential,
                 gateway_pb2.LocateRequest(
-                    project_id=project,
+                    project_id=project_id,
+                    scope=scope_message,
                     question=question,
                     path_prefix=path_prefix,
                     impact_depth=depth,
                 ),
             )
-            return proto_mapping.impact_result(reply)
+            return await self._labelled(
+                credential,
+                proto_mapping.impact_result(reply),
+                asked_project=project_id,
+                names=proto_mapping.located_project_names(reply),
+            )
 
     async def search(
         self,
@@ -245,7 +296,7 @@ class LocusTools:
         path_prefix: PathPrefix = "",
     ) -> SearchResult:
         """Full-text (BM25) and semantic search over the code chunks of a project (or of every
-        project of a scope)."""
+        project of a scope); each hit names its project."""
         async with self._call("search", ctx, project=project) as credential:
             project_id, scope_message = _target(project, scope)
             reply = await self._gateway.search(
@@ -260,7 +311,11 @@ class LocusTools:
                     scope=scope_message,
                 ),
             )
-            return SearchResult(hits=proto_mapping.search_hits(reply, SEARCH_TEXT_CHARS))
+            return await self._labelled(
+                credential,
+                SearchResult(hits=proto_mapping.search_hits(reply, SEARCH_TEXT_CHARS)),
+                asked_project=project_id,
+            )
 
     async def find_symbols(
         self,
@@ -295,10 +350,11 @@ class LocusTools:
                     page=common_pb2.PageRequest(page_size=limit, page_token=page_token),
                 ),
             )
-            return FoundSymbols(
+            found = FoundSymbols(
                 symbols=[proto_mapping.symbol_summary(s) for s in reply.symbols],
                 next_page_token=reply.next_page_token,
             )
+            return await self._labelled(credential, found, asked_project=project)
 
     async def get_symbol(
         self,
@@ -326,7 +382,7 @@ class LocusTools:
                 parents.append(proto_mapping.symbol_summary(parent.symbol))
                 parent_id = parent.symbol.parent_node_id
             cap = self._limits.max_relations
-            return SymbolDetails(
+            details = SymbolDetails(
                 symbol=proto_mapping.symbol_summary(reply.symbol),
                 parents=parents,
                 children=[proto_mapping.symbol_summary(s) for s in reply.children[:cap]],
@@ -334,6 +390,7 @@ class LocusTools:
                 incoming=[proto_mapping.relation(r) for r in reply.incoming[:cap]],
                 truncated=max(len(reply.children), len(reply.outgoing), len(reply.incoming)) > cap,
             )
+            return await self._labelled(credential, details)
 
     async def read_file(
         self,
@@ -365,7 +422,8 @@ class LocusTools:
                 max_chars=self._limits.max_read_chars,
             )
             wanted_end = min(end_line or reply.total_lines, reply.total_lines)
-            return lines.model_copy(update={"truncated": lines.end_line < wanted_end})
+            lines.truncated = lines.end_line < wanted_end
+            return await self._labelled(credential, lines, asked_project=project)
 
     async def ask(
         self,
@@ -376,11 +434,12 @@ class LocusTools:
         max_context_chunks: Annotated[int, Field(ge=0, le=100, description="0 = default")] = 0,
     ) -> AnswerResult:
         """A grounded answer to a question about the code (of one project, or of every project
-        of a scope), with its citations and the cited lines (snippets). `grounded` is false
-        when the code found does not back an answer."""
+        of a scope), with its citations and the cited lines (snippets), each naming its
+        project. `grounded` is false when the code found does not back an answer."""
         async with self._call("ask", ctx, project=project) as credential:
             project_id, scope_message = _target(project, scope)
             text: list[str] = []
+            names: dict[str, str] = {}
             result = AnswerResult(
                 request_id="", answer="", grounded=False, status="", citations=[], snippets=[]
             )
@@ -395,7 +454,9 @@ class LocusTools:
             ):
                 result.request_id = result.request_id or event.request_id
                 kind = event.WhichOneof("event")
-                if kind == "text":
+                if kind == "located":
+                    names.update(proto_mapping.located_project_names(event.located))
+                elif kind == "text":
                     text.append(event.text.text)
                 elif kind == "citation":
                     result.citations.append(proto_mapping.citation(event.citation))
@@ -408,4 +469,4 @@ class LocusTools:
                     result.grounded = event.final.grounded
                     result.message = event.final.message
             result.answer = "".join(text)
-            return result
+            return await self._labelled(credential, result, asked_project=project_id, names=names)

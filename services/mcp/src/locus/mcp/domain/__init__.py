@@ -1,6 +1,7 @@
 """What the MCP tools return: typed results an agent reads (their JSON schema is each tool's
 output schema)."""
 
+from locus.mcp.domain.projects import label_projects, labelled_items, unnamed_project_ids
 from locus.mcp.domain.results import (
     AnswerResult,
     Citation,
@@ -12,6 +13,8 @@ from locus.mcp.domain.results import (
     LocatedFile,
     LocateResult,
     NumberedLine,
+    ProjectImpact,
+    ProjectLabelled,
     ProjectList,
     ProjectSummary,
     Relation,
@@ -34,6 +37,8 @@ __all__ = [
     "LocateResult",
     "LocatedFile",
     "NumberedLine",
+    "ProjectImpact",
+    "ProjectLabelled",
     "ProjectList",
     "ProjectSummary",
     "QuestionScope",
@@ -43,4 +48,7 @@ __all__ = [
     "Snippet",
     "SymbolDetails",
     "SymbolSummary",
+    "label_projects",
+    "labelled_items",
+    "unnamed_project_ids",
 ]

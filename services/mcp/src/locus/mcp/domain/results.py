@@ -1,5 +1,6 @@
 """The tools' structured results. Plain pydantic models (no protobuf): the adapters map the
-gateway's replies onto them, and MCP publishes their JSON schema as each tool's output schema."""
+gateway's replies onto them, and MCP publishes their JSON schema as each tool's output schema.
+Every item that comes from a project's code is ProjectLabelled: it names its project."""
 
 from __future__ import annotations
 
@@ -18,7 +19,14 @@ class ProjectList(BaseModel):
     projects: list[ProjectSummary]
 
 
-class SymbolSummary(BaseModel):
+class ProjectLabelled(BaseModel):
+    """An item of one project's code, labelled with that project (scoped calls mix projects)."""
+
+    project_id: str = Field(default="", description="the id of the project it comes from")
+    project: str = Field(default="", description="that project's name")
+
+
+class SymbolSummary(ProjectLabelled):
     node_id: str = Field(description="pass to get_symbol")
     qualified_name: str
     name: str
@@ -32,11 +40,10 @@ class SymbolSummary(BaseModel):
     score: float | None = Field(default=None, description="ranking score, when ranked")
 
 
-class LocatedFile(BaseModel):
+class LocatedFile(ProjectLabelled):
     path: str
     language: str
     score: float
-    project: str = Field(default="", description="its project's name, when asked of a scope")
     symbols: list[SymbolSummary]
     evidence: list[str] = Field(description="why the file was ranked: signal and detail")
 
@@ -60,15 +67,27 @@ class LocateResult(BaseModel):
     symbols: list[SymbolSummary]
 
 
-class ImpactResult(BaseModel):
-    request_id: str
+class ProjectImpact(ProjectLabelled):
+    """What a change could affect in one project, walked from that project's located symbols
+    alone (the impact never crosses projects)."""
+
     snapshot_id: str
     located: list[SymbolSummary] = Field(description="the symbols the question points at")
     impacted_symbols: list[ImpactedSymbol]
     impacted_files: list[ImpactedFile]
+    skipped: str = Field(
+        default="", description="why nothing was located in it (e.g. not scanned yet)"
+    )
 
 
-class SearchHit(BaseModel):
+class ImpactResult(BaseModel):
+    request_id: str
+    projects: list[ProjectImpact] = Field(
+        description="one entry per project asked (the project, or each project of the scope)"
+    )
+
+
+class SearchHit(ProjectLabelled):
     chunk_id: str
     path: str
     start_line: int
@@ -111,7 +130,7 @@ class NumberedLine(BaseModel):
     text: str
 
 
-class FileLines(BaseModel):
+class FileLines(ProjectLabelled):
     path: str
     language: str
     snapshot_id: str
@@ -122,7 +141,7 @@ class FileLines(BaseModel):
     lines: list[NumberedLine]
 
 
-class Citation(BaseModel):
+class Citation(ProjectLabelled):
     citation_id: str
     path: str
     start_line: int
@@ -130,7 +149,7 @@ class Citation(BaseModel):
     chunk_id: str = ""
 
 
-class Snippet(BaseModel):
+class Snippet(ProjectLabelled):
     citation_id: str
     path: str
     start_line: int
