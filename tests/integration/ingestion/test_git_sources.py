@@ -298,6 +298,19 @@ async def test_a_branch_over_file_url_rescans_incrementally_after_a_push(
     assert after["a.py"] != before["a.py"]
     (listed,) = (await api.ListSources(ingestion_pb2.ListSourcesRequest(project_id="p"))).sources
     assert listed.last_commit_sha == second_sha
+    # The mirror keeps the history of the scanned commit: the change history the learned
+    # ranker reads is a git source's as it is a work tree's.
+    history = await api.ScoreFileHistory(
+        ingestion_pb2.ScoreFileHistoryRequest(
+            project_id="p", question="change a.py", relative_paths=["a.py", "c.py", "b.py"]
+        )
+    )
+    assert history.commits_read == 2
+    assert [(f.relative_path, f.commits, f.last_change) for f in history.files] == [
+        ("a.py", 2, 0),
+        ("c.py", 1, 1),
+        ("b.py", 2, 0),
+    ]
 
     again = await api.NotifyPush(
         ingestion_pb2.NotifyPushRequest(

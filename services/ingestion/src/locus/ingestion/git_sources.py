@@ -129,6 +129,11 @@ class GitSources:
         )
         return GitWalk(sha, files, cache)
 
+    def history_mirror(self, source_id: str) -> Path | None:
+        """The source's mirror, once a scan fetched into it (its history is read at
+        ``FETCHED_REF``, the commit that scan read)."""
+        return self._remotes.scanned_history(source_id)
+
     def forget(self, source_id: str) -> None:
         """The source was deleted: drop its mirror and read cache (run in a worker thread)."""
         self._caches.pop(source_id, None)

@@ -42,6 +42,7 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
         timeout=settings.git_timeout_seconds,
         protocols=[*SCHEMES, "http"] if settings.git_allow_http else SCHEMES,
         ssh_known_hosts=settings.ssh_known_hosts,
+        history_commits=settings.history_max_commits,
     )
     ingestion = Ingestion(settings, store, blobs, bus, GitSources(settings, remotes, blobs.exists))
     documents = KnowledgeDocuments(

@@ -25,12 +25,14 @@ import uuid
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from locus.ingestion.adapters.blob_store import BlobNotFound, FileBlobStore, is_sha256
 from locus.ingestion.adapters.git import tracked_paths
 from locus.ingestion.adapters.git_history import GitHistoryReader
+from locus.ingestion.adapters.git_remote import FETCHED_REF
 from locus.ingestion.adapters.store import (
     DeletedProject,
     IngestionStore,
@@ -112,6 +114,16 @@ class FileContents:
     contents: list[FileContent]
     missing: list[str]  # sha256 with no stored content
     deferred: list[str]  # not included (the reply's size limit): to ask again
+
+
+@dataclass(frozen=True)
+class HistoryRoot:
+    """A source's history: ``ref`` in the work tree ``path``, or in the bare repository
+    ``path`` (``bare``)."""
+
+    path: Path
+    ref: str
+    bare: bool
 
 
 @dataclass(frozen=True)
@@ -880,8 +892,8 @@ class Ingestion:
             )
         project = await self.get_project(project_ref)
 
-        def scored(root: Path) -> tuple[int, dict[str, FileChanges]]:
-            history = self._history.read(root)
+        def scored(root: HistoryRoot) -> tuple[int, dict[str, FileChanges]]:
+            history = self._history.read(root.path, ref=root.ref, bare=root.bare)
             if history is None:
                 return 0, {}
             return history.commits, history.changes(question, paths)
@@ -895,15 +907,24 @@ class Ingestion:
             files=merge_changes(changes for _, changes in found),
         )
 
-    async def _history_roots(self, project_id: str) -> list[Path]:
+    async def _history_roots(self, project_id: str) -> list[HistoryRoot]:
+        """Where each source's history is: a directory's work tree (its HEAD), a git source's
+        mirror (the commit its last scan fetched, with the history fetched beside it); a
+        documents source has none."""
         roots = []
         for source in await self._store.list_sources(project_id):
+            if source.kind == "git":
+                mirror = self._git_sources.history_mirror(source.source_id)
+                if mirror is not None:
+                    roots.append(HistoryRoot(mirror, FETCHED_REF, bare=True))
+                continue
             if source.kind != "local_directory":
-                continue  # a shallow mirror or a documents source has no history to give
+                continue
             try:
-                roots.append(resolve_source_root(source.path, self._settings.allowed_bases))
+                path = resolve_source_root(source.path, self._settings.allowed_bases)
             except (IngestionError, OSError):
                 continue  # a source that left the allowed bases has no history to give
+            roots.append(HistoryRoot(path, "HEAD", bare=False))
         return roots
 
     def _warm_history(self, project_id: str) -> None:
@@ -914,7 +935,9 @@ class Ingestion:
     async def _read_histories(self, project_ids: Sequence[str]) -> None:
         for project_id in project_ids:
             for root in await self._history_roots(project_id):
-                await asyncio.to_thread(self._history.read, root)
+                await asyncio.to_thread(
+                    partial(self._history.read, root.path, ref=root.ref, bare=root.bare)
+                )
 
     def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)

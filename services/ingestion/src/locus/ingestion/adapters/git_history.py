@@ -79,20 +79,24 @@ class GitHistoryReader:
         self._lock = threading.Lock()
         self._root_locks: dict[str, threading.Lock] = {}
 
-    def head(self, root: Path) -> str | None:
-        """The commit the work tree at ``root`` has checked out; ``None`` outside git."""
+    def head(self, root: Path, *, ref: str = "HEAD", bare: bool = False) -> str | None:
+        """The commit ``ref`` names: in the work tree at ``root`` (HEAD: what it has checked
+        out), or in the bare repository ``root`` (``bare``); ``None`` outside git or when the
+        ref names no commit."""
+        location = ["--git-dir", str(root)] if bare else ["-C", str(root)]
         output = run_git(
-            ["git", "-C", str(root), *GIT_OPTIONS, "rev-parse", "--verify", "-q", "HEAD"],
+            ["git", *location, *GIT_OPTIONS, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"],
             self._timeout,
         )
         head = (output or "").strip()
         return head or None
 
-    def read(self, root: Path) -> ChangeHistory | None:
-        """Blocking (run it in a thread): the history of ``root``'s HEAD, or ``None``."""
+    def read(self, root: Path, *, ref: str = "HEAD", bare: bool = False) -> ChangeHistory | None:
+        """Blocking (run it in a thread): the history of ``ref`` (``root``'s HEAD by default;
+        in a bare repository with ``bare``), or ``None``."""
         if self._max_commits <= 0:
             return None
-        head = self.head(root)
+        head = self.head(root, ref=ref, bare=bare)
         if head is None:
             return None
         key = (str(root), head)
@@ -106,7 +110,7 @@ class GitHistoryReader:
                     return cached
             history = self._stored(root, head)
             if history is None:
-                history = read_history(str(root), head, self._max_commits, self._timeout)
+                history = read_history(str(root), head, self._max_commits, self._timeout, bare=bare)
                 if history is None:
                     return None
                 self._store(root, history)

@@ -1,6 +1,7 @@
-"""Git sources through the ``git`` CLI: one bare mirror per source under the data dir, a shallow
-fetch of the source's ref, its commit's tree listed (``ls-tree``) and its blobs read in batches
-(``cat-file --batch``) without a work tree.
+"""Git sources through the ``git`` CLI: one bare mirror per source under the data dir, a fetch of
+the source's ref with at most ``history_commits`` commits of its history (the change history the
+learned ranker reads; 1 when history is off), its commit's tree listed (``ls-tree``) and its blobs
+read in batches (``cat-file --batch``) without a work tree.
 
 A token reaches git only through the environment of the git process: an environment-scoped
 credential helper (``GIT_CONFIG_*`` variables) prints it from a variable, so it is never on a
@@ -80,8 +81,10 @@ class GitRemotes:
         timeout: float,
         protocols: Sequence[str],
         ssh_known_hosts: Path | None = None,
+        history_commits: int = 1,
     ) -> None:
         self._root = mirror_root
+        self._depth = max(1, history_commits)
         self._ssh = "ssh -o BatchMode=yes"
         if ssh_known_hosts is not None:
             self._ssh += f" -o UserKnownHostsFile={shlex.quote(str(ssh_known_hosts))}"
@@ -92,6 +95,12 @@ class GitRemotes:
 
     def mirror(self, source_id: str) -> Path:
         return self._root / source_id
+
+    def scanned_history(self, source_id: str) -> Path | None:
+        """The source's mirror when it holds a fetched commit (``FETCHED_REF``: the one the
+        last scan read), whose history ``git log`` can read; None before the first fetch."""
+        mirror = self.mirror(source_id)
+        return mirror if (mirror / "HEAD").exists() else None
 
     def list_refs(self, url: str, credential: GitCredential) -> dict[str, str]:
         """Ref name → object id as the remote advertises them (raises when unreachable)."""
@@ -107,13 +116,21 @@ class GitRemotes:
 
     def fetch(self, source_id: str, url: str, ref: str, credential: GitCredential) -> str:
         """Fetch ``ref`` (a branch, tag, full ref or commit id; "" = HEAD) into the source's
-        mirror, shallowly where the ref is a name or a full commit id; the commit's sha."""
+        mirror with at most ``history_commits`` commits of history where the ref is a name or a
+        full commit id (a later fetch brings only what is new); the commit's sha."""
         with self._lock(source_id):
             mirror = self._ensure_mirror(source_id)
             wanted = ref or "HEAD"
             try:
                 self._git(
-                    ["fetch", "--depth=1", "--no-tags", "--end-of-options", url, wanted],
+                    [
+                        "fetch",
+                        f"--depth={self._depth}",
+                        "--no-tags",
+                        "--end-of-options",
+                        url,
+                        wanted,
+                    ],
                     mirror=mirror,
                     url=url,
                     credential=credential,
