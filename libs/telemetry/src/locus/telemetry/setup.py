@@ -3,7 +3,11 @@
 - ``OTEL_TRACES_EXPORTER``: ``otlp`` (default when ``OTEL_EXPORTER_OTLP_ENDPOINT`` or
   ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` is set), ``console``, or ``none``;
 - ``LOCUS_TRACES_FILE``: also append finished spans as JSON lines to this file (local debugging).
-Every span gets ``locus.request_id`` from the baggage of its parent context.
+Every span gets ``locus.request_id`` from the baggage of its parent context. Every exporter
+(those the environment asks for and those a caller passes) sees spans through
+``RedactingSpanExporter``: credentials in attribute values, event attributes, exception
+messages and the status description are masked (``locus.config.redaction``) before a span
+leaves the process, whichever instrumentation set them.
 """
 
 from __future__ import annotations
@@ -11,16 +15,17 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from opentelemetry import propagate, trace
 from opentelemetry.baggage.propagation import W3CBaggagePropagator
 from opentelemetry.context import Context
 from opentelemetry.propagators.composite import CompositePropagator
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import Event, ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     ConsoleSpanExporter,
@@ -29,7 +34,9 @@ from opentelemetry.sdk.trace.export import (
     SpanExportResult,
 )
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+from opentelemetry.trace.status import Status
 
+from locus.config.redaction import redact
 from locus.telemetry.request_id import REQUEST_ID_ATTRIBUTE, current_request_id
 
 
@@ -49,6 +56,70 @@ class RequestIdSpanProcessor(SpanProcessor):
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True
+
+
+def _redacted_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, tuple | list):
+        return type(value)(_redacted_value(item) for item in value)
+    return value
+
+
+def _redacted_attributes(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {key: _redacted_value(value) for key, value in (attributes or {}).items()}
+
+
+def redacted_span(span: ReadableSpan) -> ReadableSpan:
+    """A copy of ``span`` whose attribute values, event attributes (exception messages and
+    stack traces included) and status description carry no credentials; ``span`` itself when
+    there was nothing to mask."""
+    attributes = _redacted_attributes(span.attributes)
+    events = [_redacted_attributes(event.attributes) for event in span.events]
+    description = span.status.description or ""
+    unchanged = (
+        attributes == dict(span.attributes or {})
+        and all(
+            new == dict(old.attributes or {}) for new, old in zip(events, span.events, strict=True)
+        )
+        and redact(description) == description
+    )
+    if unchanged:
+        return span
+    return ReadableSpan(
+        name=span.name,
+        context=span.context,
+        parent=span.parent,
+        resource=span.resource,
+        attributes=attributes,
+        events=[
+            Event(event.name, redacted, event.timestamp)
+            for event, redacted in zip(span.events, events, strict=True)
+        ],
+        links=span.links,
+        kind=span.kind,
+        status=Status(span.status.status_code, redact(description)) if description else span.status,
+        start_time=span.start_time,
+        end_time=span.end_time,
+        instrumentation_scope=span.instrumentation_scope,
+    )
+
+
+class RedactingSpanExporter(SpanExporter):
+    """Masks credentials in every span (``redacted_span``) before the wrapped exporter sees it:
+    one place for what each adapter would otherwise have to remember."""
+
+    def __init__(self, inner: SpanExporter) -> None:
+        self.inner = inner
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        return self.inner.export([redacted_span(span) for span in spans])
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.inner.force_flush(timeout_millis)
 
 
 class JsonLinesSpanExporter(SpanExporter):
@@ -96,12 +167,13 @@ def _exporter_from_environment() -> list[SpanProcessor]:
     if choice == "otlp" or (not choice and has_endpoint):
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
-        processors.append(BatchSpanProcessor(OTLPSpanExporter()))
+        processors.append(BatchSpanProcessor(RedactingSpanExporter(OTLPSpanExporter())))
     elif choice == "console":
-        processors.append(SimpleSpanProcessor(ConsoleSpanExporter()))
+        processors.append(SimpleSpanProcessor(RedactingSpanExporter(ConsoleSpanExporter())))
     traces_file = os.environ.get("LOCUS_TRACES_FILE")
     if traces_file:
-        processors.append(BatchSpanProcessor(JsonLinesSpanExporter(Path(traces_file))))
+        exporter = RedactingSpanExporter(JsonLinesSpanExporter(Path(traces_file)))
+        processors.append(BatchSpanProcessor(exporter))
     return processors
 
 
@@ -113,7 +185,8 @@ def setup_telemetry(
     set_global: bool = True,
 ) -> Telemetry:
     """Create this process's tracer provider. ``exporters`` (e.g. an in-memory exporter in
-    tests) are added with a synchronous processor on top of what the environment asks for."""
+    tests) are added with a synchronous processor on top of what the environment asks for;
+    every exporter sees redacted spans."""
     resource = Resource.create(
         {
             "service.name": service_name,
@@ -126,7 +199,9 @@ def setup_telemetry(
     processors: list[SpanProcessor] = []
     if from_environment:
         processors.extend(_exporter_from_environment())
-    processors.extend(SimpleSpanProcessor(exporter) for exporter in exporters)
+    processors.extend(
+        SimpleSpanProcessor(RedactingSpanExporter(exporter)) for exporter in exporters
+    )
     for processor in processors:
         provider.add_span_processor(processor)
     # W3C trace context + baggage on every hop; the request ID rides in baggage.
