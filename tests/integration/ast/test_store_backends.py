@@ -295,3 +295,38 @@ async def test_symbol_search_ranks_matches_and_treats_wildcards_literally(store:
     assert await names("APP.MAIN.RUN", exact=True) == ["app.main.run"]
     page = await store.find_symbols(SymbolQuery("p_test", "app", "", "", False), 2, 2)
     assert [s.qualified_name for s, _ in page] == ["app.service", "app.service.handle"]
+
+
+async def test_a_deleted_project_keeps_a_tombstone_that_refuses_its_later_writes(
+    store: AstStore, store_database_url: str
+) -> None:
+    """Deleting a project records its tombstone with the deletion; a group commit holding a
+    late file of it writes the other project's file only, and a store opened again (a restart)
+    still refuses the deleted project's writes."""
+    await store.replace_file(
+        version("app/main.py", 1), analyse("app/main.py", CALLER), unsupported_language=False
+    )
+    assert await store.delete_project("p_test") == 1
+    assert await store.delete_project("p_test") == 0  # a redelivery deletes nothing
+    late = FileWrite(version("app/service.py", 1), analyse("app/service.py", CALLEE))
+    kept = FileWrite(
+        replace(version("app/service.py", 1, file_id="f_kept"), project_id="p_kept"),
+        analyse("app/service.py", CALLEE),
+    )
+
+    written = await store.write_files([late, kept])
+
+    assert written[0] is None
+    assert written[1] is not None
+    assert await store.deleted_projects(["p_test", "p_kept"]) == {"p_test"}
+    assert await store.find_files("p_test", "", "app/service.py") == []
+    assert [f.file_id for f in await store.find_files("p_kept", "", "app/service.py")] == ["f_kept"]
+    reopened = AstStore(Database(store_database_url))
+    await reopened.initialize()
+    try:
+        assert await reopened.deleted_projects(["p_test", "p_kept"]) == {"p_test"}
+        assert await reopened.write_files([FileWrite(version("app/main.py", 2), None)]) == [None]
+        # not even the retracted file's own tombstone row
+        assert await reopened.stored_snapshot_seqs([version("app/main.py", 2).file_id]) == {}
+    finally:
+        await reopened.close()

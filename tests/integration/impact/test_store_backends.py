@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from locus.database import Database
 from locus.impact.adapters.messages import parsed_file_from_event
 from locus.impact.adapters.store import ImpactStore
 from locus.impact.domain import ImpactQuery, UpdateDecision, build_graph, compute_impact
@@ -117,3 +118,36 @@ async def test_one_batch_applies_its_parts_in_order_as_applying_them_one_by_one_
     )
     again = await impact_store.apply(policy_v2[0])  # the batch left policy.py at seq 3
     assert (again.decision, again.held_snapshot_seq) == (UpdateDecision.STALE, 3)
+
+
+async def test_a_deleted_project_keeps_a_tombstone_that_drops_its_later_parts(
+    impact_store: ImpactStore, uploads: dict[str, Any], store_database_url: str
+) -> None:
+    """Deleting a project records its tombstone with the deletion; a batch holding a late part
+    of it applies the other project's part only, and a store opened again (a restart) still
+    drops the deleted project's parts."""
+    await apply_all(impact_store, uploads, "j1", 1)
+    project = uploads["policy.py"].project_id
+
+    assert await impact_store.delete_project(project) == len(uploads)
+    assert await impact_store.delete_project(project) == 0  # a redelivery deletes nothing
+    [late] = [parsed_file_from_event(e) for e in uploads["client.py"].event("j1", 1)]
+    [policy] = [parsed_file_from_event(e) for e in uploads["policy.py"].event("j2", 1)]
+    kept = replace(policy, project_id="p_kept", file_id="f_kept")  # another project's file
+    outcomes = await impact_store.apply_batch([late, kept])
+
+    assert [o.project_deleted for o in outcomes] == [True, False]
+    assert outcomes[1].decision is UpdateDecision.NEW_VERSION
+    assert await impact_store.load_project(project) is None
+    kept_graph = await impact_store.load_project("p_kept")
+    assert kept_graph is not None
+    assert [f.file_id for f in kept_graph.files] == ["f_kept"]
+
+    reopened = ImpactStore(Database(store_database_url))
+    await reopened.initialize()
+    try:
+        [outcome] = await reopened.apply_batch([late])
+        assert outcome.project_deleted
+        assert await reopened.load_project(project) is None
+    finally:
+        await reopened.close()

@@ -88,15 +88,17 @@ class KeepOpen:
         return await self._inner.embed(texts)
 
 
-def file_id_for(relative_path: str) -> str:
+def file_id_for(relative_path: str, project_id: str = PROJECT) -> str:
     """The file id ingestion gives the fixture file (its production function)."""
-    return production_file_id(PROJECT, SOURCE_ID, relative_path)
+    return production_file_id(project_id, SOURCE_ID, relative_path)
 
 
-def _chunks(relative_path: str, data: bytes, language: str) -> list[tuple[Any, str]]:
+def _chunks(
+    relative_path: str, data: bytes, language: str, project_id: str
+) -> list[tuple[Any, str]]:
     """The chunks the ast service makes of the file (its real extractor), each with the node id
     of its symbol as the ast store gives it (production id functions)."""
-    file_id = file_id_for(relative_path)
+    file_id = file_id_for(relative_path, project_id)
     analysis = extract(relative_path, data, language)
     node_ids = {
         symbol.qualified_name: node_id_for(file_id, symbol.qualified_name, symbol.kind)
@@ -115,16 +117,18 @@ def files_parsed(
     parts: int = 1,
     data: bytes | None = None,
     change: int = common_pb2.CHANGE_TYPE_ADDED,
+    project_id: str = PROJECT,
 ) -> list[events_pb2.FilesParsed]:
-    """The files.parsed messages the ast service would publish for one fixture file."""
-    file_id = file_id_for(relative_path)
+    """The files.parsed messages the ast service would publish for one fixture file (of the
+    project ``p_uploads`` unless told)."""
+    file_id = file_id_for(relative_path, project_id)
     snapshot_id = f"snap_{snapshot_seq}"
     language = LANGUAGES[Path(relative_path).suffix]
     if change == common_pb2.CHANGE_TYPE_DELETED:
         return [
             events_pb2.FilesParsed(
                 job_id=job_id,
-                project_id=PROJECT,
+                project_id=project_id,
                 snapshot_id=snapshot_id,
                 snapshot_seq=snapshot_seq,
                 file=events_pb2.ChangedFile(
@@ -143,7 +147,7 @@ def files_parsed(
         common_pb2.Chunk(
             chunk_id=chunk_id_for(file_id, chunk.ordinal, chunk.content_sha256),
             location=common_pb2.CodeLocation(
-                project_id=PROJECT,
+                project_id=project_id,
                 snapshot_id=snapshot_id,
                 file_id=file_id,
                 relative_path=relative_path,
@@ -159,13 +163,13 @@ def files_parsed(
             content_sha256=chunk.content_sha256,
             ordinal=chunk.ordinal,
         )
-        for chunk, node_id in _chunks(relative_path, data, language)
+        for chunk, node_id in _chunks(relative_path, data, language, project_id)
     ]
     size = max(1, -(-len(chunks) // parts))
     return [
         events_pb2.FilesParsed(
             job_id=job_id,
-            project_id=PROJECT,
+            project_id=project_id,
             snapshot_id=snapshot_id,
             snapshot_seq=snapshot_seq,
             file=events_pb2.ChangedFile(
@@ -311,7 +315,8 @@ MakeEvents = Callable[..., list[events_pb2.FilesParsed]]
 
 @pytest.fixture
 def make_events() -> MakeEvents:
-    """``make_events(relative_path, job_id=, snapshot_seq=, parts=, data=, change=)``."""
+    """``make_events(relative_path, job_id=, snapshot_seq=, parts=, data=, change=,
+    project_id=)``."""
     return files_parsed
 
 

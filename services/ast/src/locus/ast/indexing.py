@@ -14,6 +14,8 @@ An event older than what the store holds for a file (snapshot_seq) changes nothi
 Up to ``parse_workers`` files are fetched and parsed ahead while earlier ones are stored.
 Then ONE ``index.updated`` (stage "ast", ``index.updated:ast:<job>:<batch>``) reports every file.
 Everything is keyed by file and content, so a redelivered batch converges to the same state.
+A batch of a deleted project (a late event of a finished scan) is dropped: nothing fetched,
+stored or published; the store refuses its writes too, should the deletion land meanwhile.
 """
 
 from __future__ import annotations
@@ -74,7 +76,8 @@ class AstIndexer:
         self._languages = frozenset(supported_languages())
 
     async def delete_project(self, event: events_pb2.ProjectDeleted) -> None:
-        """``project.deleted``: delete everything stored of the project (idempotent)."""
+        """``project.deleted``: delete everything stored of the project and keep its tombstone
+        (idempotent)."""
         files = await self._store.delete_project(event.project_id)
         log.info("deleted project %s: %d files retracted", event.project_id, files)
 
@@ -84,9 +87,19 @@ class AstIndexer:
         *,
         progress: Callable[[], Awaitable[None]],
         final_attempt: bool = False,
-    ) -> events_pb2.IndexUpdated:
-        """Index every file of the batch, then publish and return its ``index.updated``.
-        Raises when a file's content cannot be fetched now (the batch is retried)."""
+    ) -> events_pb2.IndexUpdated | None:
+        """Index every file of the batch, then publish and return its ``index.updated``; None
+        for a batch of a deleted project, which is dropped. Raises when a file's content cannot
+        be fetched now (the batch is retried)."""
+        if await self._store.deleted_projects([event.project_id]):
+            log.info(
+                "dropping files.changed of deleted project %s (job %s, batch %d, %d files)",
+                event.project_id,
+                event.job_id,
+                event.batch_index,
+                len(event.files),
+            )
+            return None
         with self._tracer.start_as_current_span(
             "ast.index_batch",
             attributes={

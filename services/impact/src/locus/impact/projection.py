@@ -1,6 +1,7 @@
 """Service layer of impact's graph projection: apply the files.parsed parts of a batch to the
 store in one transaction and report the files whose parts are all in on index.updated (stage
-"impact"), one message per job; delete a project's rows on project.deleted.
+"impact"), one message per job; delete a project's rows on project.deleted, keeping a
+tombstone: a late files.parsed of a deleted project is dropped (logged, not reported).
 
 Reports use the message id ``index.updated:impact:<job_id>:<digest of files and versions>``,
 so a report repeated after a redelivery is deduplicated by JetStream. A stale event (older
@@ -51,8 +52,8 @@ class GraphProjection:
         self._on_delete = on_delete  # e.g. drop the project's cached graph
 
     async def delete_project(self, project_id: str) -> None:
-        """``project.deleted``: delete the project's graph rows and cached graph (a repeated
-        deletion finds nothing and succeeds)."""
+        """``project.deleted``: delete the project's graph rows and cached graph, and keep its
+        tombstone (a repeated deletion finds nothing and succeeds)."""
         files = await self._store.delete_project(project_id)
         self._on_delete(project_id)
         log.info("deleted project %s: %d files retracted from the graph", project_id, files)
@@ -72,6 +73,15 @@ class GraphProjection:
             self._on_change(project_id)
         reports: list[tuple[ParsedFile, events_pb2.IndexedFile]] = []
         for event, outcome in zip(events, outcomes, strict=True):
+            if outcome.project_deleted:
+                log.info(
+                    "dropping files.parsed of deleted project %s (job %s, file %s, part %d)",
+                    event.project_id,
+                    event.job_id,
+                    event.file_id,
+                    event.part_index,
+                )
+                continue
             if outcome.decision is UpdateDecision.STALE:
                 log.info(
                     "ignoring files.parsed of %s at snapshot %d: snapshot %d is held",

@@ -17,6 +17,11 @@ Every step is safe to repeat: a redelivered part finds its version applied, is q
 (the lane deduplicates by content hash) and reported again, without touching the indexes.
 Files with nothing to embed (deleted, no chunks, or a value class the settings exclude) are
 reported at the embedded level at once.
+
+A deleted project keeps a tombstone (recorded by ``delete_project``); the parts of a
+tombstoned project (late events of a finished scan) are dropped before anything is written,
+so neither its BM25 index directory nor its vectors or file versions come back. A batch and
+a project deletion never interleave (``_batch_or_deletion``).
 """
 
 from __future__ import annotations
@@ -101,11 +106,30 @@ class Indexer:
         self._queue = queue
         self._vector_writes = vector_writes  # shared with the vectors lane
         self._embedded_classes = frozenset(embedded_classes)
+        # A batch checks the tombstones and writes under it, a deletion deletes under it: no
+        # batch checks before a deletion and writes after it.
+        self._batch_or_deletion = asyncio.Lock()
         self.stats = IndexingStats()
 
     async def index(self, parts: Sequence[ParsedPart]) -> None:
         """Apply ``parts`` (in order) to the BM25 index, queue their vectors and report the
-        files that became searchable."""
+        files that became searchable; the parts of a deleted project are dropped."""
+        async with self._batch_or_deletion:
+            deleted = await self._store.deleted_projects({p.project_id for p in parts})
+            for part in parts:
+                if part.project_id in deleted:
+                    log.info(
+                        "dropping files.parsed of deleted project %s (job %s, file %s, part %d)",
+                        part.project_id,
+                        part.job_id,
+                        part.file_id,
+                        part.part_index,
+                    )
+            live = [p for p in parts if p.project_id not in deleted]
+            if live:
+                await self._index(live)
+
+    async def _index(self, parts: Sequence[ParsedPart]) -> None:
         started = time.perf_counter()
         states: dict[str, FileState | None] = dict(
             await self._store.file_states([p.file_id for p in parts])
@@ -231,8 +255,9 @@ class Indexer:
         """``project.deleted``: remove the project's BM25 chunks and whole-file documents, its
         vectors, file versions and snapshots. Inside the lane's critical section, so the lane
         never writes vectors of the project back (it finds no current version afterwards).
-        A repeated deletion finds nothing and succeeds."""
-        async with self._vector_writes:
+        The project's tombstone is recorded with its file versions, after which every part
+        of it is dropped. A repeated deletion finds nothing and succeeds."""
+        async with self._batch_or_deletion, self._vector_writes:
             await self._bm25.delete_project(project_id)
             await self._vectors.delete_project(project_id)
             files = await self._store.delete_project(project_id)

@@ -10,7 +10,8 @@ Each batch of ``VectorWork`` (many file parts, most valuable first):
 3. under the vector-write lock shared with the searchable path, checks the versions again,
    upserts the vectors by chunk id and records the parts done; a file whose parts are all done
    is reported embedded.
-Every step is safe to repeat: a redelivered part finds its vectors in the cache.
+Every step is safe to repeat: a redelivered part finds its vectors in the cache. The parts of
+a deleted project (tombstoned) are dropped first: nothing embedded, written or reported.
 
 Searchable files and searches come first: before each embedder call (a slice of texts), the lane
 waits while this process has files.parsed in hand or a Search running, or had one within a
@@ -102,6 +103,20 @@ class VectorsLane:
         return self._embedder.model_id
 
     async def embed(self, works: Sequence[VectorWork]) -> None:
+        deleted = await self._store.deleted_projects({w.part.project_id for w in works})
+        for work in works:
+            if work.part.project_id in deleted:
+                log.info(
+                    "dropping vectors.requested of deleted project %s (job %s, file %s, part %d)",
+                    work.part.project_id,
+                    work.part.job_id,
+                    work.part.file_id,
+                    work.part.part_index,
+                )
+        if deleted:
+            works = [w for w in works if w.part.project_id not in deleted]
+            if not works:
+                return
         started = time.perf_counter()
         yielded_before = self.stats.yielded_seconds
         embedding_before = self.stats.embed_seconds

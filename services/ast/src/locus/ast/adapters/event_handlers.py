@@ -1,5 +1,6 @@
-"""NATS consumers of ast: ``files.changed`` (durable consumer ``ast``) and
-``project.deleted`` (durable consumer ``ast-projects``)."""
+"""NATS consumers of ast: ``files.changed`` (durable consumer ``ast``; a batch of a deleted
+project is dropped and acknowledged) and ``project.deleted`` (durable consumer ``ast-projects``:
+the project's rows deleted, its tombstone kept)."""
 
 from __future__ import annotations
 

@@ -13,10 +13,15 @@ symbols of the same project as they are now (a join, not a stored id): a target 
 arrives in a later batch, changes or is deleted is reflected at once, and concurrent writers
 cannot leave a stale id behind. A qualified name defined in several files (a ``.py`` and its
 ``.pyi``) resolves to the definition in the referring file first, then to the smallest node id.
+
+A deleted project keeps a tombstone, recorded in the transaction that deletes its rows; a write
+of a tombstoned project changes nothing. Writes and project deletions take turns (one lock), so
+a write never checks the tombstones before a deletion and writes after it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -29,6 +34,7 @@ from locus.ast.adapters.migrations import SCHEMA
 from locus.ast.adapters.tables import (
     Base,
     ChunkRow,
+    DeletedProjectRow,
     FileDependencyRow,
     FileRow,
     RelationRow,
@@ -36,7 +42,7 @@ from locus.ast.adapters.tables import (
 )
 from locus.ast.domain import FileAnalysis
 from locus.ast.identifiers import chunk_id_for, node_id_for
-from locus.database import Database, slices, table_of
+from locus.database import Database, DeletedProjects, slices, table_of
 from locus.database.migrations import prepare_schema
 
 T = TypeVar("T")
@@ -132,6 +138,8 @@ class AstStore:
     def __init__(self, database: Database, *, migrate_on_start: bool = True) -> None:
         self._db = database
         self._migrate_on_start = migrate_on_start
+        self._deleted = DeletedProjects(DeletedProjectRow)
+        self._writes = asyncio.Lock()  # file writes and project deletions take turns
 
     async def initialize(self) -> None:
         await prepare_schema(self._db, SCHEMA, migrate_on_start=self._migrate_on_start)
@@ -168,22 +176,33 @@ class AstStore:
 
     async def delete_project(self, project_id: str) -> int:
         """Delete every row of the project (files and their tombstones, symbols, relations,
-        file dependencies, chunks) in one transaction; the number of files it had (0 when it
-        is gone already, so a repeated deletion changes nothing)."""
-        async with self._db.transaction() as session:
-            files = await session.scalar(
-                select(func.count()).select_from(FileRow).where(FileRow.project_id == project_id)
-            )
-            for table in (ChunkRow, FileDependencyRow, RelationRow, SymbolRow, FileRow):
-                await session.execute(delete(table).where(table.project_id == project_id))
+        file dependencies, chunks) and record the project's tombstone, in one transaction; the
+        number of files it had (0 when it is gone already, so a repeated deletion changes
+        nothing)."""
+        async with self._writes:
+            async with self._db.transaction() as session:
+                files = await session.scalar(
+                    select(func.count())
+                    .select_from(FileRow)
+                    .where(FileRow.project_id == project_id)
+                )
+                for table in (ChunkRow, FileDependencyRow, RelationRow, SymbolRow, FileRow):
+                    await session.execute(delete(table).where(table.project_id == project_id))
+                await self._deleted.record(session, project_id)
+            self._deleted.remember(project_id)
         return int(files or 0)
+
+    async def deleted_projects(self, project_ids: Iterable[str]) -> set[str]:
+        """The projects among ``project_ids`` that were deleted (tombstoned)."""
+        async with self._db.sessions() as session:
+            return await self._deleted.among(session, project_ids)
 
     async def write_files(self, writes: Sequence[FileWrite]) -> list[FileIndex | None]:
         """Replace or retract every file of ``writes`` (distinct file ids) in one transaction.
         Per write, in order: the file as stored (a retracted file: its tombstone and no rows),
         its relations and imports resolved as if the files had been committed one by one in
         this order (``_GroupDefinitions``), or None when the store holds a newer snapshot of
-        that file (nothing of it changes)."""
+        that file or its project was deleted (nothing of it changes)."""
         file_ids = [w.version.file_id for w in writes]
         if len(set(file_ids)) != len(file_ids):
             raise ValueError("write_files: a file appears twice in one transaction")
@@ -193,12 +212,14 @@ class AstStore:
             else _tombstone_rows(w.version)
             for w in writes
         ]
-        async with self._db.transaction() as session:
+        async with self._writes, self._db.transaction() as session:
+            deleted = await self._deleted.among(session, {w.version.project_id for w in writes})
             stored = await _stored_seqs(session, [w.version.file_id for w in writes])
             allowed = {
                 w.version.file_id
                 for w in writes
                 if stored.get(w.version.file_id, -1) <= w.version.snapshot_seq
+                and w.version.project_id not in deleted
             }
             kept = [r for w, r in zip(writes, rows, strict=True) if w.version.file_id in allowed]
             visible = _GroupDefinitions(kept)

@@ -4,11 +4,14 @@ Every row of a file carries its ``file_id``: replacing or retracting a file dele
 and inserts the new rows in the same transaction. Relation targets are stored as written and as
 a dotted ``target_qualified_name``; which node that name denotes is resolved when read (see
 ``store.py``), so a target file that arrives, changes or disappears later is always reflected.
+A deleted project keeps a tombstone (``ast_deleted_projects``), so a late event writes nothing.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Index, Integer, String, Text
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Boolean, DateTime, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -115,3 +118,12 @@ class ChunkRow(Base):
     end_line: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
     content_sha256: Mapped[str] = mapped_column(String(64))
+
+
+class DeletedProjectRow(Base):
+    """A project deleted by ``project.deleted`` (ids are never reused): files.changed of it
+    are dropped, so a late event of a finished scan cannot write the project back."""
+
+    __tablename__ = "ast_deleted_projects"
+    project_id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    deleted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

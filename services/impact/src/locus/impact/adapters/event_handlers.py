@@ -1,6 +1,7 @@
 """NATS consumers of impact: files.parsed (durable consumer ``impact``) → the graph projection,
-the parts of one fetch applied together (``MessageBatcher``); project.deleted (durable
-consumer ``impact-projects``) → the project's rows deleted."""
+the parts of one fetch applied together (``MessageBatcher``; those of a deleted project are
+dropped); project.deleted (durable consumer ``impact-projects``) → the project's rows deleted,
+its tombstone kept."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The impact store: the persisted graph projection, one SQLAlchemy implementation for SQLite
 and PostgreSQL. A batch of files.parsed parts is applied in one transaction of a few statements
-(``_BatchWrite``)."""
+(``_BatchWrite``). A deleted project keeps a tombstone, recorded in the transaction that deletes
+its rows; the parts of a tombstoned project are dropped inside the batch's transaction."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from typing import Any, cast
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from locus.database import Database, slices, table_of
+from locus.database import Database, DeletedProjects, slices, table_of
 from locus.database.migrations import prepare_schema
 from locus.impact.adapters.migrations import SCHEMA
 from locus.impact.adapters.tables import (
+    DeletedProjectRow,
     DependencyRow,
     FileRow,
     ProjectRow,
@@ -49,6 +51,10 @@ class ApplyOutcome:
     decision: UpdateDecision
     complete: bool  # every part of the file's current version has been applied
     held_snapshot_seq: int
+    project_deleted: bool = False  # the event's project was deleted: nothing of it applied
+
+
+_PROJECT_DELETED = ApplyOutcome(UpdateDecision.STALE, False, 0, project_deleted=True)
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,7 @@ class ImpactStore:
         self._migrate_on_start = migrate_on_start
         self._write_lock = asyncio.Lock()
         self._file_locks = [asyncio.Lock() for _ in range(_LOCK_STRIPES)]
+        self._deleted = DeletedProjects(DeletedProjectRow)
 
     async def initialize(self) -> None:
         await prepare_schema(self._db, SCHEMA, migrate_on_start=self._migrate_on_start)
@@ -110,7 +117,9 @@ class ImpactStore:
         return outcome
 
     async def apply_batch(self, events: Sequence[ParsedFile]) -> list[ApplyOutcome]:
-        """Apply ``events`` in order, in one transaction (all or nothing); one outcome each."""
+        """Apply ``events`` in order, in one transaction (all or nothing); one outcome each.
+        An event of a deleted project changes nothing (``project_deleted``); the deletion
+        takes every lock a batch takes, so none checks before it and writes after it."""
         async with contextlib.AsyncExitStack() as locks:
             if self._db.is_sqlite:
                 await locks.enter_async_context(self._write_lock)
@@ -119,8 +128,13 @@ class ImpactStore:
                 for stripe in stripes:
                     await locks.enter_async_context(self._file_locks[stripe])
             async with self._db.transaction() as session:
-                write = _BatchWrite(await _stored_versions(session, events))
-                outcomes = [write.apply(event) for event in events]
+                deleted = await self._deleted.among(session, {e.project_id for e in events})
+                live = [e for e in events if e.project_id not in deleted]
+                write = _BatchWrite(await _stored_versions(session, live))
+                outcomes = [
+                    _PROJECT_DELETED if event.project_id in deleted else write.apply(event)
+                    for event in events
+                ]
                 await write.flush(session)
                 for project_id in dict.fromkeys(
                     e.project_id
@@ -132,7 +146,8 @@ class ImpactStore:
 
     async def delete_project(self, project_id: str) -> int:
         """Delete the project's graph rows (files, symbols, relations, dependencies and its
-        version) in one transaction; the number of files it had (0 when it is gone already)."""
+        version) and record its tombstone in one transaction; the number of files it had (0
+        when it is gone already)."""
         async with contextlib.AsyncExitStack() as locks:
             if self._db.is_sqlite:
                 await locks.enter_async_context(self._write_lock)
@@ -147,6 +162,8 @@ class ImpactStore:
                 )
                 for table in (DependencyRow, RelationRow, SymbolRow, FileRow, ProjectRow):
                     await session.execute(delete(table).where(table.project_id == project_id))
+                await self._deleted.record(session, project_id)
+            self._deleted.remember(project_id)
             return int(files or 0)
 
     async def _bump_version(self, session: AsyncSession, project_id: str) -> None:

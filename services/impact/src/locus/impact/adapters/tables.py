@@ -1,12 +1,15 @@
 """Relational schema of the impact projection (SQLite by default, PostgreSQL in production).
 
 Rows of a file are keyed by (file_id, part_index, ordinal): a part is replaced as a whole, so a
-redelivered part rewrites the same rows instead of adding more.
+redelivered part rewrites the same rows instead of adding more. A deleted project keeps a
+tombstone (``impact_deleted_projects``), so a late event of it writes nothing.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Index, Integer, String, Text
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Boolean, DateTime, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 ID = 128  # node, file, job and project ids are short hashes or uuids; leave room
@@ -93,3 +96,12 @@ class DependencyRow(Base):
     target_module: Mapped[str] = mapped_column(Text)
     target_file_id: Mapped[str] = mapped_column(String(ID), default="")
     line: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class DeletedProjectRow(Base):
+    """A project deleted by ``project.deleted`` (ids are never reused): files.parsed of it
+    are dropped, so a late event of a finished scan cannot write the project back."""
+
+    __tablename__ = "impact_deleted_projects"
+    project_id: Mapped[str] = mapped_column(String(ID), primary_key=True)
+    deleted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -156,7 +156,8 @@ def register_event_handlers(
 
 def register_project_deletion(bus: EventBus, indexer: Indexer) -> None:
     """project.deleted (durable consumer ``retrieval-projects``): the project's index entries,
-    vectors and file versions are deleted."""
+    vectors and file versions are deleted and its tombstone recorded (its later files.parsed
+    and vectors.requested are dropped and acknowledged)."""
 
     async def on_project_deleted(event: events_pb2.ProjectDeleted, delivery: Delivery) -> None:
         if not event.project_id:

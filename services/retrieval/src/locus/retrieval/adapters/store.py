@@ -1,9 +1,9 @@
 """The retrieval store on SQLAlchemy (SQLite or PostgreSQL): embedding cache, file versions,
-snapshots. Small, keyed reads and idempotent upserts only."""
+snapshots, tombstones of deleted projects. Small, keyed reads and idempotent upserts only."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -12,10 +12,11 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from locus.database import Database, slices
+from locus.database import Database, DeletedProjects, slices
 from locus.database.migrations import prepare_schema
 from locus.retrieval.adapters.migrations import SCHEMA
 from locus.retrieval.adapters.tables import (
+    DeletedProjectRow,
     EmbeddingRow,
     FileStateRow,
     SnapshotRow,
@@ -28,6 +29,7 @@ class RetrievalStore:
     def __init__(self, database: Database, *, migrate_on_start: bool = True) -> None:
         self._db = database
         self._migrate_on_start = migrate_on_start
+        self._deleted = DeletedProjects(DeletedProjectRow)
 
     async def initialize(self) -> None:
         await prepare_schema(self._db, SCHEMA, migrate_on_start=self._migrate_on_start)
@@ -179,9 +181,9 @@ class RetrievalStore:
         return complete
 
     async def delete_project(self, project_id: str) -> int:
-        """Delete the project's file versions, vectors-lane progress and snapshots; the number
-        of files it had (0 when it is gone already). The embedding cache is keyed by content
-        hash, not by project, and stays."""
+        """Delete the project's file versions, vectors-lane progress and snapshots and record
+        its tombstone, in one transaction; the number of files it had (0 when it is gone
+        already). The embedding cache is keyed by content hash, not by project, and stays."""
         async with self._db.transaction() as session:
             file_ids = list(
                 await session.scalars(
@@ -192,7 +194,14 @@ class RetrievalStore:
                 await session.execute(delete(VectorPartRow).where(VectorPartRow.file_id.in_(keys)))
             await session.execute(delete(FileStateRow).where(FileStateRow.project_id == project_id))
             await session.execute(delete(SnapshotRow).where(SnapshotRow.project_id == project_id))
+            await self._deleted.record(session, project_id)
+        self._deleted.remember(project_id)
         return len(file_ids)
+
+    async def deleted_projects(self, project_ids: Iterable[str]) -> set[str]:
+        """The projects among ``project_ids`` that were deleted (tombstoned)."""
+        async with self._db.sessions() as session:
+            return await self._deleted.among(session, project_ids)
 
     async def snapshot_seq(self, project_id: str, snapshot_id: str) -> int | None:
         async with self._db.sessions() as session:

@@ -1,10 +1,12 @@
 """Relational schema of the retrieval store (SQLite by default, PostgreSQL in production):
-the embedding cache, the indexed version of every file, the snapshots seen, and which parts
-of which file versions have their vectors."""
+the embedding cache, the indexed version of every file, the snapshots seen, which parts
+of which file versions have their vectors, and the projects deleted (tombstones)."""
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Integer, LargeBinary, String, Text
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Boolean, DateTime, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -48,3 +50,13 @@ class VectorPartRow(Base):
     part_index: Mapped[int] = mapped_column(Integer, primary_key=True)
     sha256: Mapped[str] = mapped_column(String(64))
     snapshot_seq: Mapped[int] = mapped_column(BigInteger)
+
+
+class DeletedProjectRow(Base):
+    """A project deleted by ``project.deleted`` (ids are never reused): files.parsed and
+    vectors.requested of it are dropped, so a late event of a finished scan cannot write the
+    project back (chunks, its BM25 index directory, vectors, file versions)."""
+
+    __tablename__ = "retrieval_deleted_projects"
+    project_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    deleted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

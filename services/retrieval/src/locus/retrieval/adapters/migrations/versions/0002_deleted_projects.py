@@ -1,0 +1,24 @@
+"""Revision 0002: ``retrieval_deleted_projects``, a tombstone per project deleted by
+``project.deleted``, so a late files.parsed or vectors.requested of the project writes nothing
+(no rows change)."""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002"
+down_revision = "0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "retrieval_deleted_projects",
+        sa.Column("project_id", sa.String(length=100), nullable=False),
+        sa.Column("deleted_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("project_id"),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("retrieval_deleted_projects")
