@@ -112,7 +112,7 @@ down: setup ## stop the stack started by make up / locus up
 demo: setup ## setup, start the stack, scan this repository and show what Locus found
 	bash deploy/demo.sh
 
-deploy-check: setup ## render the Helm chart; validate it, the compose file and the Dockerfiles (tools from PyPI)
+deploy-check: setup ## render the Helm chart; validate it, the compose file and the Dockerfile (tools from PyPI)
 	bash deploy/check.sh
 
 packaging-check: setup ## each service installed alone in a fresh venv (as its image) starts, serves and stops (~5 min)

@@ -1,7 +1,7 @@
 """Each service installs alone and starts, as its container does: for every service, a fresh venv
-gets the libraries and that service only (`pip install ./libs/*/ ./services/<name>`, what its
-Dockerfile runs), then `python -m locus.<name>` is started against a real nats-server and must
-answer its gRPC health check SERVING, serve /metrics, and exit 0 on SIGTERM. The shared venv of
+gets the libraries and that service only (`pip install ./libs/*/ ./services/<name>`, what the
+Dockerfile runs for it), then `python -m locus.<name>` is started against a real nats-server and
+must answer its gRPC health check SERVING, serve /metrics, and exit 0 on SIGTERM. The shared venv of
 `make test` would hide a service that imports what it does not declare or cannot start alone.
 
     python deploy/packaging_check.py [--work DIR] [service ...]

@@ -1,6 +1,7 @@
 """The deployment files agree with each other and with the services' conventions: chart values,
-Dockerfiles, compose file, dashboard. With a helm binary (LOCUS_HELM, or deploy/.tools/bin/helm
-from `make deploy-check`) the chart is also rendered and the manifests themselves are checked."""
+compose file, dashboard (the Dockerfile has test_dockerfile.py). With a helm binary (LOCUS_HELM,
+or deploy/.tools/bin/helm from `make deploy-check`) the chart is also rendered and the manifests
+themselves are checked."""
 
 from __future__ import annotations
 
@@ -102,42 +103,22 @@ def test_values_hold_no_secret_values() -> None:
     assert walk(values(), "values") == []
 
 
-@pytest.mark.parametrize("name", sorted(PORTS))
-def test_dockerfile_builds_a_non_root_image_that_runs_the_service(name: str) -> None:
-    dockerfile = (ROOT / "services" / name / "Dockerfile").read_text(encoding="utf-8")
-    port = PORTS[name]
-    stages = re.findall(r"^FROM (\S+) AS (\S+)$", dockerfile, flags=re.MULTILINE)
+def test_compose_builds_every_image_from_the_one_dockerfile() -> None:
+    compose = load_yaml(COMPOSE)["services"]
 
-    assert "ARG PYTHON_IMAGE=python:3.11-slim" in dockerfile
-    assert stages[0] == ("${PYTHON_IMAGE}", "build")
-    assert stages[-1] == ("${PYTHON_IMAGE}", "runtime")
-    assert "grpcio-tools==1.85.1" in dockerfile
-    assert "--grpc_python_out=libs/contracts/src protos/locus/v1/*.proto" in dockerfile
-    assert f"/opt/locus/bin/pip install ./libs/*/ ./services/{name}\n" in dockerfile
-    assert " -e " not in dockerfile
-    assert "USER 10001:10001" in dockerfile
-    assert f"LOCUS_{name.upper()}_GRPC_HOST=0.0.0.0" in dockerfile
-    assert f"LOCUS_{name.upper()}_GRPC_PORT={port}" in dockerfile
-    assert f"EXPOSE {port}\n" in dockerfile
-    assert f"insecure_channel('127.0.0.1:{port}')" in dockerfile
-    assert dockerfile.rstrip().endswith(f'ENTRYPOINT ["python", "-m", "locus.{name}"]')
+    for name in [*PORTS, "mcp"]:
+        assert compose[name]["build"] == {
+            "context": "../..",
+            "dockerfile": "Dockerfile",
+            "args": {"SERVICE": name},
+        }
 
 
-def test_retrieval_image_carries_the_exported_model() -> None:
-    dockerfile = (ROOT / "services" / "retrieval" / "Dockerfile").read_text(encoding="utf-8")
-
-    assert "python -m locus.retrieval.export_model --out /models" in dockerfile
-    assert "ARG MODEL_SOURCE=export" in dockerfile
-    assert "COPY --from=model /models /models" in dockerfile
-    assert "LOCUS_RETRIEVAL_MODEL_DIR=/models" in dockerfile
-
-
-def test_compose_runs_every_service_from_its_dockerfile_hardened_and_health_checked() -> None:
+def test_compose_runs_every_service_hardened_and_health_checked() -> None:
     compose = load_yaml(COMPOSE)["services"]
 
     for name, port in PORTS.items():
         service = compose[name]
-        assert service["build"] == {"context": "../..", "dockerfile": f"services/{name}/Dockerfile"}
         assert service["user"] == "10001:10001"
         assert service["read_only"] is True
         assert service["cap_drop"] == ["ALL"]
@@ -907,14 +888,6 @@ def test_the_gateway_ingress_terminates_tls(helm: str) -> None:
 # ---- the MCP server -------------------------------------------------------------------------
 
 MCP_PORT = 50056
-
-
-def test_mcp_dockerfile_runs_the_http_server_as_a_non_root_user() -> None:
-    dockerfile = (ROOT / "services" / "mcp" / "Dockerfile").read_text(encoding="utf-8")
-
-    assert "USER 10001:10001" in dockerfile
-    assert f"LOCUS_MCP_HTTP_PORT={MCP_PORT}" in dockerfile
-    assert 'ENTRYPOINT ["python", "-m", "locus.mcp"]' in dockerfile
 
 
 def test_the_mcp_server_calls_the_gateway_as_its_client_and_holds_no_secret(helm: str) -> None:
