@@ -92,10 +92,12 @@ class OpenSearchBM25Index:
         body = {"size": 0, "aggs": {"projects": {"terms": {"field": "project_id", "size": 65536}}}}
         found = await client.search(index=shared, body=body)
         projects = [bucket["key"] for bucket in found["aggregations"]["projects"]["buckets"]]
+        sources = [shared]
+        if await client.indices.exists(index=shared_files):
+            sources.append(shared_files)
         for project_id in projects:
-            chunks, files = self._names(project_id)
             await self._create(project_id)
-            for source, dest in ((shared, chunks), (shared_files, files)):
+            for source, dest in zip(sources, self._names(project_id), strict=False):
                 await client.reindex(
                     body={
                         "source": {"index": source, "query": {"term": {"project_id": project_id}}},
@@ -139,10 +141,13 @@ class OpenSearchBM25Index:
     ) -> None:
         require_one_project(project_id, chunks, files)
         client = self._require()
-        if not (remove_files or chunks or files):
+        chunk_index, files_index = self._names(project_id)
+        # Nothing to write, or only removals from a project with no index: nothing to do.
+        if not (chunks or files) and (
+            not remove_files or not await client.indices.exists(index=chunk_index)
+        ):
             return
         await self._create(project_id)
-        chunk_index, files_index = self._names(project_id)
         if remove_files:
             for name in (chunk_index, files_index):
                 await client.delete_by_query(
