@@ -235,7 +235,11 @@ class TantivyBM25Index:
             return project
 
     def _wrote(self, project_id: str) -> None:
-        """``project_id`` holds writers now: keep the ``max_open_writers`` written last."""
+        """``project_id`` holds writers now: keep the ``max_open_writers`` written last. The
+        others' writers are dropped outside the router's lock (waiting for their merges must
+        not hold up every other project's searches and writes); one written again meanwhile
+        just makes its writers again."""
+        evicted = []
         with self._lock:
             self._writing[project_id] = None
             self._writing.move_to_end(project_id)
@@ -243,7 +247,9 @@ class TantivyBM25Index:
                 oldest, _ = self._writing.popitem(last=False)
                 project = self._open_projects.get(oldest)
                 if project is not None:
-                    project.close()
+                    evicted.append(project)
+        for project in evicted:
+            project.close()
 
     async def write(
         self,
