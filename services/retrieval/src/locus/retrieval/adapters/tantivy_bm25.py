@@ -93,18 +93,20 @@ def build_files_schema() -> tantivy.Schema:
     return builder.build()
 
 
-def _staged(directory: Path, suffix: str) -> Path:
+def _sibling(directory: Path, suffix: str) -> Path:
+    """``directory`` with ``suffix`` on its name, beside it (staging, retired and whole-file
+    directories)."""
     return directory.with_name(directory.name + suffix)
 
 
 def _swap_in(directory: Path, suffix: str) -> bool:
     """Swap a completely written rewrite of ``directory`` (its marker is written last) into
     place; an unfinished one is removed (it is started again). True when one was swapped in."""
-    staged = _staged(directory, suffix)
+    staged = _sibling(directory, suffix)
     if not (staged / _MARKER).exists():
         shutil.rmtree(staged, ignore_errors=True)
         return False
-    retired = _staged(directory, ".retired")
+    retired = _sibling(directory, ".retired")
     shutil.rmtree(retired, ignore_errors=True)
     if directory.exists():
         os.replace(directory, retired)
@@ -187,7 +189,7 @@ class TantivyBM25Index:
         by_project: dict[str, list[IndexedChunk]] = {}
         for chunk in chunks:
             by_project.setdefault(chunk.project_id, []).append(chunk)
-        staged = _staged(directory, ".splitting")
+        staged = _sibling(directory, ".splitting")
         shutil.rmtree(staged, ignore_errors=True)
         (staged / "projects").mkdir(parents=True)
         for project_id, found in by_project.items():
@@ -197,7 +199,7 @@ class TantivyBM25Index:
             project.close()
         (staged / _MARKER).write_text(json.dumps({"version": LAYOUT_VERSION}))
         _swap_in(directory, ".splitting")
-        shutil.rmtree(_staged(directory, "-files"), ignore_errors=True)  # the shared file index
+        shutil.rmtree(_sibling(directory, "-files"), ignore_errors=True)  # the shared file index
         log.info(
             "BM25 index in %s (layout %d, one index) split into %d project indexes (%d chunks)",
             directory,
@@ -318,7 +320,7 @@ class TantivyBM25Index:
                 project.close()
             directory = self._projects / project_key(project_id)
             shutil.rmtree(directory, ignore_errors=True)
-            shutil.rmtree(_staged(directory, "-files"), ignore_errors=True)
+            shutil.rmtree(_sibling(directory, "-files"), ignore_errors=True)
 
     async def file_chunks(self, project_id: str, file_id: str) -> list[IndexedChunk]:
         return await asyncio.to_thread(self._file_chunks, project_id, file_id)
@@ -342,7 +344,7 @@ class _ProjectIndex:
 
     def __init__(self, directory: Path, writer_heap_bytes: int) -> None:
         self._directory = directory
-        self._files_directory = _staged(directory, "-files")
+        self._files_directory = _sibling(directory, "-files")
         self._heap = writer_heap_bytes
         self._schema = build_schema()
         self._files_schema = build_files_schema()
