@@ -129,9 +129,9 @@ class GitSources:
         )
         return GitWalk(sha, files, cache)
 
-    def history_mirror(self, source_id: str) -> Path | None:
-        """The source's mirror, once a scan fetched into it (its history is read at
-        ``FETCHED_REF``, the commit that scan read)."""
+    def scanned_history(self, source_id: str) -> tuple[Path, str] | None:
+        """(bare mirror, ref) of the commit the source's last scan read, whose history change
+        history reads; None before a scan fetched."""
         return self._remotes.scanned_history(source_id)
 
     def forget(self, source_id: str) -> None:

@@ -32,7 +32,6 @@ from typing import Any
 from locus.ingestion.adapters.blob_store import BlobNotFound, FileBlobStore, is_sha256
 from locus.ingestion.adapters.git import tracked_paths
 from locus.ingestion.adapters.git_history import GitHistoryReader
-from locus.ingestion.adapters.git_remote import FETCHED_REF
 from locus.ingestion.adapters.store import (
     DeletedProject,
     IngestionStore,
@@ -914,9 +913,9 @@ class Ingestion:
         roots = []
         for source in await self._store.list_sources(project_id):
             if source.kind == "git":
-                mirror = self._git_sources.history_mirror(source.source_id)
-                if mirror is not None:
-                    roots.append(HistoryRoot(mirror, FETCHED_REF, bare=True))
+                scanned = self._git_sources.scanned_history(source.source_id)
+                if scanned is not None:
+                    roots.append(HistoryRoot(*scanned, bare=True))
                 continue
             if source.kind != "local_directory":
                 continue

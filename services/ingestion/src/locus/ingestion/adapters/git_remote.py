@@ -96,11 +96,12 @@ class GitRemotes:
     def mirror(self, source_id: str) -> Path:
         return self._root / source_id
 
-    def scanned_history(self, source_id: str) -> Path | None:
-        """The source's mirror when it holds a fetched commit (``FETCHED_REF``: the one the
-        last scan read), whose history ``git log`` can read; None before the first fetch."""
+    def scanned_history(self, source_id: str) -> tuple[Path, str] | None:
+        """Where the history of the commit the last scan fetched is: the source's bare mirror
+        and the ref that keeps that commit (``FETCHED_REF``); None before the mirror exists
+        (a mirror without the ref has no history to give: the reader finds no commit)."""
         mirror = self.mirror(source_id)
-        return mirror if (mirror / "HEAD").exists() else None
+        return (mirror, FETCHED_REF) if (mirror / "HEAD").exists() else None
 
     def list_refs(self, url: str, credential: GitCredential) -> dict[str, str]:
         """Ref name → object id as the remote advertises them (raises when unreachable)."""
