@@ -28,6 +28,7 @@ from locus.v1 import gateway_pb2_grpc, ingestion_pb2
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
+SCORE_TOLERANCE = 0.05  # relative, on BM25 scores (see the comparison below)
 
 
 @dataclass
@@ -128,13 +129,13 @@ def test_killed_services_restart_and_the_scan_ends_with_a_clean_runs_index(up: U
     assert ast_log.count("locus up started this process") == 2
 
     addresses = {name: row["address"] for name, row in state(up)["services"].items()}
-    # Both read now: BM25 scores depend on every project's documents in the index.
     token, key = service_token_of(state(up)), admin_key_of(state(up))
     chaos = index_snapshot(addresses, "chaos", service_token=token, api_key=key)
     clean_index = index_snapshot(addresses, "clean", service_token=token, api_key=key)
-    differing = {
-        index: account for index, account in differences(chaos, clean_index).items() if account
-    }
+    # Scores within 5%: the chaos project's statistics still count the deleted copies of the
+    # documents the crashes made retrieval write twice (index_snapshot.differences).
+    compared = differences(chaos, clean_index, score_tolerance=SCORE_TOLERANCE)
+    differing = {index: account for index, account in compared.items() if account}
     assert differing == {}, f"after the crashes (first) vs the clean run (second): {differing}"
 
 

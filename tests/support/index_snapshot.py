@@ -33,7 +33,10 @@ QUERIES = (
     "graph of callers and dependents",
 )
 INDEXES = ("files", "symbols", "dependencies", "bm25 hits", "whole-file hits", "vector hits")
+SCORED = ("bm25 hits", "whole-file hits", "vector hits")  # entries (query, ..., score)
 GRAPH = "graph edges"
+COMPARED_HITS = 50  # each query's hits compared: its top 50 of the FETCHED_HITS read
+FETCHED_HITS = 100
 CALL_SECONDS = 60
 SYMBOL_BATCH = 100  # ListFileSymbols' most files per call
 IMPACT_SEEDS = 50  # Compute's most seeds walked one by one (each_seed)
@@ -101,13 +104,24 @@ def index_snapshot(
     return snapshot
 
 
-def differences(got: Snapshot, wanted: Snapshot, *, shown: int = 3) -> dict[str, str]:
+def differences(
+    got: Snapshot, wanted: Snapshot, *, shown: int = 3, score_tolerance: float = 0.0
+) -> dict[str, str]:
     """Per index of ``wanted``: "" when ``got`` has exactly the same entries, else a short
-    account of what differs (sizes and the first entries only one side has)."""
+    account of what differs (sizes and the first entries only one side has).
+
+    ``score_tolerance`` (a relative difference) compares the scored hits loosely: each side's
+    top COMPARED_HITS hits of a query must be among the other side's FETCHED_HITS, with scores
+    within the tolerance. BM25 statistics count a rewritten document's deleted copy until its
+    segment is merged (tantivy and Lucene alike), so a project whose documents a crash made
+    the indexer write twice scores every hit slightly differently from a clean scan, while
+    holding exactly the same documents."""
     found = {}
     for index, entries in wanted.items():
         other = got.get(index, [])
-        if other == entries:
+        if other == entries or (
+            score_tolerance and index in SCORED and _close(other, entries, score_tolerance)
+        ):
             found[index] = ""
             continue
         only_got = sorted(set(other) - set(entries))
@@ -118,6 +132,29 @@ def differences(got: Snapshot, wanted: Snapshot, *, shown: int = 3) -> dict[str,
             f"{only_wanted[:shown]}{' …' if len(only_wanted) > shown else ''}"
         )
     return found
+
+
+def _close(got: list[Any], wanted: list[Any], tolerance: float) -> bool:
+    """Whether each side's top hits of every query are the other's, scored within
+    ``tolerance`` (relative)."""
+
+    def by_query(entries: list[Any]) -> dict[Any, dict[tuple[Any, ...], float]]:
+        queries: dict[Any, dict[tuple[Any, ...], float]] = {}
+        for entry in entries:
+            queries.setdefault(entry[0], {})[tuple(entry[:-1])] = entry[-1]
+        return queries
+
+    def covered(one: dict[tuple[Any, ...], float], other: dict[tuple[Any, ...], float]) -> bool:
+        top = sorted(one.items(), key=lambda item: -item[1])[:COMPARED_HITS]
+        return all(
+            hit in other and abs(other[hit] - score) <= tolerance * max(abs(score), 1e-9)
+            for hit, score in top
+        )
+
+    mine, theirs = by_query(got), by_query(wanted)
+    return mine.keys() == theirs.keys() and all(
+        covered(mine[q], theirs[q]) and covered(theirs[q], mine[q]) for q in mine
+    )
 
 
 def _files(
@@ -177,8 +214,8 @@ def _searches(
                 query=query,
                 mode=retrieval_pb2.SEARCH_MODE_BM25,
                 filters=retrieval_pb2.SearchFilters(project_id=project_id),
-                top_k=50,
-                top_whole_files=50,
+                top_k=FETCHED_HITS,
+                top_whole_files=FETCHED_HITS,
             ),
             timeout=CALL_SECONDS,
         )
@@ -194,7 +231,7 @@ def _searches(
                     query=query,
                     mode=retrieval_pb2.SEARCH_MODE_VECTOR,
                     filters=retrieval_pb2.SearchFilters(project_id=project_id),
-                    top_k=50,
+                    top_k=FETCHED_HITS,
                 ),
                 timeout=CALL_SECONDS,
             )
