@@ -633,3 +633,50 @@ async def test_writers_beyond_the_limit_are_dropped_and_made_again(
             assert sorted(ids(found)) == [f"c{n}-0", f"c{n}-1"]
     finally:
         await reopened.close()
+
+
+async def test_a_project_rewritten_often_scores_as_a_fresh_index_once_deletions_pass_the_share(
+    tmp_path: Path, make_chunk: Any
+) -> None:
+    """tantivy counts replaced documents in the statistics until a merge: a project whose files
+    were rewritten scores their words differently from a fresh index of the same documents.
+    Past the allowed share of deleted documents the project is compacted and scores exactly as
+    the fresh index."""
+
+    def chunk(k: int, version: int) -> IndexedChunk:
+        text = f"def retry_upload_{k}(): return backoff({version}) + helper_{k}()"
+        return make_chunk(f"c{k}", text, path=f"src/c{k}.py")
+
+    def state(rewritten: int) -> list[IndexedChunk]:
+        return [chunk(k, 1 if k < rewritten else 0) for k in range(13)]
+
+    query, p1 = "retry upload backoff helper", ChunkFilter(project_id="p1")
+
+    async def scores(index: BM25Index) -> tuple[list[float], list[float]]:
+        chunks = [hit.score for hit in await index.search(query, p1, 20)]
+        files = [hit.score for hit in await index.search_whole_files(query, p1, 20)]
+        return chunks, files
+
+    async def fresh(rewritten: int) -> tuple[list[float], list[float]]:
+        index = TantivyBM25Index(tmp_path / f"fresh-{rewritten}")
+        await index.open()
+        try:
+            await index.write("p1", [], state(rewritten), whole_files(state(rewritten)))
+            return await scores(index)
+        finally:
+            await index.close()
+
+    often = TantivyBM25Index(tmp_path / "often", compact_deleted_share=0.2)
+    await often.open()
+    try:
+        await often.write("p1", [], state(0), whole_files(state(0)))
+        # Each write replaces one more file of the first scan's segment: 1 of 14 documents of
+        # either index deleted, 2 of 15, 3 of 16 (19 %, kept), then 4 of 17 (24 %): compacted.
+        for k in range(3):
+            await often.write("p1", [f"f-src/c{k}.py"], [chunk(k, 1)], whole_files([chunk(k, 1)]))
+        assert await scores(often) != await fresh(3)
+        await often.write("p1", ["f-src/c3.py"], [chunk(3, 1)], whole_files([chunk(3, 1)]))
+        assert await scores(often) == await fresh(4)
+        assert await often.count("p1") == 13
+    finally:
+        await often.close()

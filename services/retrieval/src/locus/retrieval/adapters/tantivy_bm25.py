@@ -19,7 +19,15 @@ without it is filled from the chunks' payloads when it is opened.
 
 A project's indexes are opened on first use; writers (a memory budget and threads each) are
 kept for the ``max_open_writers`` projects written last. The single index of every project that
-layouts 1 to 3 wrote is split into per-project indexes from its payloads when it is opened."""
+layouts 1 to 3 wrote is split into per-project indexes from its payloads when it is opened.
+
+Compaction: tantivy counts a replaced or removed document in the BM25 statistics (document
+frequencies, document count, average field length) until a merge drops it, and its merge policy
+rarely merges the large segment of a project's first scan again. A project rescanned often would
+score its most-changed files (their terms counted once per old version) ever lower. So when
+deleted documents pass ``compact_deleted_share`` (20 %, the share Lucene's TieredMergePolicy
+allows) of either index of a project after a write, the project's indexes are rewritten from
+their live documents in one commit, which drops the old segments whole."""
 
 from __future__ import annotations
 
@@ -30,6 +38,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -64,6 +73,7 @@ _MARKER = "locus-schema.json"
 # qualified name and path, then one occurrence somewhere in a body.
 ANALYSED_FIELDS = {"text": 1.0, "symbol": 1.5, "name": 3.0, "path_tokens": 1.5}
 KEYWORD_FIELDS = ("chunk_id", "file_id", "project_id", "subsystem", "language", "path")
+COMPACT_DELETED_SHARE = 0.2  # see the module's docstring
 
 
 def build_schema() -> tantivy.Schema:
@@ -138,9 +148,13 @@ class TantivyBM25Index:
         *,
         writer_heap_bytes: int = 64_000_000,
         max_open_writers: int = 8,
+        compact_deleted_share: float = COMPACT_DELETED_SHARE,
     ) -> None:
         if max_open_writers < 1:
             raise ValueError("max_open_writers must be at least 1")
+        if not 0 < compact_deleted_share <= 1:
+            raise ValueError("compact_deleted_share must be in (0, 1]")
+        self._compact_share = compact_deleted_share
         self._directory = directory
         self._projects = directory / "projects"
         self._heap = writer_heap_bytes
@@ -193,7 +207,9 @@ class TantivyBM25Index:
         shutil.rmtree(staged, ignore_errors=True)
         (staged / "projects").mkdir(parents=True)
         for project_id, found in by_project.items():
-            project = _ProjectIndex(staged / "projects" / project_key(project_id), self._heap)
+            project = _ProjectIndex(
+                staged / "projects" / project_key(project_id), self._heap, project_id
+            )
             project.open()
             project.write([], found, whole_files(found))
             project.close()
@@ -231,7 +247,7 @@ class TantivyBM25Index:
             directory = self._projects / project_key(project_id)
             if not create and not directory.exists():
                 return None
-            project = _ProjectIndex(directory, self._heap)
+            project = _ProjectIndex(directory, self._heap, project_id, self._compact_share)
             project.open()
             self._open_projects[project_id] = project
             return project
@@ -342,8 +358,16 @@ class _ProjectIndex:
     them in a worker thread). Writers are made on the first write and dropped by ``close``;
     the readers stay usable after it (a search racing a deletion reads what it had)."""
 
-    def __init__(self, directory: Path, writer_heap_bytes: int) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        writer_heap_bytes: int,
+        project_id: str,
+        compact_deleted_share: float = COMPACT_DELETED_SHARE,
+    ) -> None:
         self._directory = directory
+        self._project_id = project_id
+        self._compact_share = compact_deleted_share
         self._files_directory = _sibling(directory, "-files")
         self._heap = writer_heap_bytes
         self._schema = build_schema()
@@ -456,6 +480,48 @@ class _ProjectIndex:
                     files_writer.add_document(file_document)
                 files_writer.commit()
                 files_index.reload()
+            if remove_files or chunks or files:
+                self._compact_if_needed(index, files_index)
+
+    def _compact_if_needed(self, index: tantivy.Index, files_index: tantivy.Index) -> None:
+        """Rewrite both indexes from the live chunks when deleted documents are more than the
+        allowed share of either (the caller holds the lock and has reloaded both)."""
+        shares = [self.deleted_share(index), self.deleted_share(files_index)]
+        if max(shares) <= self._compact_share:
+            return
+        started = time.perf_counter()
+        chunks = _stored_chunks(index.searcher(), tantivy.Query.all_query())
+        documents = whole_files(chunks)
+        writer = self._writer or index.writer(heap_size=self._heap, num_threads=1)
+        files_writer = self._files_writer or files_index.writer(heap_size=self._heap, num_threads=1)
+        self._writer, self._files_writer = writer, files_writer
+        writer.delete_all_documents()
+        for chunk in chunks:
+            writer.add_document(self._document(chunk))
+        writer.commit()
+        index.reload()
+        files_writer.delete_all_documents()
+        for document in documents:
+            files_writer.add_document(self._file_document(document))
+        files_writer.commit()
+        files_index.reload()
+        log.info(
+            "compacted the BM25 indexes of project %s (deleted documents: %.0f %% of the chunk "
+            "index, %.0f %% of the whole-file index): %d chunks and %d files rewritten in %.1fs",
+            self._project_id,
+            100 * shares[0],
+            100 * shares[1],
+            len(chunks),
+            len(documents),
+            time.perf_counter() - started,
+        )
+
+    def deleted_share(self, index: tantivy.Index) -> float:
+        """The share of ``index``'s documents that are deleted but still counted: every
+        document holds the project's id, so its document frequency counts them all."""
+        searcher = index.searcher()
+        total = searcher.doc_freq("project_id", self._project_id)
+        return 0.0 if total <= 0 else max(0.0, 1.0 - searcher.num_docs / total)
 
     def _file_document(self, file: WholeFile, text_terms: str | None = None) -> tantivy.Document:
         document = tantivy.Document()
