@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from locus.codepaths import PathRole, classify_path
 from locus.gateway.domain.features import (
     FILE_FEATURES,
     SYMBOL_FEATURES,
@@ -309,7 +310,16 @@ class LearnedRanking:
         for i in symbol_order:
             by_file.setdefault(ranking.symbols[i].symbol.file_id, []).append(i)
         per_file = self.hand.weights.symbols_per_file
-        file_order = np.argsort(-file_scores, kind="stable").tolist()[: request.max_files]
+        file_order = np.argsort(-file_scores, kind="stable").tolist()
+        if request.cues.about_docs:
+            # No training split asks what the documentation says (every instance is a bug
+            # report), so the model never learned to put documents first when asked for them:
+            # such a question lists the documentation files first, each group in the model's
+            # order (the symbols need no rule: the asked-for sections come first already).
+            file_order.sort(
+                key=lambda i: classify_path(ranking.files[i].relative_path) != PathRole.DOCS
+            )
+        file_order = file_order[: request.max_files]
         files = [
             replace(
                 ranking.files[i],

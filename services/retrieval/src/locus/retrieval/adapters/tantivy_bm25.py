@@ -27,7 +27,8 @@ rarely merges the large segment of a project's first scan again. A project resca
 score its most-changed files (their terms counted once per old version) ever lower. So when
 deleted documents pass ``compact_deleted_share`` (20 %, the share Lucene's TieredMergePolicy
 allows) of either index of a project after a write, the project's indexes are rewritten from
-their live documents in one commit, which drops the old segments whole."""
+their live documents in one commit (every old document deleted by term, the live ones added
+again), after which tantivy drops the wholly deleted segments."""
 
 from __future__ import annotations
 
@@ -495,12 +496,15 @@ class _ProjectIndex:
         writer = self._writer or index.writer(heap_size=self._heap, num_threads=1)
         files_writer = self._files_writer or files_index.writer(heap_size=self._heap, num_threads=1)
         self._writer, self._files_writer = writer, files_writer
-        writer.delete_all_documents()
+        # Deleted by term, not delete_all_documents: that drops the segments at once, and a merge
+        # of them still running would bring their documents back when it ends; a delete goes
+        # through the queue every merge applies. Fully deleted segments are dropped at commit.
+        writer.delete_documents_by_term("project_id", self._project_id)
         for chunk in chunks:
             writer.add_document(self._document(chunk))
         writer.commit()
         index.reload()
-        files_writer.delete_all_documents()
+        files_writer.delete_documents_by_term("project_id", self._project_id)
         for document in documents:
             files_writer.add_document(self._file_document(document))
         files_writer.commit()
