@@ -321,8 +321,6 @@ def _one_target(
             got, wanted = getattr(job.stats, figure), getattr(clean_job.stats, figure)
             if got != wanted:
                 run.notes.append(f"{figure}: {got} (clean scan: {wanted})")
-    # Both read now: BM25 scores depend on the whole index (every project's documents), so
-    # the two projects' hits are comparable only when read at the same time.
     run.differences = differences(
         chaos.snapshot(project), chaos.snapshot("clean"), score_tolerance=SCORE_TOLERANCE
     )

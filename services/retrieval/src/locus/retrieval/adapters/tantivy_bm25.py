@@ -444,21 +444,7 @@ class _ProjectIndex:
     def write(
         self, remove_files: list[str], chunks: list[IndexedChunk], files: list[WholeFile]
     ) -> None:
-        # Analysis outside the lock. A whole file whose text is the texts of this batch's chunks
-        # joined by newlines (which no word spans) reuses their analysed text.
-        text_terms = [indexed_terms(chunk.text) for chunk in chunks]
-        documents = [
-            self._document(chunk, terms) for chunk, terms in zip(chunks, text_terms, strict=True)
-        ]
-        of_file: dict[str, list[tuple[int, int, str, str]]] = {}
-        for chunk, terms in zip(chunks, text_terms, strict=True):
-            of_file.setdefault(chunk.file_id, []).append(
-                (chunk.ordinal, chunk.start_line, chunk.text, terms)
-            )
-        file_documents = [
-            self._file_document(file, _terms_of_whole_file(file, of_file.get(file.file_id, [])))
-            for file in files
-        ]
+        documents, file_documents = self._documents(chunks, files)  # analysis outside the lock
         with self._lock:
             index, files_index = self._readers()
             if self._writer is None:
@@ -484,6 +470,26 @@ class _ProjectIndex:
             if remove_files or chunks or files:
                 self._compact_if_needed(index, files_index)
 
+    def _documents(
+        self, chunks: list[IndexedChunk], files: list[WholeFile]
+    ) -> tuple[list[tantivy.Document], list[tantivy.Document]]:
+        """The chunks' documents and the whole files'. A whole file whose text is the texts of
+        these chunks joined by newlines (which no word spans) reuses their analysed text."""
+        text_terms = [indexed_terms(chunk.text) for chunk in chunks]
+        documents = [
+            self._document(chunk, terms) for chunk, terms in zip(chunks, text_terms, strict=True)
+        ]
+        of_file: dict[str, list[tuple[int, int, str, str]]] = {}
+        for chunk, terms in zip(chunks, text_terms, strict=True):
+            of_file.setdefault(chunk.file_id, []).append(
+                (chunk.ordinal, chunk.start_line, chunk.text, terms)
+            )
+        file_documents = [
+            self._file_document(file, _terms_of_whole_file(file, of_file.get(file.file_id, [])))
+            for file in files
+        ]
+        return documents, file_documents
+
     def _compact_if_needed(self, index: tantivy.Index, files_index: tantivy.Index) -> None:
         """Rewrite both indexes from the live chunks when deleted documents are more than the
         allowed share of either (the caller holds the lock and has reloaded both)."""
@@ -492,7 +498,7 @@ class _ProjectIndex:
             return
         started = time.perf_counter()
         chunks = _stored_chunks(index.searcher(), tantivy.Query.all_query())
-        documents = whole_files(chunks)
+        documents, file_documents = self._documents(chunks, whole_files(chunks))
         writer = self._writer or index.writer(heap_size=self._heap, num_threads=1)
         files_writer = self._files_writer or files_index.writer(heap_size=self._heap, num_threads=1)
         self._writer, self._files_writer = writer, files_writer
@@ -500,13 +506,13 @@ class _ProjectIndex:
         # of them still running would bring their documents back when it ends; a delete goes
         # through the queue every merge applies. Fully deleted segments are dropped at commit.
         writer.delete_documents_by_term("project_id", self._project_id)
-        for chunk in chunks:
-            writer.add_document(self._document(chunk))
+        for document in documents:
+            writer.add_document(document)
         writer.commit()
         index.reload()
         files_writer.delete_documents_by_term("project_id", self._project_id)
-        for document in documents:
-            files_writer.add_document(self._file_document(document))
+        for file_document in file_documents:
+            files_writer.add_document(file_document)
         files_writer.commit()
         files_index.reload()
         log.info(
@@ -516,7 +522,7 @@ class _ProjectIndex:
             100 * shares[0],
             100 * shares[1],
             len(chunks),
-            len(documents),
+            len(file_documents),
             time.perf_counter() - started,
         )
 
