@@ -45,7 +45,7 @@ Snapshot = dict[str, list[Any]]
 
 
 def comparable(entries: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """A list of (..., score) hits as a sorted multiset, without the lowest-scoring tie group:
+    """One query's (..., score) hits as a sorted multiset, without the lowest-scoring tie group:
     equal scores come in index order (which a rewrite after a crash may change) and a top-k cut
     can split the last tie group differently; every entry above it must match exactly."""
     if not entries:
@@ -107,21 +107,25 @@ def index_snapshot(
 def differences(
     got: Snapshot, wanted: Snapshot, *, shown: int = 3, score_tolerance: float = 0.0
 ) -> dict[str, str]:
-    """Per index of ``wanted``: "" when ``got`` has exactly the same entries, else a short
-    account of what differs (sizes and the first entries only one side has).
+    """Per index of ``wanted``: "" when ``got`` has the same entries, else a short account of
+    what differs (sizes and the first entries only one side has, or the first hit out of the
+    tolerance).
 
-    ``score_tolerance`` (a relative difference) compares the scored hits loosely: each side's
-    top COMPARED_HITS hits of a query must be among the other side's FETCHED_HITS, with scores
-    within the tolerance. BM25 statistics count a rewritten document's deleted copy until its
-    segment is merged (tantivy and Lucene alike), so a project whose documents a crash made
-    the indexer write twice scores every hit slightly differently from a clean scan, while
-    holding exactly the same documents."""
+    Scored hits (SCORED) are compared per query without each query's lowest tie group
+    (``comparable``). ``score_tolerance`` (a relative difference) compares them loosely instead:
+    BM25 statistics count a rewritten document's deleted copy until its segment is merged
+    (tantivy and Lucene alike), so a project whose documents a crash made the indexer write
+    twice scores every hit slightly differently from a clean scan while holding exactly the
+    same documents (``_close`` says what must still hold)."""
     found = {}
     for index, entries in wanted.items():
         other = got.get(index, [])
-        if other == entries or (
-            score_tolerance and index in SCORED and _close(other, entries, score_tolerance)
-        ):
+        if score_tolerance and index in SCORED:
+            found[index] = _close(other, entries, score_tolerance)
+            continue
+        if index in SCORED:
+            other, entries = _exact_form(other), _exact_form(entries)
+        if other == entries:
             found[index] = ""
             continue
         only_got = sorted(set(other) - set(entries))
@@ -134,27 +138,54 @@ def differences(
     return found
 
 
-def _close(got: list[Any], wanted: list[Any], tolerance: float) -> bool:
-    """Whether each side's top hits of every query are the other's, scored within
-    ``tolerance`` (relative)."""
+def _by_query(entries: Sequence[tuple[Any, ...]]) -> dict[Any, dict[tuple[Any, ...], float]]:
+    """(query, ..., score) entries as query → hit (query, ...) → score."""
+    queries: dict[Any, dict[tuple[Any, ...], float]] = {}
+    for entry in entries:
+        queries.setdefault(entry[0], {})[tuple(entry[:-1])] = entry[-1]
+    return queries
 
-    def by_query(entries: list[Any]) -> dict[Any, dict[tuple[Any, ...], float]]:
-        queries: dict[Any, dict[tuple[Any, ...], float]] = {}
-        for entry in entries:
-            queries.setdefault(entry[0], {})[tuple(entry[:-1])] = entry[-1]
-        return queries
 
-    def covered(one: dict[tuple[Any, ...], float], other: dict[tuple[Any, ...], float]) -> bool:
-        top = sorted(one.items(), key=lambda item: -item[1])[:COMPARED_HITS]
-        return all(
-            hit in other and abs(other[hit] - score) <= tolerance * max(abs(score), 1e-9)
-            for hit, score in top
-        )
+def _exact_form(entries: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    return [
+        entry
+        for query, hits in sorted(_by_query(entries).items())
+        for entry in comparable([(*hit, score) for hit, score in hits.items()])
+    ]
 
-    mine, theirs = by_query(got), by_query(wanted)
-    return mine.keys() == theirs.keys() and all(
-        covered(mine[q], theirs[q]) and covered(theirs[q], mine[q]) for q in mine
-    )
+
+def _close(
+    got: Sequence[tuple[Any, ...]], wanted: Sequence[tuple[Any, ...]], tolerance: float
+) -> str:
+    """An empty string when, for every query, both sides found the same hits scored within
+    ``tolerance`` (relative), else the first thing that breaks it.
+
+    The set of documents a query matches does not depend on the statistics, only their scores
+    and order do. So a query both sides answered with fewer than FETCHED_HITS hits (nothing
+    cut) must have found the same hits; and when both were cut at FETCHED_HITS, each side's top
+    COMPARED_HITS must be in the other's list, unless the other side's cut could have dropped
+    it: scored, within the tolerance, no higher than the other's lowest hit."""
+    mine, theirs = _by_query(got), _by_query(wanted)
+    if mine.keys() != theirs.keys():
+        return f"queries {sorted(mine)} vs {sorted(theirs)}"
+    for query in sorted(mine):
+        one, other = mine[query], theirs[query]
+        cut = len(one) >= FETCHED_HITS, len(other) >= FETCHED_HITS
+        if cut == (False, False) and one.keys() != other.keys():
+            only = sorted(one.keys() - other.keys())[:1] or sorted(other.keys() - one.keys())[:1]
+            return f"{query!r}: {len(one)} vs {len(other)} hits; one side only: {only}"
+        if cut[0] != cut[1]:
+            return f"{query!r}: {len(one)} vs {len(other)} hits (one list cut, not the other)"
+        for first, second, label in ((one, other, "first"), (other, one, "second")):
+            lowest = min(second.values(), default=0.0)
+            top = sorted(first.items(), key=lambda item: -item[1])[:COMPARED_HITS]
+            for hit, score in top:
+                if hit in second:
+                    if abs(second[hit] - score) > tolerance * max(abs(score), 1e-9):
+                        return f"{query!r}: {hit[1:]} scored {score} vs {second[hit]}"
+                elif score > lowest * (1 + tolerance):
+                    return f"{query!r}: {hit[1:]} (scored {score}) only in the {label}"
+    return ""
 
 
 def _files(
@@ -220,11 +251,11 @@ def _searches(
             timeout=CALL_SECONDS,
         )
         found["bm25 hits"] += [
-            (query, *hit)
-            for hit in comparable([_chunk_hit(h, round(h.lexical_score, 4)) for h in response.hits])
+            (query, *_chunk_hit(hit, round(hit.lexical_score, 4))) for hit in response.hits
         ]
-        whole_files = [(f.relative_path, round(f.score, 4)) for f in response.whole_files]
-        found["whole-file hits"] += [(query, *hit) for hit in comparable(whole_files)]
+        found["whole-file hits"] += [
+            (query, file.relative_path, round(file.score, 4)) for file in response.whole_files
+        ]
         if vectors:
             response = gateway.Search(
                 retrieval_pb2.SearchRequest(
@@ -236,10 +267,7 @@ def _searches(
                 timeout=CALL_SECONDS,
             )
             found["vector hits"] += [
-                (query, *hit)
-                for hit in comparable(
-                    [_chunk_hit(h, round(h.vector_score, 3)) for h in response.hits]
-                )
+                (query, *_chunk_hit(hit, round(hit.vector_score, 3))) for hit in response.hits
             ]
     return found
 
