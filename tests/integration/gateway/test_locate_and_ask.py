@@ -72,6 +72,10 @@ async def test_locate_ranks_the_symbol_the_question_names(stack, gateway, scanne
     assert "identifier" in signals
     assert signals & {"bm25", "vector"}
     assert response.files[0].relative_path == "src/shop/orders.py"
+    # Each file names its project, as a scoped Locate's do.
+    assert {(f.project_id, f.project_name) for f in response.files} == {
+        (scanned.project_id, scanned.name)
+    }
     paths = [f.relative_path for f in response.files]
     if "tests/test_orders.py" in paths:
         assert paths.index("tests/test_orders.py") > paths.index("src/shop/orders.py")

@@ -82,6 +82,20 @@ def test_a_scoped_answer_shows_each_files_project() -> None:
     assert " 1. [invoices] src/tax.py 0.900" in text
 
 
+def test_one_projects_answer_does_not_repeat_its_name_on_every_file() -> None:
+    reply = gateway_pb2.LocateResponse(
+        snapshot_id="s_1",
+        files=[
+            gateway_pb2.LocatedFile(
+                relative_path="src/tax.py", score=0.9, project_id="p_2", project_name="invoices"
+            )
+        ],
+    )
+    console, buffer = recording_console()
+    print_located(console, reply)
+    assert " 1. src/tax.py 0.900" in buffer.getvalue()
+
+
 def test_nothing_located_says_what_to_check() -> None:
     console, buffer = recording_console()
     print_located(console, gateway_pb2.LocateResponse())

@@ -200,7 +200,7 @@ def locate_json(reply: gateway_pb2.LocateResponse) -> JsonObject:
                 "path": f.relative_path,
                 "language": f.language,
                 "score": f.score,
-                "project_id": f.project_id,  # a scoped answer's; empty for one project
+                "project_id": f.project_id,
                 "project_name": f.project_name,
                 "evidence": [evidence_json(e) for e in f.evidence],
                 "symbols": [located_symbol_json(s) for s in f.symbols],

@@ -188,7 +188,8 @@ def print_located(
     else:
         console.print(f"[bold]files[/] (snapshot {reply.snapshot_id or '-'})")
     for rank, located_file in enumerate(reply.files, start=1):
-        project = located_file.project_name or located_file.project_id
+        # Labelled only when several projects answered: one project's are all the same.
+        project = (located_file.project_name or located_file.project_id) if reply.projects else ""
         console.print(
             f"{rank:>2}. {escape(f'[{project}] ') if project else ''}"
             f"[bold]{escape(located_file.relative_path)}[/] "

@@ -215,6 +215,8 @@ class Locator:
             entry.request_id, ranking, known_symbols, impact, project.latest_snapshot_id
         )
         response.ranker = ranker_name(self._ranker)
+        for located_file in response.files:  # a caller reading one list never guesses whose
+            located_file.project_id, located_file.project_name = project.project_id, project.name
         if query.include_candidates:
             response.candidates_json = json.dumps(
                 candidates_to_json(question, final_input), separators=(",", ":")
