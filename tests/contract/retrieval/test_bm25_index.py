@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from locus.retrieval.adapters import tantivy_bm25
 from locus.retrieval.adapters.opensearch_bm25 import OpenSearchBM25Index
 from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index, project_key
 from locus.retrieval.domain.model import (
@@ -635,13 +636,15 @@ async def test_writers_beyond_the_limit_are_dropped_and_made_again(
         await reopened.close()
 
 
+@pytest.mark.parametrize("batch_files", [tantivy_bm25.COMPACT_BATCH_FILES, 5])
 async def test_a_project_rewritten_often_scores_as_a_fresh_index_once_deletions_pass_the_share(
-    tmp_path: Path, make_chunk: Any
+    tmp_path: Path, make_chunk: Any, monkeypatch: pytest.MonkeyPatch, batch_files: int
 ) -> None:
     """tantivy counts replaced documents in the statistics until a merge: a project whose files
     were rewritten scores their words differently from a fresh index of the same documents.
     Past the allowed share of deleted documents the project is compacted and scores exactly as
-    the fresh index."""
+    the fresh index (whether its 13 files are rewritten in one batch or in three)."""
+    monkeypatch.setattr(tantivy_bm25, "COMPACT_BATCH_FILES", batch_files)
 
     def chunk(k: int, version: int) -> IndexedChunk:
         text = f"def retry_upload_{k}(): return backoff({version}) + helper_{k}()"

@@ -28,7 +28,7 @@ score its most-changed files (their terms counted once per old version) ever low
 deleted documents pass ``compact_deleted_share`` (20 %, the share Lucene's TieredMergePolicy
 allows) of either index of a project after a write, the project's indexes are rewritten from
 their live documents in one commit (every old document deleted by term, the live ones added
-again), after which tantivy drops the wholly deleted segments."""
+again, a batch of files at a time), after which tantivy drops the wholly deleted segments."""
 
 from __future__ import annotations
 
@@ -75,6 +75,10 @@ _MARKER = "locus-schema.json"
 ANALYSED_FIELDS = {"text": 1.0, "symbol": 1.5, "name": 3.0, "path_tokens": 1.5}
 KEYWORD_FIELDS = ("chunk_id", "file_id", "project_id", "subsystem", "language", "path")
 COMPACT_DELETED_SHARE = 0.2  # see the module's docstring
+# Compaction reads back and rewrites this many files' chunks at a time: its memory is one batch
+# of payloads and documents (the writers flush their own buffers at their heap size), never the
+# whole project.
+COMPACT_BATCH_FILES = 256
 
 
 def build_schema() -> tantivy.Schema:
@@ -492,13 +496,14 @@ class _ProjectIndex:
 
     def _compact_if_needed(self, index: tantivy.Index, files_index: tantivy.Index) -> None:
         """Rewrite both indexes from the live chunks when deleted documents are more than the
-        allowed share of either (the caller holds the lock and has reloaded both)."""
+        allowed share of either (the caller holds the lock and has reloaded both). The live
+        chunks are read back from one searcher, COMPACT_BATCH_FILES files at a time."""
         shares = [self.deleted_share(index), self.deleted_share(files_index)]
         if max(shares) <= self._compact_share:
             return
         started = time.perf_counter()
-        chunks = _stored_chunks(index.searcher(), tantivy.Query.all_query())
-        documents, file_documents = self._documents(chunks, whole_files(chunks))
+        searcher = index.searcher()  # the live chunks as of now: the deletes below commit later
+        by_file = _addresses_by_file(searcher)
         writer = self._writer or index.writer(heap_size=self._heap, num_threads=1)
         files_writer = self._files_writer or files_index.writer(heap_size=self._heap, num_threads=1)
         self._writer, self._files_writer = writer, files_writer
@@ -506,13 +511,23 @@ class _ProjectIndex:
         # of them still running would bring their documents back when it ends; a delete goes
         # through the queue every merge applies. Fully deleted segments are dropped at commit.
         writer.delete_documents_by_term("project_id", self._project_id)
-        for document in documents:
-            writer.add_document(document)
+        files_writer.delete_documents_by_term("project_id", self._project_id)
+        file_ids = list(by_file)
+        chunk_count = 0
+        for start in range(0, len(file_ids), COMPACT_BATCH_FILES):
+            chunks = [
+                _chunk_at(searcher, address)
+                for file_id in file_ids[start : start + COMPACT_BATCH_FILES]
+                for address in by_file[file_id]
+            ]
+            documents, file_documents = self._documents(chunks, whole_files(chunks))
+            for document in documents:
+                writer.add_document(document)
+            for file_document in file_documents:
+                files_writer.add_document(file_document)
+            chunk_count += len(chunks)
         writer.commit()
         index.reload()
-        files_writer.delete_documents_by_term("project_id", self._project_id)
-        for file_document in file_documents:
-            files_writer.add_document(file_document)
         files_writer.commit()
         files_index.reload()
         log.info(
@@ -521,8 +536,8 @@ class _ProjectIndex:
             self._project_id,
             100 * shares[0],
             100 * shares[1],
-            len(chunks),
-            len(file_documents),
+            chunk_count,
+            len(file_ids),
             time.perf_counter() - started,
         )
 
@@ -678,6 +693,19 @@ def _stored_chunks(searcher: tantivy.Searcher, query: tantivy.Query) -> list[Ind
     if not count:
         return []
     return [_chunk_at(searcher, address) for _, address in searcher.search(query, count).hits]
+
+
+def _addresses_by_file(searcher: tantivy.Searcher) -> dict[str, list[tantivy.DocAddress]]:
+    """Where each file's live chunks are in ``searcher``'s index, by file id (each chunk's
+    payload read for its file id)."""
+    query = tantivy.Query.all_query()
+    count = int(getattr(searcher.search(query, 1, count=True), "count", 0) or 0)
+    found: dict[str, list[tantivy.DocAddress]] = {}
+    if count:
+        for _, address in searcher.search(query, count).hits:
+            file_id = json.loads(bytes(searcher.doc(address)["payload"][0]))["file_id"]
+            found.setdefault(file_id, []).append(address)
+    return found
 
 
 def _chunk_at(searcher: tantivy.Searcher, address: tantivy.DocAddress) -> IndexedChunk:
