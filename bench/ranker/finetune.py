@@ -13,8 +13,10 @@ scored by a model fine-tuned on every training repository.
 Steps (each writes under --work):
   texts   --candidates DIR --split FILE --mirror-root DIR   question + candidate chunk texts
   train   --fold I (or --all)                               fine-tune one model
-  score   --candidates DIR --split FILE --out DIR [--fold-of-repo | --all] [--base]
-                                                            copies of the dumps with similarity
+  score   --candidates DIR --split FILE --out DIR [--all | --base]
+                                  copies of the dumps with similarity: by default each from
+                                  its repository's fold model; --all: the model of every
+                                  training repository (for dev); --base: the shipped MiniLM
 """
 
 from __future__ import annotations
