@@ -8,6 +8,7 @@ import argparse
 import gzip
 import json
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,18 @@ def split_rows(split: Path) -> dict[str, dict[str, Any]]:
 def read_dump(path: Path) -> dict[str, Any]:
     record: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
     return record
+
+
+def split_dumps(
+    candidates: Path, rows: dict[str, dict[str, Any]]
+) -> Iterator[tuple[int, Path, dict[str, Any], dict[str, Any]]]:
+    """(count, path, dump, split row) of each dump in ``candidates`` whose instance ``rows``
+    holds, in file order; ``count`` counts every dump read so far, skipped ones included."""
+    for count, path in enumerate(sorted(candidates.glob("*.json.gz")), start=1):
+        record = read_dump(path)
+        row = rows.get(record["instance_id"])
+        if row is not None:
+            yield count, path, record, row
 
 
 def write_dump(path: Path, record: dict[str, Any]) -> None:

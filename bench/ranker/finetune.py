@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from dumps import blobs, mirror_of, read_dump, split_rows, write_dump
+from dumps import blobs, mirror_of, read_dump, split_dumps, split_rows, write_dump
 from vectors import symbol_chunks
 
 from locus.ast.settings import AstSettings
@@ -61,11 +61,7 @@ def collect_texts(args: argparse.Namespace) -> None:
     hand = RankingV1(RankingWeights())
     out: list[dict[str, Any]] = []
     started = time.perf_counter()
-    for count, path in enumerate(sorted(args.candidates.glob("*.json.gz")), start=1):
-        record = read_dump(path)
-        row = rows.get(record["instance_id"])
-        if row is None:
-            continue
+    for count, _, record, row in split_dumps(args.candidates, rows):
         question, request = candidates_from_json(record["candidates"])
         symbols = vector_scored_symbols(request, hand)
         contents = blobs(

@@ -20,7 +20,7 @@ import time
 from dataclasses import astuple
 from pathlib import Path
 
-from dumps import arguments, blobs, mirror_of, read_dump, split_rows, write_dump
+from dumps import arguments, blobs, mirror_of, split_dumps, split_rows, write_dump
 
 from locus.ast.domain import UndecodableSource, extract, supported_languages
 from locus.ast.identifiers import node_id_for
@@ -73,11 +73,7 @@ def main() -> None:
     out_dir = args.out or args.candidates
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    for count, path in enumerate(sorted(args.candidates.glob("*.json.gz")), start=1):
-        record = read_dump(path)
-        row = rows.get(record["instance_id"])
-        if row is None:
-            continue
+    for count, path, record, row in split_dumps(args.candidates, rows):
         candidates = record["candidates"]
         _, request = candidates_from_json(candidates)
         seed = RankingV1(RankingWeights()).rank(
