@@ -512,13 +512,13 @@ class _ProjectIndex:
         # through the queue every merge applies. Fully deleted segments are dropped at commit.
         writer.delete_documents_by_term("project_id", self._project_id)
         files_writer.delete_documents_by_term("project_id", self._project_id)
-        file_ids = list(by_file)
-        chunk_count = 0
-        for start in range(0, len(file_ids), COMPACT_BATCH_FILES):
+        keys = list(by_file)
+        chunk_count = file_count = 0
+        for start in range(0, len(keys), COMPACT_BATCH_FILES):
             chunks = [
                 _chunk_at(searcher, address)
-                for file_id in file_ids[start : start + COMPACT_BATCH_FILES]
-                for address in by_file[file_id]
+                for key in keys[start : start + COMPACT_BATCH_FILES]
+                for address in by_file[key]
             ]
             documents, file_documents = self._documents(chunks, whole_files(chunks))
             for document in documents:
@@ -526,6 +526,7 @@ class _ProjectIndex:
             for file_document in file_documents:
                 files_writer.add_document(file_document)
             chunk_count += len(chunks)
+            file_count += len(file_documents)
         writer.commit()
         index.reload()
         files_writer.commit()
@@ -537,7 +538,7 @@ class _ProjectIndex:
             100 * shares[0],
             100 * shares[1],
             chunk_count,
-            len(file_ids),
+            file_count,
             time.perf_counter() - started,
         )
 
@@ -687,24 +688,29 @@ def _filter_queries(schema: tantivy.Schema, filters: ChunkFilter) -> list[tantiv
     return conditions
 
 
-def _stored_chunks(searcher: tantivy.Searcher, query: tantivy.Query) -> list[IndexedChunk]:
-    """Every chunk ``query`` matches, read back from its stored payload (in index order)."""
+def _addresses(searcher: tantivy.Searcher, query: tantivy.Query) -> list[tantivy.DocAddress]:
+    """Where every document ``query`` matches is (in index order)."""
     count = int(getattr(searcher.search(query, 1, count=True), "count", 0) or 0)
     if not count:
         return []
-    return [_chunk_at(searcher, address) for _, address in searcher.search(query, count).hits]
+    return [address for _, address in searcher.search(query, count).hits]
 
 
-def _addresses_by_file(searcher: tantivy.Searcher) -> dict[str, list[tantivy.DocAddress]]:
-    """Where each file's live chunks are in ``searcher``'s index, by file id (each chunk's
-    payload read for its file id)."""
-    query = tantivy.Query.all_query()
-    count = int(getattr(searcher.search(query, 1, count=True), "count", 0) or 0)
-    found: dict[str, list[tantivy.DocAddress]] = {}
-    if count:
-        for _, address in searcher.search(query, count).hits:
-            file_id = json.loads(bytes(searcher.doc(address)["payload"][0]))["file_id"]
-            found.setdefault(file_id, []).append(address)
+def _stored_chunks(searcher: tantivy.Searcher, query: tantivy.Query) -> list[IndexedChunk]:
+    """Every chunk ``query`` matches, read back from its stored payload (in index order)."""
+    return [_chunk_at(searcher, address) for address in _addresses(searcher, query)]
+
+
+def _addresses_by_file(searcher: tantivy.Searcher) -> dict[int, list[tantivy.DocAddress]]:
+    """Where each file's live chunks are in ``searcher``'s index, by ``file_key`` (read from
+    the fast field: no payload is read until its batch is rewritten)."""
+    addresses = _addresses(searcher, tantivy.Query.all_query())
+    if not addresses:
+        return {}
+    keys = cast(list[int], searcher.fast_field_values("file_key", addresses))
+    found: dict[int, list[tantivy.DocAddress]] = {}
+    for key, address in zip(keys, addresses, strict=True):
+        found.setdefault(key, []).append(address)
     return found
 
 
