@@ -161,10 +161,7 @@ class ScopedQuestions:
         response = gateway_pb2.LocateResponse(
             request_id=entry.request_id, ranker=located[0][1].response.ranker
         )
-        for _, _, project, file in files:
-            labelled = response.files.add()
-            labelled.CopyFrom(file)
-            labelled.project_id, labelled.project_name = project.project_id, project.name
+        response.files.extend(file for _, _, _, file in files)  # each labelled by its Locate
         response.symbols.extend(symbol for _, _, symbol in symbols)
         in_files: dict[str, int] = {}
         for _, _, project, _ in files:
