@@ -26,15 +26,17 @@ def rerank_window(
     the best chunk that matched the symbol (when retrieval returned one), cut to
     ``max_document_chars``."""
     symbols = ranking.symbols[:top_n]
-    documents = []
-    for ranked in symbols:
-        ref = ranked.symbol
-        header = (
-            f"{ref.relative_path}:{ref.start_line}-{ref.end_line} {ref.kind} {ref.qualified_name}"
-        )
-        body = next((texts[c] for c in ranked.chunk_ids if texts.get(c)), "")
-        documents.append(f"{header}\n{body}"[:max_document_chars])
-    return RerankWindow(symbols=symbols, documents=tuple(documents))
+    documents = tuple(rerank_document(r, texts, max_document_chars) for r in symbols)
+    return RerankWindow(symbols=symbols, documents=documents)
+
+
+def rerank_document(ranked: RankedSymbol, texts: Mapping[str, str], max_chars: int) -> str:
+    """One symbol as a reranker reads it (also what a reranker is trained on): its path, line
+    range, kind and qualified name, then its best matching chunk's text."""
+    ref = ranked.symbol
+    header = f"{ref.relative_path}:{ref.start_line}-{ref.end_line} {ref.kind} {ref.qualified_name}"
+    body = next((texts[c] for c in ranked.chunk_ids if texts.get(c)), "")
+    return f"{header}\n{body}"[:max_chars]
 
 
 def apply_relevance(
