@@ -22,6 +22,7 @@ CLIENT = "src/uploads/client.py"
 POLICY = "src/uploads/policy.py"
 ERRORS = "src/uploads/errors.py"
 INIT = "src/uploads/__init__.py"
+UPLOADS = Path(__file__).resolve().parents[2] / "unit" / "ast" / "fixtures" / "uploads"
 
 
 def by_path(parsed: list[Any]) -> dict[str, list[Any]]:
@@ -328,6 +329,39 @@ async def check_cross_file_call_resolves_even_when_the_callee_came_later(
     assert list(elsewhere.missing_file_ids) == [files[CLIENT]]
 
 
+async def check_symbol_texts_are_each_symbols_own_first_chunk(scanned: dict[str, Any]) -> None:
+    """What a reranker reads of a symbol that retrieval did not return: its own code."""
+    stack, project_id = scanned["stack"], scanned["project_id"]
+    policy = await stack.ast_stub.GetFileOutline(
+        ast_pb2.GetFileOutlineRequest(project_id=project_id, relative_path=POLICY)
+    )
+    by_name = {s.qualified_name: s for s in policy.symbols}
+    enforce = by_name["uploads.policy.enforce_retry_limit"]
+    backoff = by_name["uploads.policy.backoff_for"]
+    reply = await stack.ast_stub.GetSymbolTexts(
+        ast_pb2.GetSymbolTextsRequest(
+            project_id=project_id,
+            node_ids=[backoff.node_id, "n_unknown", enforce.node_id, backoff.node_id],
+        )
+    )
+    # In the order asked, each once; the function's lines exactly as the file holds them.
+    assert [s.node_id for s in reply.symbols] == [backoff.node_id, enforce.node_id]
+    assert list(reply.missing_node_ids) == ["n_unknown"]
+    source = (UPLOADS / "policy.py").read_text().splitlines()
+    for text, symbol in zip(reply.symbols, (backoff, enforce), strict=True):
+        start, end = symbol.location.start_line, symbol.location.end_line
+        assert (text.start_line, text.end_line) == (start, end)
+        assert text.text == "\n".join(source[start - 1 : end])
+        assert text.chunk_id.startswith("c_")
+    assert "Never more than RETRY_LIMIT" in reply.symbols[1].text
+    # Another project's id finds nothing of this one.
+    elsewhere = await stack.ast_stub.GetSymbolTexts(
+        ast_pb2.GetSymbolTextsRequest(project_id="p_other", node_ids=[enforce.node_id])
+    )
+    assert not elsewhere.symbols
+    assert list(elsewhere.missing_node_ids) == [enforce.node_id]
+
+
 async def check_find_symbols_ranks_exact_then_prefix_then_substring_and_pages(
     scanned: dict[str, Any],
 ) -> None:
@@ -537,6 +571,23 @@ async def check_bad_requests_are_rejected_with_messages_a_person_can_act_on(
         invalid,
         "limit_per_file must not be negative",
     )
+    await expect_error(
+        stub.GetSymbolTexts(ast_pb2.GetSymbolTextsRequest(node_ids=["n_1"])), invalid, "project_id"
+    )
+    await expect_error(
+        stub.GetSymbolTexts(ast_pb2.GetSymbolTextsRequest(project_id=project_id, node_ids=[""])),
+        invalid,
+        "node_ids must not be empty",
+    )
+    await expect_error(
+        stub.GetSymbolTexts(
+            ast_pb2.GetSymbolTextsRequest(
+                project_id=project_id, node_ids=[f"n_{i}" for i in range(101)]
+            )
+        ),
+        invalid,
+        "101 node ids; ask for at most 100 at once",
+    )
 
 
 async def test_a_scan_flows_through_ast_to_files_parsed_and_completes_the_job(
@@ -550,4 +601,5 @@ async def test_the_ast_api_answers_from_what_the_scan_stored(scanned: dict[str, 
     await check_cross_file_call_resolves_even_when_the_callee_came_later(scanned)
     await check_find_symbols_ranks_exact_then_prefix_then_substring_and_pages(scanned)
     await check_enrich_returns_symbol_ancestors_and_relations_of_each_chunk(scanned)
+    await check_symbol_texts_are_each_symbols_own_first_chunk(scanned)
     await check_bad_requests_are_rejected_with_messages_a_person_can_act_on(scanned)

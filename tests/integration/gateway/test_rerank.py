@@ -86,6 +86,48 @@ async def test_locate_is_reranked_in_the_requests_trace(
     assert format(rerank.context.trace_id, "032x") == trace_id
 
 
+async def test_symbols_no_retrieved_chunk_cites_reach_the_reranker_with_their_own_code(
+    stack, start_gateway, sample_tree: Path, rerank_server: Any
+) -> None:
+    stack.require("ingestion", "ast", "retrieval")
+    spans = InMemorySpanExporter()
+    # Two chunk hits only: the rest of the window comes from the best files' outlines and the
+    # call graph, with no retrieved text of their own.
+    gateway = await start_gateway(
+        exporters=[spans],
+        settings_update={
+            "rerank_url": rerank_server.url,
+            "rerank_model": "bge-reranker-v2-m3",
+            "search_top_k": 2,
+            "search_candidates_per_list": 2,
+        },
+    )
+    project = await scanned_project(gateway, sample_tree)
+    request_id = f"rerank-code-{uuid.uuid4().hex[:8]}"
+    trace_id = uuid.uuid4().hex
+    await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(
+            project_id=project, question="Why does place_order charge the card twice?"
+        ),
+        metadata=(("x-request-id", request_id), ("traceparent", f"00-{trace_id}-{'4' * 16}-01")),
+    )
+    (request,) = rerank_server.requests
+    documents = request.body["documents"]
+    assert len(documents) > 2
+    headers_only = [d for d in documents if not d.split("\n", 1)[1].strip()]
+    assert not headers_only, headers_only
+    refund = next(d for d in documents if "function shop.payments.refund_payment" in d)
+    assert 'return {"refunded": payment_id}' in refund
+    # The new hop is in the request's trace, with its request ID.
+    texts = next(
+        s for s in spans.get_finished_spans() if s.name == "/locus.v1.AstService/GetSymbolTexts"
+    )
+    assert format(texts.context.trace_id, "032x") == trace_id
+    assert texts.attributes is not None
+    assert texts.attributes["locus.request_id"] == request_id
+    assert texts.status.is_ok
+
+
 async def test_a_failing_rerank_endpoint_keeps_the_ranking_with_a_note(
     stack, start_gateway, sample_tree: Path, rerank_server: Any
 ) -> None:

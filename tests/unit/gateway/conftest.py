@@ -203,6 +203,23 @@ class FakeSymbols:
     lookups: list[Any] = field(default_factory=list)
     lookup_error: ServiceError | None = None
     outlines: list[Any] = field(default_factory=list)
+    text_requests: list[Any] = field(default_factory=list)
+    texts_error: ServiceError | None = None
+
+    async def get_symbol_texts(self, request: Any) -> Any:
+        """Each symbol's own chunk (CHUNKS), as the ast service answers GetSymbolTexts."""
+        self.text_requests.append(request)
+        if self.texts_error is not None:
+            raise self.texts_error
+        own = {c.symbol_node_id: c for c in CHUNKS.values()}
+        response = ast_pb2.GetSymbolTextsResponse()
+        for node_id in request.node_ids:
+            if node_id in own:
+                chunk = own[node_id]
+                response.symbols.add(node_id=node_id, chunk_id=chunk.chunk_id, text=chunk.text)
+            else:
+                response.missing_node_ids.append(node_id)
+        return response
 
     async def enrich(self, request: Any) -> Any:
         self.enrich_requests.append(request)
@@ -324,6 +341,7 @@ class RecordingReranker:
 
     error: Exception | None = None
     calls: list[tuple[str, Ranking, dict[str, str]]] = field(default_factory=list)
+    window: int = 30
 
     async def rerank(self, question: str, ranking: Ranking, texts: Mapping[str, str]) -> Ranking:
         self.calls.append((question, ranking, dict(texts)))

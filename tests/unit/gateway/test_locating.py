@@ -226,6 +226,61 @@ async def test_a_failing_reranker_keeps_the_ranking_with_a_note(service: Any) ->
     ]
 
 
+def outlining_locator(service: Any) -> Locator:
+    """A locator that outlines the best file, so symbols no retrieved chunk cites join in."""
+    return Locator(
+        service.settings.model_copy(update={"outline_files": 1}),
+        projects=service.projects,
+        search=service.search,
+        symbols=service.symbols,
+        impact=service.impact,
+        ranker=RankingV1(),
+        reranker=service.reranker,
+        tracer=trace.get_tracer("tests"),
+    )
+
+
+async def test_the_reranker_reads_the_own_code_of_symbols_no_retrieved_chunk_cites(
+    service: Any,
+) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1)]
+    entry = await open_request(service)
+    await outlining_locator(service).locate(LocateQuery("shop", "orders"), entry)
+    ((_, ranking, texts),) = service.reranker.calls
+    cancel = next(s for s in ranking.symbols if s.symbol.name == "cancel_order")
+    assert not cancel.chunk_ids  # outlined, not retrieved
+    assert texts[cancel.symbol.node_id] == "def cancel_order(self, order_id): ..."
+    # One call, for the symbols without code only: place_order's chunk came with the hits.
+    (request,) = service.symbols.text_requests
+    assert request.project_id == "p_shop"
+    assert cancel.symbol.node_id in request.node_ids
+    assert "n:shop.orders.OrderService.place_order" not in request.node_ids
+    assert len(request.node_ids) <= service.reranker.window
+    assert "symbol_texts" in entry.timings_ms
+
+
+async def test_without_the_symbols_code_the_rerank_goes_on_with_a_note(service: Any) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1)]
+    service.symbols.texts_error = Unavailable("ast service at 127.0.0.1:50052 is unavailable")
+    entry = await open_request(service)
+    located = await outlining_locator(service).locate(LocateQuery("shop", "orders"), entry)
+    assert located.response.symbols[0].symbol.name == "place_order"
+    ((_, _, texts),) = service.reranker.calls
+    assert set(texts) == {"c-place"}
+    assert entry.notes == [
+        "rerank documents without code: ast service at 127.0.0.1:50052 is unavailable"
+    ]
+
+
+async def test_no_code_is_fetched_for_a_reranker_that_reads_none(service: Any) -> None:
+    service.search.hits = [("c-place", 0.03, 1, 1)]
+    service.reranker.window = 0  # the default IdentityReranker
+    await outlining_locator(service).locate(
+        LocateQuery("shop", "orders"), await open_request(service)
+    )
+    assert service.symbols.text_requests == []
+
+
 async def test_functions_of_the_best_files_join_the_candidates(service: Any) -> None:
     settings = service.settings.model_copy(update={"outline_files": 1})
     locator = Locator(

@@ -56,6 +56,17 @@ def test_the_window_holds_the_best_symbols_with_the_code_that_matched() -> None:
     assert len(rerank_window(RANKING, {"c-a": "x" * 5000}, 3, 100).documents[0]) == 100
 
 
+def test_a_symbol_no_retrieved_chunk_cites_is_shown_with_its_own_code() -> None:
+    neighbour = RankedSymbol(A.symbol, 2.0, (), ())  # a graph neighbour: no chunk matched it
+    texts = {"n:shop.orders.place": "def place(order):\n    ...", "c-a": "def place(o): pass"}
+    ranking = Ranking(files=(), symbols=(neighbour, A))
+    documents = rerank_window(ranking, texts, 2, 2000).documents
+    header = "src/orders.py:3-9 function shop.orders.place"
+    assert documents[0] == f"{header}\ndef place(order):\n    ..."
+    # a chunk that matched comes first: it is the part of the symbol the question hit
+    assert documents[1] == f"{header}\ndef place(o): pass"
+
+
 def test_relevance_reorders_the_window_and_leaves_the_tail() -> None:
     window = rerank_window(RANKING, {}, 3, 2000)
     reranked = apply_relevance(RANKING, window, {0: 0.1, 1: 0.2, 2: 0.9}, "reranked by m")

@@ -53,6 +53,9 @@ class SymbolIndex(Protocol):
     async def list_file_symbols(self, request: Message) -> Message:
         """ast ListFileSymbols: ListFileSymbolsRequest → ListFileSymbolsResponse."""
 
+    async def get_symbol_texts(self, request: Message) -> Message:
+        """ast GetSymbolTexts: GetSymbolTextsRequest → GetSymbolTextsResponse."""
+
 
 class ImpactAnalysis(Protocol):
     async def compute(self, request: Message) -> Message:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -40,6 +41,7 @@ from locus.gateway.domain.question_digest import digest_question
 from locus.gateway.domain.ranking import (
     FileMatch,
     GraphNeighbor,
+    RankedSymbol,
     Ranker,
     Ranking,
     RankingInput,
@@ -208,7 +210,7 @@ class Locator:
             if not chunk.text and item is not None and item.chunk.text:
                 chunk = item.chunk
             chunks.setdefault(chunk.chunk_id, chunk)
-        ranking = await self._rerank(question, ranking, chunks, entry)
+        ranking = await self._rerank(project.project_id, question, ranking, chunks, entry)
 
         impact = await self._impact_of(project.project_id, ranking, impact_depth, entry)
         response = locate_response(
@@ -436,11 +438,18 @@ class Locator:
         return [symbol_ref(s) for listed in response.files for s in listed.symbols]
 
     async def _rerank(
-        self, question: str, ranking: Ranking, chunks: dict[str, Any], entry: OpenRequest
+        self,
+        project_id: str,
+        question: str,
+        ranking: Ranking,
+        chunks: dict[str, Any],
+        entry: OpenRequest,
     ) -> Ranking:
         """The optional rerank stage. Best effort, like impact: when the reranker fails, the
         ranking is kept and the request notes why it was not reranked."""
         texts = {chunk_id: chunk.text for chunk_id, chunk in chunks.items() if chunk.text}
+        window = ranking.symbols[: self._reranker.window]
+        texts.update(await self._own_code(project_id, window, texts, entry))
         try:
             with entry.timed("rerank"):
                 return await self._reranker.rerank(question, ranking, texts)
@@ -450,6 +459,31 @@ class Locator:
             entry.notes.append(note)
             trace.get_current_span().add_event("rerank skipped", {"reason": str(error)})
             return ranking
+
+    async def _own_code(
+        self,
+        project_id: str,
+        window: Sequence[RankedSymbol],
+        texts: Mapping[str, str],
+        entry: OpenRequest,
+    ) -> dict[str, str]:
+        """Node id → own first chunk, for the reranked symbols that cite no retrieved chunk
+        (graph neighbours, symbols found by name, outlined functions: often half the window).
+        Best effort: without it such a symbol is reranked on its path and name alone."""
+        wanted = [r.symbol.node_id for r in window if not any(texts.get(c) for c in r.chunk_ids)]
+        if not wanted:
+            return {}
+        try:
+            with entry.timed("symbol_texts"):
+                response = await self._symbols.get_symbol_texts(
+                    ast_pb2.GetSymbolTextsRequest(project_id=project_id, node_ids=wanted)
+                )
+        except ServiceError as error:
+            note = f"rerank documents without code: {error.message}"
+            log.warning("%s", note)
+            entry.notes.append(note)
+            return {}
+        return {s.node_id: s.text for s in response.symbols if s.text}
 
     async def _impact_of(
         self, project_id: str, ranking: Ranking, depth: int, entry: OpenRequest

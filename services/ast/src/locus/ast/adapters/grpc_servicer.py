@@ -39,6 +39,7 @@ DEFAULT_RELATIONS = 20
 MAX_RELATIONS = 200
 MAX_NODE_RELATIONS = 1000
 MAX_LISTED_FILES = 100
+MAX_SYMBOL_TEXTS = 100
 
 
 def _required_id(field: str, value: str, hint: str) -> str:
@@ -263,6 +264,33 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
                 continue
             file, symbols = found[file_id]
             response.files.add(file_id=file_id, symbols=outline_messages(symbols, file))
+        return response
+
+    async def GetSymbolTexts(
+        self, request: ast_pb2.GetSymbolTextsRequest, context: grpc.aio.ServicerContext
+    ) -> ast_pb2.GetSymbolTextsResponse:
+        project_id = _project_id(request.project_id)
+        _at_most(len(request.node_ids), MAX_SYMBOL_TEXTS, "node ids")
+        node_ids = list(
+            dict.fromkeys(
+                _required_id("node_ids", node_id, "take them from Locate, FindSymbols or GetNode")
+                for node_id in request.node_ids
+            )
+        )
+        found = await self._store.first_chunks(project_id, node_ids)
+        response = ast_pb2.GetSymbolTextsResponse()
+        for node_id in node_ids:
+            chunk = found.get(node_id)
+            if chunk is None:
+                response.missing_node_ids.append(node_id)
+                continue
+            response.symbols.add(
+                node_id=node_id,
+                chunk_id=chunk.chunk_id,
+                text=chunk.text,
+                start_line=chunk.start_line,
+                end_line=chunk.end_line,
+            )
         return response
 
 

@@ -550,6 +550,28 @@ class AstStore:
                     found[chunk.chunk_id] = (chunk, file)
         return found
 
+    async def first_chunks(self, project_id: str, node_ids: Sequence[str]) -> dict[str, ChunkRow]:
+        """Per symbol of the project: its first chunk (lowest ordinal in its file), found
+        through the symbols' files (the chunks' file_id index)."""
+        found: dict[str, ChunkRow] = {}
+        async with self._db.sessions() as session:
+            for batch in slices(sorted(set(node_ids))):
+                files = select(SymbolRow.file_id).where(
+                    SymbolRow.project_id == project_id, SymbolRow.node_id.in_(batch)
+                )
+                rows = await session.scalars(
+                    select(ChunkRow)
+                    .where(
+                        ChunkRow.project_id == project_id,
+                        ChunkRow.file_id.in_(files),
+                        ChunkRow.symbol_node_id.in_(batch),
+                    )
+                    .order_by(ChunkRow.file_id, ChunkRow.ordinal)
+                )
+                for chunk in rows:
+                    found.setdefault(chunk.symbol_node_id, chunk)
+        return found
+
     async def files(self, file_ids: Iterable[str]) -> dict[str, FileRow]:
         found: dict[str, FileRow] = {}
         async with self._db.sessions() as session:

@@ -41,6 +41,7 @@ class HttpReranker:
         self._model = model
         self._api_key = api_key
         self._top_n = top_n
+        self.window = top_n
         self._max_chars = max_document_chars
         self._timeout = timeout_seconds
         self._tracer = tracer or trace.get_tracer("locus.gateway")

@@ -130,6 +130,9 @@ class AstClient(PeerClient):
     async def list_file_symbols(self, request: Any) -> Any:
         return await self.call("ListFileSymbols", request)
 
+    async def get_symbol_texts(self, request: Any) -> Any:
+        return await self.call("GetSymbolTexts", request)
+
     async def find_symbols(self, request: Any) -> Any:
         return await self.call("FindSymbols", request)
 

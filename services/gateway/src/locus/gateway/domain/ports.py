@@ -109,8 +109,13 @@ class AuditTrail(Protocol):
 
 class Reranker(Protocol):
     """Reorders a ranking (e.g. with a cross-encoder). It may drop but must not invent results.
-    ``texts``: chunk id → the chunk's text, for the chunks the ranking's symbols cite.
+    ``texts``: the code it may read: chunk id → the chunk's text, for the chunks the ranking's
+    symbols cite, and symbol node id → the symbol's own first chunk, for symbols of the window
+    that cite none (graph neighbours, symbols found by name). ``window``: how many of the
+    ranking's first symbols it reads (0: none, no text is fetched for it).
     RerankerUnavailable when it cannot rerank; the caller then keeps the ranking."""
+
+    window: int
 
     async def rerank(
         self, question: str, ranking: Ranking, texts: Mapping[str, str]

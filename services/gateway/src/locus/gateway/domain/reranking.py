@@ -22,8 +22,7 @@ class RerankWindow:
 def rerank_window(
     ranking: Ranking, texts: Mapping[str, str], top_n: int, max_document_chars: int
 ) -> RerankWindow:
-    """Documents for the first ``top_n`` symbols: path and qualified name, then the text of
-    the best chunk that matched the symbol (when retrieval returned one), cut to
+    """Documents for the first ``top_n`` symbols (``rerank_document``), cut to
     ``max_document_chars``."""
     symbols = ranking.symbols[:top_n]
     documents = tuple(rerank_document(r, texts, max_document_chars) for r in symbols)
@@ -32,10 +31,12 @@ def rerank_window(
 
 def rerank_document(ranked: RankedSymbol, texts: Mapping[str, str], max_chars: int) -> str:
     """One symbol as a reranker reads it (also what a reranker is trained on): its path, line
-    range, kind and qualified name, then its best matching chunk's text."""
+    range, kind and qualified name, then its best matching chunk's text, or, for a symbol no
+    retrieved chunk cites, its own first chunk (``texts`` by its node id)."""
     ref = ranked.symbol
     header = f"{ref.relative_path}:{ref.start_line}-{ref.end_line} {ref.kind} {ref.qualified_name}"
     body = next((texts[c] for c in ranked.chunk_ids if texts.get(c)), "")
+    body = body or texts.get(ref.node_id, "")
     return f"{header}\n{body}"[:max_chars]
 
 
