@@ -54,15 +54,25 @@ async def record_of(gateway: Any, request_id: str) -> Any:
         await asyncio.sleep(0.1)
 
 
+async def reranking_gateway(
+    stack: Any, start_gateway: Any, rerank_server: Any, spans: Any, **settings: Any
+) -> Any:
+    stack.require("ingestion", "ast", "retrieval")
+    return await start_gateway(
+        exporters=[spans],
+        settings_update={
+            "rerank_url": rerank_server.url,
+            "rerank_model": "bge-reranker-v2-m3",
+            **settings,
+        },
+    )
+
+
 async def test_locate_is_reranked_in_the_requests_trace(
     stack, start_gateway, sample_tree: Path, rerank_server: Any
 ) -> None:
-    stack.require("ingestion", "ast", "retrieval")
     spans = InMemorySpanExporter()
-    gateway = await start_gateway(
-        exporters=[spans],
-        settings_update={"rerank_url": rerank_server.url, "rerank_model": "bge-reranker-v2-m3"},
-    )
+    gateway = await reranking_gateway(stack, start_gateway, rerank_server, spans)
     project = await scanned_project(gateway, sample_tree)
     request_id = f"rerank-{uuid.uuid4().hex[:8]}"
     trace_id = uuid.uuid4().hex
@@ -89,18 +99,11 @@ async def test_locate_is_reranked_in_the_requests_trace(
 async def test_symbols_no_retrieved_chunk_cites_reach_the_reranker_with_their_own_code(
     stack, start_gateway, sample_tree: Path, rerank_server: Any
 ) -> None:
-    stack.require("ingestion", "ast", "retrieval")
     spans = InMemorySpanExporter()
     # Two chunk hits only: the rest of the window comes from the best files' outlines and the
     # call graph, with no retrieved text of their own.
-    gateway = await start_gateway(
-        exporters=[spans],
-        settings_update={
-            "rerank_url": rerank_server.url,
-            "rerank_model": "bge-reranker-v2-m3",
-            "search_top_k": 2,
-            "search_candidates_per_list": 2,
-        },
+    gateway = await reranking_gateway(
+        stack, start_gateway, rerank_server, spans, search_top_k=2, search_candidates_per_list=2
     )
     project = await scanned_project(gateway, sample_tree)
     request_id = f"rerank-code-{uuid.uuid4().hex[:8]}"

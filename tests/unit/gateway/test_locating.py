@@ -282,19 +282,10 @@ async def test_no_code_is_fetched_for_a_reranker_that_reads_none(service: Any) -
 
 
 async def test_functions_of_the_best_files_join_the_candidates(service: Any) -> None:
-    settings = service.settings.model_copy(update={"outline_files": 1})
-    locator = Locator(
-        settings,
-        projects=service.projects,
-        search=service.search,
-        symbols=service.symbols,
-        impact=service.impact,
-        ranker=RankingV1(),
-        reranker=service.reranker,
-        tracer=trace.get_tracer("tests"),
-    )
     service.search.hits = [("c-place", 0.03, 1, 1)]
-    located = await locator.locate(LocateQuery("shop", "orders"), await open_request(service))
+    located = await outlining_locator(service).locate(
+        LocateQuery("shop", "orders"), await open_request(service)
+    )
     names = [s.symbol.name for s in located.response.symbols]
     assert names[0] == "place_order"
     assert "cancel_order" in names  # in the same file, matched by no chunk

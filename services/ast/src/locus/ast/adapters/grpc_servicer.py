@@ -12,6 +12,7 @@ import base64
 import binascii
 import hashlib
 import json
+from collections.abc import Sequence
 
 import grpc
 
@@ -49,6 +50,12 @@ def _required_id(field: str, value: str, hint: str) -> str:
     if len(value) > MAX_ID_CHARS:
         raise InvalidArgument(f"{field} is longer than {MAX_ID_CHARS} characters")
     return value
+
+
+def _required_ids(field: str, values: Sequence[str], limit: int, hint: str) -> list[str]:
+    """At most ``limit`` ids, none empty, each once (in the order given)."""
+    _at_most(len(values), limit, field.replace("_", " "))
+    return list(dict.fromkeys(_required_id(field, value, hint) for value in values))
 
 
 def _at_most(count: int, limit: int, what: str) -> None:
@@ -239,12 +246,11 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         self, request: ast_pb2.ListFileSymbolsRequest, context: grpc.aio.ServicerContext
     ) -> ast_pb2.ListFileSymbolsResponse:
         project_id = _project_id(request.project_id)
-        _at_most(len(request.file_ids), MAX_LISTED_FILES, "file ids")
-        file_ids = list(
-            dict.fromkeys(
-                _required_id("file_ids", file_id, "take them from search hits or FindSymbols")
-                for file_id in request.file_ids
-            )
+        file_ids = _required_ids(
+            "file_ids",
+            request.file_ids,
+            MAX_LISTED_FILES,
+            "take them from search hits or FindSymbols",
         )
         unknown = [kind for kind in request.kinds if kind not in SYMBOL_KIND_NAMES]
         if unknown:
@@ -270,12 +276,8 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         self, request: ast_pb2.GetSymbolTextsRequest, context: grpc.aio.ServicerContext
     ) -> ast_pb2.GetSymbolTextsResponse:
         project_id = _project_id(request.project_id)
-        _at_most(len(request.node_ids), MAX_SYMBOL_TEXTS, "node ids")
-        node_ids = list(
-            dict.fromkeys(
-                _required_id("node_ids", node_id, "take them from Locate, FindSymbols or GetNode")
-                for node_id in request.node_ids
-            )
+        node_ids = _required_ids(
+            "node_ids", request.node_ids, MAX_SYMBOL_TEXTS, "take them from Locate or FindSymbols"
         )
         found = await self._store.first_chunks(project_id, node_ids)
         response = ast_pb2.GetSymbolTextsResponse()
