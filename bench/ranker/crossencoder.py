@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from dumps import blobs, mirror_of, read_dump, split_rows
+from dumps import blobs, mirror_of, read_dump, split_rows, write_dump
 
 from locus.ast.domain import UndecodableSource, extract, supported_languages
 from locus.ast.settings import AstSettings
@@ -159,6 +159,33 @@ def fill(args: argparse.Namespace) -> None:
     with lzma.open(args.out, "wt") as handle:
         json.dump(records, handle)
     print(f"{len(records)} windows -> {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
+
+
+def as_features(args: argparse.Namespace) -> None:
+    """Copies of the dumps whose window symbols carry the cross-encoder's score, squashed to
+    (0, 1), where the vector similarity goes: ``train.py --vector-similarity`` then learns it
+    as a feature (stacking; every score is out of fold for its own instance)."""
+    hand = RankingV1(RankingWeights())
+    scores = json.loads(Path(args.scores).read_text())
+    with lzma.open(args.windows, "rt") as handle:
+        records = json.load(handle)
+    for record in records:
+        source = ROOT / "bench/ranker/candidates" / record["split"]
+        dump = read_dump(source / f"{record['instance_id']}.json.gz")
+        _, request = candidates_from_json(dump["candidates"])
+        symbols = candidate_features(request, hand).ranking.symbols
+        scored = scores.get(record["instance_id"], [])
+        dump["candidates"]["symbol_vectors"] = {
+            symbols[index].symbol.node_id: round(1.0 / (1.0 + float(np.exp(-value))), 6)
+            for index, value in zip(record["window"][: args.top], scored[: args.top], strict=False)
+        }
+        target = args.out / record["split"]
+        target.mkdir(parents=True, exist_ok=True)
+        write_dump(target / f"{record['instance_id']}.json.gz", dump)
+    for name, _ in TRAIN + DEV:
+        bm25 = ROOT / f"bench/ranker/candidates/{name}.bm25.jsonl"
+        (args.out / bm25.name).write_bytes(bm25.read_bytes())
+    print(f"{len(records)} dumps with cross-encoder scores -> {args.out}")
 
 
 def build_windows(args: argparse.Namespace) -> None:
@@ -329,7 +356,7 @@ def combine(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("step", choices=("windows", "fill", "combine"))
+    parser.add_argument("step", choices=("windows", "fill", "combine", "features"))
     parser.add_argument("--out", type=Path, default=Path(".locbench/crossencoder/windows.json.xz"))
     parser.add_argument(
         "--windows", type=Path, default=Path(".locbench/crossencoder/windows.json.xz")
@@ -340,7 +367,8 @@ def main() -> None:
     parser.add_argument("--mirror-root", type=Path, default=Path("/work/.mirror"))
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    {"windows": build_windows, "fill": fill, "combine": combine}[args.step](args)
+    steps = {"windows": build_windows, "fill": fill, "combine": combine, "features": as_features}
+    steps[args.step](args)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from opentelemetry import trace
 
+from locus.gateway import locating
 from locus.gateway.domain.candidates import candidates_from_json
 from locus.gateway.domain.errors import InvalidRequest, ProjectNotScanned, RerankerUnavailable
 from locus.gateway.domain.ranking import FileHistory, RankingV1
@@ -226,10 +227,10 @@ async def test_a_failing_reranker_keeps_the_ranking_with_a_note(service: Any) ->
     ]
 
 
-def outlining_locator(service: Any) -> Locator:
-    """A locator that outlines the best file, so symbols no retrieved chunk cites join in."""
+def outlining_locator(service: Any, files: int = 1) -> Locator:
+    """A locator that outlines the best files, so symbols no retrieved chunk cites join in."""
     return Locator(
-        service.settings.model_copy(update={"outline_files": 1}),
+        service.settings.model_copy(update={"outline_files": files}),
         projects=service.projects,
         search=service.search,
         symbols=service.symbols,
@@ -257,6 +258,23 @@ async def test_the_reranker_reads_the_own_code_of_symbols_no_retrieved_chunk_cit
     assert "n:shop.orders.OrderService.place_order" not in request.node_ids
     assert len(request.node_ids) <= service.reranker.window
     assert "symbol_texts" in entry.timings_ms
+
+
+async def test_a_window_wider_than_one_call_is_fetched_in_several(
+    service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(locating, "SYMBOL_TEXTS_PER_CALL", 1)
+    service.search.hits = [("c-place", 0.03, 1, 1), ("c-charge", 0.02, 2, 2)]
+    await outlining_locator(service, files=2).locate(
+        LocateQuery("shop", "orders charge"), await open_request(service)
+    )
+    cancel, refund = "n:shop.orders.OrderService.cancel_order", "n:shop.payments.refund_payment"
+    requests = service.symbols.text_requests
+    assert sorted(n for r in requests for n in r.node_ids) == [cancel, refund]
+    assert all(len(r.node_ids) == 1 for r in requests)
+    ((_, _, texts),) = service.reranker.calls
+    assert texts[cancel] == "def cancel_order(self, order_id): ..."
+    assert refund not in texts  # the fake ast holds no chunk of it
 
 
 async def test_without_the_symbols_code_the_rerank_goes_on_with_a_note(service: Any) -> None:

@@ -61,6 +61,7 @@ from locus.rpc import ServiceError
 from locus.v1 import ast_pb2, common_pb2, impact_pb2, ingestion_pb2, retrieval_pb2
 
 log = logging.getLogger(__name__)
+SYMBOL_TEXTS_PER_CALL = 100  # ast GetSymbolTexts takes at most this many
 
 NAME_LOOKUP_PAGE = 5
 
@@ -475,15 +476,23 @@ class Locator:
             return {}
         try:
             with entry.timed("symbol_texts"):
-                response = await self._symbols.get_symbol_texts(
-                    ast_pb2.GetSymbolTextsRequest(project_id=project_id, node_ids=wanted)
+                responses = await asyncio.gather(
+                    *(
+                        self._symbols.get_symbol_texts(
+                            ast_pb2.GetSymbolTextsRequest(
+                                project_id=project_id,
+                                node_ids=wanted[begin : begin + SYMBOL_TEXTS_PER_CALL],
+                            )
+                        )
+                        for begin in range(0, len(wanted), SYMBOL_TEXTS_PER_CALL)
+                    )
                 )
         except ServiceError as error:
             note = f"rerank documents without code: {error.message}"
             log.warning("%s", note)
             entry.notes.append(note)
             return {}
-        return {s.node_id: s.text for s in response.symbols if s.text}
+        return {s.node_id: s.text for r in responses for s in r.symbols if s.text}
 
     async def _impact_of(
         self, project_id: str, ranking: Ranking, depth: int, entry: OpenRequest
