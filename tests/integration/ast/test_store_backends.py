@@ -330,3 +330,23 @@ async def test_a_deleted_project_keeps_a_tombstone_that_refuses_its_later_writes
         assert await reopened.stored_snapshot_seqs([version("app/main.py", 2).file_id]) == {}
     finally:
         await reopened.close()
+
+
+async def test_a_symbols_first_chunk_is_found_until_its_file_is_retracted(
+    store: AstStore,
+) -> None:
+    path = "app/service.py"
+    index = await store.replace_file(
+        version(path, 3), analyse(path, CALLEE), unsupported_language=False
+    )
+    assert index is not None
+    by_name = {s.qualified_name: s.node_id for s in index.symbols}
+    handle, other = by_name["app.service.handle"], by_name["app.service.handle_100_percent"]
+    found = await store.first_chunks("p_test", [other, handle, "n_unknown"])
+    assert sorted(found) == sorted([handle, other])
+    assert found[handle].text.startswith("def handle(request):")
+    assert '"""Handle one request."""' in found[handle].text
+    assert found[other].text.startswith("def handle_100_percent(request):")
+    assert await store.first_chunks("p_other", [handle]) == {}  # another project's id
+    assert await store.retract_file(version(path, 4))
+    assert await store.first_chunks("p_test", [handle, other]) == {}
