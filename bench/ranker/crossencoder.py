@@ -23,7 +23,6 @@ Steps:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import lzma
 import statistics
@@ -47,19 +46,18 @@ from locus.gateway.domain.features import (
 )
 from locus.gateway.domain.ranking import RankingV1, RankingWeights
 from locus.gateway.domain.reranking import rerank_document
+from locus.gateway.settings import GatewaySettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import train as ranker_train
+from finetune import fold_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "bench"
 TRAIN = [("train", "train.jsonl"), ("train-multilang", "train-multilang.jsonl")]
 DEV = [("dev", "dev.jsonl"), ("dev-multilang", "dev-multilang.jsonl")]
-MAX_DOCUMENT_CHARS = 2000  # the gateway's rerank_max_document_chars default
-
-
-def fold_of(repo: str, folds: int = 3) -> int:
-    return int(hashlib.sha256(repo.encode()).hexdigest(), 16) % folds
+MAX_DOCUMENT_CHARS = GatewaySettings.model_fields["rerank_max_document_chars"].default
+FOLDS = 3  # repository groups, as crossencoder_gpu.py forms them
 
 
 def stage_one_scores(
@@ -237,33 +235,24 @@ def build_windows(args: argparse.Namespace) -> None:
     print(f"{len(records)} windows -> {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
 
 
-def ranked_lists(
-    instance: ranker_train.Instance, file_scores: np.ndarray, symbol_scores: np.ndarray
-) -> tuple[list[str], list[str]]:
-    return ranker_train.ranked_lists(instance, file_scores, symbol_scores)
-
-
 def mixed(
     record: dict[str, Any], ce: list[float], weight: float, top: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Stage 1's scores with the window's cross-encoder scores mixed in: within the window,
-    symbol score = z(stage 1) + weight * z(cross-encoder), kept above every symbol outside it;
-    a file gains file_weight * its best window symbol's z(cross-encoder)."""
-    files = np.asarray(record["file_scores"], dtype=float)
+) -> tuple[np.ndarray, np.ndarray]:
+    """Stage 1's symbol scores with the window's cross-encoder scores mixed in: within the
+    window, z(stage 1) + weight * z(cross-encoder), kept above every symbol outside it; and
+    z(cross-encoder) itself, for the files."""
     symbols = np.asarray(record["symbol_scores"], dtype=float)
     window = record["window"][:top]
-    first = symbols[window]
-    ce_arr = np.asarray(ce[:top], dtype=float)
 
     def z(values: np.ndarray) -> np.ndarray:
         spread = values.std()
         return (values - values.mean()) / spread if spread > 0 else values * 0.0
 
-    combined = z(first) + weight * z(ce_arr)
+    ce_z = z(np.asarray(ce[:top], dtype=float))
+    combined = z(symbols[window]) + weight * ce_z
     out = symbols.copy()
-    floor = symbols.max() + 1.0
-    out[window] = floor + combined - combined.min()
-    return files, out, z(ce_arr)
+    out[window] = symbols.max() + 1.0 + combined - combined.min()
+    return out, ce_z
 
 
 def combine(args: argparse.Namespace) -> None:
@@ -288,7 +277,7 @@ def combine(args: argparse.Namespace) -> None:
             files = np.asarray(record["file_scores"], dtype=float)
             symbols = np.asarray(record["symbol_scores"], dtype=float)
             if weight is not None and record["window"]:
-                files, symbols, ce_z = mixed(record, scores[instance_id], weight, args.top)
+                symbols, ce_z = mixed(record, scores[instance_id], weight, args.top)
                 if file_weight:
                     best: dict[str, float] = {}
                     for position, index in enumerate(record["window"][: args.top]):
@@ -299,7 +288,7 @@ def combine(args: argparse.Namespace) -> None:
                         [best.get(p, 0.0) for p in instance.file_paths]
                     )
             out[instance_id] = locbench.score_instance(
-                instance.gold, *ranked_lists(instance, files, symbols)
+                instance.gold, *ranker_train.ranked_lists(instance, files, symbols)
             )
         return out
 
@@ -315,9 +304,9 @@ def combine(args: argparse.Namespace) -> None:
     # Choose (weight, file weight) on two repository folds, report on the third.
     out_of_fold: dict[str, dict] = {}
     chosen = []
-    for fold in range(3):
-        fit_ids = [i for i in train_ids if fold_of(records[i]["repo"]) != fold]
-        test_ids = [i for i in train_ids if fold_of(records[i]["repo"]) == fold]
+    for fold in range(FOLDS):
+        fit_ids = [i for i in train_ids if fold_of(records[i]["repo"], FOLDS) != fold]
+        test_ids = [i for i in train_ids if fold_of(records[i]["repo"], FOLDS) == fold]
         best = max(grid, key=lambda g: objective(summary(evaluate(fit_ids, *g), fit_ids)))
         chosen.append(best)
         out_of_fold.update(evaluate(test_ids, *best))

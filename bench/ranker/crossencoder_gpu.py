@@ -30,6 +30,7 @@ KEY = "documents_full"  # or "documents": bodies only where retrieval returned a
 
 
 def fold_of(repo: str, folds: int = 3) -> int:
+    """finetune.fold_of, repeated: this script runs where Locus is not installed."""
     return int(hashlib.sha256(repo.encode()).hexdigest(), 16) % folds
 
 

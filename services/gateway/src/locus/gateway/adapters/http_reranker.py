@@ -40,8 +40,7 @@ class HttpReranker:
         self._shown_url = redact(self._url)  # what spans and error messages may say
         self._model = model
         self._api_key = api_key
-        self._top_n = top_n
-        self.window = top_n
+        self.window = top_n  # the first symbols sent, as documents
         self._max_chars = max_document_chars
         self._timeout = timeout_seconds
         self._tracer = tracer or trace.get_tracer("locus.gateway")
@@ -62,7 +61,7 @@ class HttpReranker:
     async def rerank(self, question: str, ranking: Ranking, texts: Mapping[str, str]) -> Ranking:
         if self._client is None:
             raise RuntimeError("HttpReranker is not started")
-        window = rerank_window(ranking, texts, self._top_n, self._max_chars)
+        window = rerank_window(ranking, texts, self.window, self._max_chars)
         if len(window.symbols) < 2:
             return ranking
         body = {
