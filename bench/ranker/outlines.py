@@ -8,10 +8,12 @@ gateway's seed ranking gets; checked: the files it outlined are the dump's), and
 outlined file is read from the mirror at the instance's base commit and extracted by the ast
 service's own code (``locus.ast.domain.extract``); its callables, in source order and at most
 ``outline_symbols_per_file``, get the ids the ast store gives them (``node_id_for``). Files the
-dump outlined keep the stack's symbols.
+dump outlined keep the stack's symbols, except those it outlined up to the cap it was collected
+with (``--collected-limit``, 200 before session 16): those are outlined again with
+``--symbols-per-file`` (the gateway's default; 0 = all).
 
 Usage: python bench/ranker/outlines.py --candidates DIR --split FILE --mirror-root DIR
-       [--outline-files N] [--out DIR]
+       [--outline-files N] [--symbols-per-file N] [--collected-limit N] [--out DIR]
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def callables(path: str, data: bytes, language: str, file_id: str, limit: int) -
             if symbol.kind in CALLABLE_KINDS
         ),
         key=lambda item: item[:2],
-    )[:limit]
+    )[: limit or None]
     return [
         SymbolRef(
             node_id=node_id_for(file_id, s.qualified_name, s.kind),
@@ -67,6 +69,14 @@ def callables(path: str, data: bytes, language: str, file_id: str, limit: int) -
 def main() -> None:
     parser = arguments(__doc__)
     parser.add_argument("--outline-files", type=int, default=DEFAULTS.outline_files)
+    parser.add_argument(
+        "--symbols-per-file",
+        type=int,
+        default=DEFAULTS.outline_symbols_per_file,
+        help="callables per outlined file (0 = all); a file the dump outlined up to "
+        "--collected-limit is outlined again with this limit",
+    )
+    parser.add_argument("--collected-limit", type=int, default=200)
     parser.add_argument("--out", type=Path, help="write here (default: in place)")
     args = parser.parse_args()
     rows = split_rows(args.split)
@@ -91,7 +101,13 @@ def main() -> None:
         for symbol in request.file_symbols:
             outlined.setdefault(symbol.file_id, []).append(symbol)
         wanted = seed.files[: args.outline_files]
-        missing = [f for f in wanted if f.file_id not in outlined]
+        widen = args.symbols_per_file == 0 or args.symbols_per_file > args.collected_limit
+        missing = [
+            f
+            for f in wanted
+            if f.file_id not in outlined
+            or (widen and len(outlined[f.file_id]) >= args.collected_limit)
+        ]
         mirror = mirror_of(args.mirror_root, row["repo"])
         contents = blobs(mirror, row["base_commit"], [f.relative_path for f in missing])
         for ranked in missing:
@@ -102,7 +118,7 @@ def main() -> None:
                     data,
                     ranked.language,
                     ranked.file_id,
-                    DEFAULTS.outline_symbols_per_file,
+                    args.symbols_per_file,
                 )
         symbols = [s for f in wanted for s in outlined.get(f.file_id, [])]
         table = candidates["symbols"]

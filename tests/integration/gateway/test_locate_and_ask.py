@@ -124,6 +124,31 @@ async def test_the_shipped_learned_ranker_serves_locate_and_its_candidates_rank_
     assert plain.candidates_json == ""
 
 
+async def test_every_function_of_a_large_best_file_is_a_candidate(
+    stack, gateway, sample_tree: Path
+) -> None:
+    # A module of 260 functions, as header-only libraries and utils modules have: the outline
+    # of a best file used to stop at its 200th callable, so a fix in the rest could not be
+    # ranked unless a search hit happened to cite it.
+    stack.require("ingestion", "ast", "retrieval")
+    (sample_tree / "src/shop/steps.py").write_text(
+        "".join(f"def step_{n:03d}(value):\n    return value + {n}\n\n\n" for n in range(260))
+    )
+    project = await gateway.create_project(sample_tree)
+    job = await gateway.scan_and_wait(project.name)
+    assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED, job.error
+    response = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(
+            project_id=project.name,
+            question="step_000 returns the wrong value",
+            include_candidates=True,
+        )
+    )
+    _, ranking_input = candidates_from_json(json.loads(response.candidates_json))
+    outlined = [s.name for s in ranking_input.file_symbols if s.relative_path == "src/shop/steps.py"]
+    assert outlined == [f"step_{n:03d}" for n in range(260)]
+
+
 async def test_the_training_datas_vector_similarity_is_what_the_stack_computes(
     gateway, scanned, sample_tree: Path
 ) -> None:

@@ -68,9 +68,12 @@ class GatewaySettings(ServiceSettings):
     graph_seed_symbols: int = Field(default=8, ge=0, le=50)
     graph_neighbor_limit: int = Field(default=1000, ge=1, le=5000)
     # Candidate recall: the functions and methods of the first ranking's best files join the
-    # candidates (ast ListFileSymbols; 0 files = off), at most this many per file.
+    # candidates (ast ListFileSymbols; 0 files = off), at most this many per file, in source
+    # order. The cap only guards against generated files: a header-only C++ library or a
+    # `utils.py` holds hundreds of callables, and a cap of 200 left every one after the 200th
+    # out of reach (bench/RESULTS.md, session 16).
     outline_files: int = Field(default=10, ge=0, le=50)
-    outline_symbols_per_file: int = Field(default=200, ge=1, le=5000)
+    outline_symbols_per_file: int = Field(default=5000, ge=1, le=5000)
     # The change history (ingestion ScoreFileHistory) of at most this many candidate files
     # (0 = none): features of the learned ranking.
     history_paths: int = Field(default=2000, ge=0, le=2000)
