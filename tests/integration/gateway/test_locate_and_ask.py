@@ -145,7 +145,9 @@ async def test_every_function_of_a_large_best_file_is_a_candidate(
         )
     )
     _, ranking_input = candidates_from_json(json.loads(response.candidates_json))
-    outlined = [s.name for s in ranking_input.file_symbols if s.relative_path == "src/shop/steps.py"]
+    outlined = [
+        s.name for s in ranking_input.file_symbols if s.relative_path == "src/shop/steps.py"
+    ]
     assert outlined == [f"step_{n:03d}" for n in range(260)]
 
 
