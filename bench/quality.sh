@@ -9,6 +9,9 @@
 #   LOCBENCH_ARGS         more harness arguments (e.g. "--repos psf/requests --limit 5")
 #   LOCBENCH_RANK_ARGS    more `locus locbench-rank` arguments (e.g. --project-per-commit)
 #   LOCBENCH_KEEP_STACK=1 keep the stack's data (indexes, embedding cache) for the next run
+# The dev tables in bench/RESULTS.md ask as soon as a project is searchable, with vectors off:
+#   LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED=false LOCBENCH_RANK_ARGS=--searchable-only (about 10
+#   minutes a split). The defaults wait for every vector: an hour or more from a cold stack.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,6 +53,14 @@ if [[ -z ${LOCBENCH_MIRROR_ROOT:-} || ! -d ${LOCBENCH_MIRROR_ROOT:-} ]]; then
 fi
 [[ -x $LOCUS ]] || { echo "$LOCUS not found: run \`make setup\` first" >&2; exit 1; }
 
+# One run at a time: every run starts its stack in the same data dir ($DATA) and removes it at
+# the end, so a second run would break the first (collect.sh runs this script too).
+mkdir -p "$WORK"
+exec 9>"$WORK/quality.lock"
+if ! flock -n 9; then
+    echo "another bench/quality.sh run (or collect-ranker-data) is using $WORK; wait for it" >&2
+    exit 1
+fi
 mkdir -p "$WORK/repos" "$RUN"
 trap stop_stack EXIT
 trap 'exit 130' INT TERM
