@@ -124,6 +124,14 @@ async def test_the_shipped_learned_ranker_serves_locate_and_its_candidates_rank_
     assert plain.candidates_json == ""
 
 
+async def located_candidates(gateway: Any, project_id: str, question: str) -> tuple[str, Any]:
+    """Locate with ``include_candidates``: the question and the ranking's input as dumped."""
+    response = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(project_id=project_id, question=question, include_candidates=True)
+    )
+    return candidates_from_json(json.loads(response.candidates_json))
+
+
 async def test_every_function_of_a_large_best_file_is_a_candidate(
     stack, gateway, sample_tree: Path
 ) -> None:
@@ -137,14 +145,9 @@ async def test_every_function_of_a_large_best_file_is_a_candidate(
     project = await gateway.create_project(sample_tree)
     job = await gateway.scan_and_wait(project.name)
     assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED, job.error
-    response = await gateway.stub.Locate(
-        gateway_pb2.LocateRequest(
-            project_id=project.name,
-            question="step_000 returns the wrong value",
-            include_candidates=True,
-        )
+    _, ranking_input = await located_candidates(
+        gateway, project.name, "step_000 returns the wrong value"
     )
-    _, ranking_input = candidates_from_json(json.loads(response.candidates_json))
     outlined = [
         s.name for s in ranking_input.file_symbols if s.relative_path == "src/shop/steps.py"
     ]
@@ -157,14 +160,9 @@ async def test_the_training_datas_vector_similarity_is_what_the_stack_computes(
     """bench/ranker/vectors.py gives dumps collected without vectors the similarity Locate gets
     from retrieval's ScoreSymbols; it must be the same numbers, or the model would be trained
     on features the gateway never sees."""
-    response = await gateway.stub.Locate(
-        gateway_pb2.LocateRequest(
-            project_id=scanned.project_id,
-            question="A card is charged twice when the payment is declined",
-            include_candidates=True,
-        )
+    question, request = await located_candidates(
+        gateway, scanned.project_id, "A card is charged twice when the payment is declined"
     )
-    question, request = candidates_from_json(json.loads(response.candidates_json))
     assert request.symbol_similarity  # the scan is embedded: every scored symbol has a vector
     symbols = vector_scored_symbols(request, RankingV1())
     contents = {s.relative_path: (sample_tree / s.relative_path).read_bytes() for s in symbols}
