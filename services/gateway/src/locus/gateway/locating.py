@@ -48,6 +48,7 @@ from locus.gateway.domain.ranking import (
     SymbolRef,
     candidate_paths,
 )
+from locus.gateway.domain.reranking import retrieved_code
 from locus.gateway.domain.symbol_kinds import MODULE_KINDS
 from locus.gateway.domain.validation import (
     bounded_count,
@@ -471,7 +472,7 @@ class Locator:
         """Node id → own first chunk, for the reranked symbols that cite no retrieved chunk
         (graph neighbours, symbols found by name, outlined functions: often half the window).
         Best effort: without it such a symbol is reranked on its path and name alone."""
-        wanted = [r.symbol.node_id for r in window if not any(texts.get(c) for c in r.chunk_ids)]
+        wanted = [r.symbol.node_id for r in window if not retrieved_code(r, texts)]
         if not wanted:
             return {}
         try:

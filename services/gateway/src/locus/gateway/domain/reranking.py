@@ -35,9 +35,13 @@ def rerank_document(ranked: RankedSymbol, texts: Mapping[str, str], max_chars: i
     retrieved chunk cites, its own first chunk (``texts`` by its node id)."""
     ref = ranked.symbol
     header = f"{ref.relative_path}:{ref.start_line}-{ref.end_line} {ref.kind} {ref.qualified_name}"
-    body = next((texts[c] for c in ranked.chunk_ids if texts.get(c)), "")
-    body = body or texts.get(ref.node_id, "")
+    body = retrieved_code(ranked, texts) or texts.get(ref.node_id, "")
     return f"{header}\n{body}"[:max_chars]
+
+
+def retrieved_code(ranked: RankedSymbol, texts: Mapping[str, str]) -> str:
+    """The text of the best retrieved chunk that cites the symbol ("" when none does)."""
+    return next((texts[c] for c in ranked.chunk_ids if texts.get(c)), "")
 
 
 def apply_relevance(
