@@ -7,8 +7,10 @@ saying so, otherwise."""
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -67,7 +69,10 @@ def server() -> Iterator[Any]:
 
 @pytest.fixture
 async def reranker(server: Any) -> AsyncIterator[HttpReranker]:
-    adapter = HttpReranker(server.url, "BAAI/bge-reranker-v2-m3", api_key="k-123", top_n=3)
+    # weight inf: the endpoint's order alone, so each test reads what the endpoint said
+    adapter = HttpReranker(
+        server.url, "BAAI/bge-reranker-v2-m3", api_key="k-123", top_n=3, weight=math.inf
+    )
     await adapter.start()
     try:
         yield adapter
@@ -139,6 +144,20 @@ async def test_an_unreachable_endpoint_is_a_clear_error(server: Any) -> None:
         await adapter.stop()
 
 
+async def test_by_default_the_relevance_is_mixed_with_the_ranking(server: Any) -> None:
+    near_tie = replace(FORMAT, score=1.05)  # format_size barely ahead of upload
+    ranking = Ranking(files=RANKING.files, symbols=(LOGIN, near_tie, UPLOAD))
+    adapter = HttpReranker(server.url, "m", top_n=3)  # the gateway's default weight, 0.25
+    await adapter.start()
+    try:
+        reranked = await adapter.rerank(QUESTION, ranking, CODE)
+    finally:
+        await adapter.stop()
+    # the endpoint prefers upload: enough to break a near tie, not to overturn a clear leader
+    assert [s.symbol.name for s in reranked.symbols] == ["login", "upload", "format_size"]
+    assert reranked.symbols[1].evidence[0].signal == "rerank"
+
+
 async def test_a_ranking_of_one_symbol_is_not_sent(reranker: HttpReranker, server: Any) -> None:
     one = Ranking(files=RANKING.files[:1], symbols=RANKING.symbols[:1])
     assert await reranker.rerank(QUESTION, one, CODE) == one
@@ -156,6 +175,7 @@ async def test_a_real_rerank_endpoint_puts_the_relevant_code_first() -> None:
         os.environ.get("LOCUS_TEST_RERANK_MODEL", "BAAI/bge-reranker-v2-m3"),
         api_key=os.environ.get("LOCUS_TEST_RERANK_API_KEY", ""),
         timeout_seconds=60,
+        weight=math.inf,
     )
     await adapter.start()
     try:

@@ -6,6 +6,7 @@ endpoint that fails leaves Locate's own ranking, with a note on the request."""
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import uuid
 from collections.abc import Iterator
@@ -63,6 +64,7 @@ async def reranking_gateway(
         settings_update={
             "rerank_url": rerank_server.url,
             "rerank_model": "bge-reranker-v2-m3",
+            "rerank_weight": math.inf,  # the endpoint's order alone: its opinion is the test
             **settings,
         },
     )

@@ -102,3 +102,18 @@ def test_relevance_for_a_document_never_sent_is_refused() -> None:
     window = rerank_window(RANKING, {}, 2, 2000)
     with pytest.raises(ValueError, match=r"documents \[2\] of a window of 2"):
         apply_relevance(RANKING, window, {2: 0.5}, "r")
+
+
+def test_a_weighted_relevance_is_mixed_with_the_ranking_not_followed_alone() -> None:
+    window = rerank_window(RANKING, {}, 3, 2000)
+    relevance = {0: 0.1, 1: 0.2, 2: 0.9}  # the reranker prefers charge, then cancel
+    # weight 1: charge (clearly preferred) passes cancel, not the ranking's clear leader
+    mixed = apply_relevance(RANKING, window, relevance, "r", weight=1.0)
+    assert [s.symbol.name for s in mixed.symbols] == ["place", "charge", "cancel", "notify"]
+    assert [f.relative_path for f in mixed.files] == ["src/orders.py", "src/pay.py", "src/mail.py"]
+    # the default of the gateway (0.25): a small edge does not overturn the ranking
+    light = apply_relevance(RANKING, window, relevance, "r", weight=0.25)
+    assert [s.symbol.name for s in light.symbols] == ["place", "cancel", "charge", "notify"]
+    assert light.symbols[2].evidence[0].detail == "r: relevance 0.9, was #3"
+    with pytest.raises(ValueError, match="rerank weight must be above 0"):
+        apply_relevance(RANKING, window, relevance, "r", weight=0.0)

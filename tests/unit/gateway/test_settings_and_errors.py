@@ -3,6 +3,7 @@ become status codes: downstream statuses kept, a peer that is down named in the 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import grpc
@@ -83,6 +84,17 @@ def test_a_rerank_endpoint_needs_its_model_named(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("LOCUS_GATEWAY_RERANK_MODEL", "BAAI/bge-reranker-v2-m3")
     settings = load_settings(GatewaySettings)
     assert (settings.rerank_url, settings.rerank_top_n) == ("http://gpu:8000/v1", 30)
+    assert settings.rerank_weight == 0.25  # mixed with the ranking, not followed alone
+
+
+def test_the_rerank_weight_is_above_zero_or_inf(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOCUS_GATEWAY_RERANK_WEIGHT", "inf")  # the endpoint's order alone
+    assert math.isinf(load_settings(GatewaySettings).rerank_weight)
+    monkeypatch.setenv("LOCUS_GATEWAY_RERANK_WEIGHT", "0")
+    with pytest.raises(
+        SettingsError, match="LOCUS_GATEWAY_RERANK_WEIGHT: Input should be greater than 0"
+    ):
+        load_settings(GatewaySettings)
 
 
 def test_a_peer_that_is_down_is_unavailable_and_named() -> None:

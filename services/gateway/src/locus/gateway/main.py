@@ -123,6 +123,7 @@ def build(
             top_n=settings.rerank_top_n,
             max_document_chars=settings.rerank_max_document_chars,
             timeout_seconds=settings.rerank_timeout_seconds,
+            weight=settings.rerank_weight,
             tracer=telemetry.tracer("locus.gateway"),
             tracer_provider=telemetry.provider,
         )

@@ -90,14 +90,17 @@ class GatewaySettings(ServiceSettings):
     ranker_model_path: Path | None = None
 
     # Optional rerank stage after ranking: a rerank endpoint (vLLM / Jina / Cohere /
-    # llama.cpp API, POST {rerank_url}/rerank) reorders the best rerank_top_n symbols. Empty
-    # URL: no rerank. A failing endpoint never fails Locate: the ranking is kept, with a note.
+    # llama.cpp API, POST {rerank_url}/rerank) reorders the best rerank_top_n symbols by
+    # z(ranking score) + rerank_weight * z(relevance) (0.25: measured out of fold, see
+    # domain/reranking.py; "inf" follows the endpoint alone). Empty URL: no rerank. A failing
+    # endpoint never fails Locate: the ranking is kept, with a note.
     rerank_url: str = ""
     rerank_model: str = ""
     rerank_api_key: SecretStr = SecretStr("")  # sent as Authorization: Bearer …
     rerank_top_n: int = Field(default=30, ge=2, le=200)
     rerank_max_document_chars: int = Field(default=2000, ge=100)
     rerank_timeout_seconds: float = Field(default=10.0, gt=0)
+    rerank_weight: float = Field(default=0.25, gt=0)
 
     # Access (docs/adr/0008-access.md): every call needs a credential. API keys are made with
     # CreateApiKey / `locus keys create`. admin_key_file: the deployment's admin key (admin:*):

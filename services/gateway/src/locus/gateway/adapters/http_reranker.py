@@ -32,6 +32,7 @@ class HttpReranker:
         top_n: int = 30,
         max_document_chars: int = 2000,
         timeout_seconds: float = 10.0,
+        weight: float = 0.25,
         tracer: trace.Tracer | None = None,
         tracer_provider: TracerProvider | None = None,
     ) -> None:
@@ -43,6 +44,7 @@ class HttpReranker:
         self.window = top_n  # the first symbols sent, as documents
         self._max_chars = max_document_chars
         self._timeout = timeout_seconds
+        self._weight = weight  # of the endpoint's relevance beside the ranking's own score
         self._tracer = tracer or trace.get_tracer("locus.gateway")
         self._tracer_provider = tracer_provider
         self._client: httpx.AsyncClient | None = None
@@ -88,7 +90,9 @@ class HttpReranker:
                     f"{redact(response.text[:300])}"
                 )
             relevance = _relevance(self._shown_url, response, len(window.documents))
-        return apply_relevance(ranking, window, relevance, f"reranked by {self._model}")
+        return apply_relevance(
+            ranking, window, relevance, f"reranked by {self._model}", self._weight
+        )
 
 
 def _relevance(url: str, response: httpx.Response, documents: int) -> dict[int, float]:
