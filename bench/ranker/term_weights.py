@@ -540,11 +540,15 @@ def cmd_ltr(a: argparse.Namespace) -> None:
     print(_table({"bm25": plain_rows, "parts ltr": ltr_rows}, rp, py))
 
 
+TEXT_PARTS = ("title", "code", "trace", "prose_only", "compound", "early")
+
+
 def part_columns(record: dict[str, Any], mode: str) -> tuple[dict[str, np.ndarray], int]:
     """Per file of the harness's index, the ranker columns of ``loro``: per part of the question
     its BM25 and its share of the part's best, then the reciprocal of the file's plain BM25 rank
     (``mode`` noall: the plain BM25's three columns zeroed; eligible: only a 1 for "in the
-    harness's index", the benchmark's own notion of a source file)."""
+    harness's index", the benchmark's own notion of a source file; text: noall, and only the
+    parts the question's text gives, ``TEXT_PARTS``)."""
     width = 2 * len(PARTS) + 1
     idx, matrix = record["file_scores"]
     if not len(idx) or not len(record["terms"]):
@@ -557,11 +561,15 @@ def part_columns(record: dict[str, Any], mode: str) -> tuple[dict[str, np.ndarra
     rank[np.lexsort((idx, -cols[0]))] = np.arange(len(idx))
     cols.append(1.0 / (1.0 + rank))
     rows = np.stack(cols, axis=1)
-    if mode == "noall":
-        rows[:, [0, 1, width - 1]] = 0.0
-    elif mode == "eligible":
+    if mode == "eligible":
         rows = np.zeros_like(rows)
         rows[:, 0] = 1.0
+    if mode in ("noall", "text"):
+        rows[:, [0, 1, width - 1]] = 0.0
+    if mode == "text":  # only the parts the question's text gives, without the index's statistics
+        for position, name in enumerate(PARTS):
+            if name not in TEXT_PARTS:
+                rows[:, [2 * position, 2 * position + 1]] = 0.0
     return {record["paths"][i]: rows[j] for j, i in enumerate(idx)}, width
 
 
@@ -627,7 +635,7 @@ def main() -> None:
     r.add_argument("--folds", type=int, default=5)
     o = sub.add_parser("loro")
     o.add_argument("--rows", required=True, help="collect's output: DIR/train, DIR/train-multilang")
-    o.add_argument("--mode", choices=("full", "noall", "eligible", "none"), default="full")
+    o.add_argument("--mode", choices=("full", "noall", "text", "eligible", "none"), default="full")
     a = parser.parse_args()
     commands = {"collect": cmd_collect, "evaluate": cmd_evaluate, "ltr": cmd_ltr, "loro": cmd_loro}
     commands[a.command](a)
