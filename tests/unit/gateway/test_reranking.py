@@ -3,6 +3,8 @@ the files following their best symbol); nothing invented, nothing dropped, score
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from locus.gateway.domain.ranking import Evidence, RankedFile, RankedSymbol, Ranking, SymbolRef
@@ -69,7 +71,9 @@ def test_a_symbol_no_retrieved_chunk_cites_is_shown_with_its_own_code() -> None:
 
 def test_relevance_reorders_the_window_and_leaves_the_tail() -> None:
     window = rerank_window(RANKING, {}, 3, 2000)
-    reranked = apply_relevance(RANKING, window, {0: 0.1, 1: 0.2, 2: 0.9}, "reranked by m")
+    reranked = apply_relevance(
+        RANKING, window, {0: 0.1, 1: 0.2, 2: 0.9}, "reranked by m", weight=math.inf
+    )
     assert [s.symbol.name for s in reranked.symbols] == ["charge", "cancel", "place", "notify"]
     assert [s.score for s in reranked.symbols] == [3.0, 2.0, 1.5, 1.0]  # still falling
     rerank = reranked.symbols[0].evidence[0]
@@ -90,7 +94,7 @@ def test_relevance_reorders_the_window_and_leaves_the_tail() -> None:
 
 def test_documents_the_reranker_left_out_keep_their_place_after_the_scored_ones() -> None:
     window = rerank_window(RANKING, {}, 3, 2000)
-    reranked = apply_relevance(RANKING, window, {2: 0.5}, "r")
+    reranked = apply_relevance(RANKING, window, {2: 0.5}, "r", weight=math.inf)
     assert [s.symbol.name for s in reranked.symbols] == ["charge", "place", "cancel", "notify"]
     assert [e.signal for e in reranked.symbols[1].evidence] == ["bm25"]
     assert sorted(s.symbol.node_id for s in reranked.symbols) == sorted(
@@ -101,7 +105,7 @@ def test_documents_the_reranker_left_out_keep_their_place_after_the_scored_ones(
 def test_relevance_for_a_document_never_sent_is_refused() -> None:
     window = rerank_window(RANKING, {}, 2, 2000)
     with pytest.raises(ValueError, match=r"documents \[2\] of a window of 2"):
-        apply_relevance(RANKING, window, {2: 0.5}, "r")
+        apply_relevance(RANKING, window, {2: 0.5}, "r", weight=math.inf)
 
 
 def test_a_weighted_relevance_is_mixed_with_the_ranking_not_followed_alone() -> None:

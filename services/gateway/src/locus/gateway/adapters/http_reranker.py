@@ -91,7 +91,7 @@ class HttpReranker:
                 )
             relevance = _relevance(self._shown_url, response, len(window.documents))
         return apply_relevance(
-            ranking, window, relevance, f"reranked by {self._model}", self._weight
+            ranking, window, relevance, f"reranked by {self._model}", weight=self._weight
         )
 
 

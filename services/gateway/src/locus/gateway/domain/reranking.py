@@ -58,7 +58,8 @@ def apply_relevance(
     window: RerankWindow,
     relevance: Mapping[int, float],
     source: str,
-    weight: float = math.inf,
+    *,
+    weight: float,
 ) -> Ranking:
     """Reorder the window by ``relevance`` (document index → score; a document the reranker
     left out keeps its place after the scored ones), mixed with the ranking's own scores: the
