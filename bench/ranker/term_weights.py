@@ -548,7 +548,8 @@ def part_columns(record: dict[str, Any], mode: str) -> tuple[dict[str, np.ndarra
     its BM25 and its share of the part's best, then the reciprocal of the file's plain BM25 rank
     (``mode`` noall: the plain BM25's three columns zeroed; eligible: only a 1 for "in the
     harness's index", the benchmark's own notion of a source file; text: noall, and only the
-    parts the question's text gives, ``TEXT_PARTS``)."""
+    parts the question's text gives, ``TEXT_PARTS``; title: those of them the model leaned on,
+    the title and the first fifth)."""
     width = 2 * len(PARTS) + 1
     idx, matrix = record["file_scores"]
     if not len(idx) or not len(record["terms"]):
@@ -564,11 +565,12 @@ def part_columns(record: dict[str, Any], mode: str) -> tuple[dict[str, np.ndarra
     if mode == "eligible":
         rows = np.zeros_like(rows)
         rows[:, 0] = 1.0
-    if mode in ("noall", "text"):
+    if mode in ("noall", "text", "title"):
         rows[:, [0, 1, width - 1]] = 0.0
-    if mode == "text":  # only the parts the question's text gives, without the index's statistics
+    if mode in ("text", "title"):  # only parts the question's text gives: no index statistics
+        kept = TEXT_PARTS if mode == "text" else ("title", "early")
         for position, name in enumerate(PARTS):
-            if name not in TEXT_PARTS:
+            if name not in kept:
                 rows[:, [2 * position, 2 * position + 1]] = 0.0
     return {record["paths"][i]: rows[j] for j, i in enumerate(idx)}, width
 
@@ -635,7 +637,9 @@ def main() -> None:
     r.add_argument("--folds", type=int, default=5)
     o = sub.add_parser("loro")
     o.add_argument("--rows", required=True, help="collect's output: DIR/train, DIR/train-multilang")
-    o.add_argument("--mode", choices=("full", "noall", "text", "eligible", "none"), default="full")
+    o.add_argument(
+        "--mode", choices=("full", "noall", "text", "title", "eligible", "none"), default="full"
+    )
     a = parser.parse_args()
     commands = {"collect": cmd_collect, "evaluate": cmd_evaluate, "ltr": cmd_ltr, "loro": cmd_loro}
     commands[a.command](a)
