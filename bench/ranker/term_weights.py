@@ -309,14 +309,30 @@ def _dedup(ids: list[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def score(record: dict[str, Any], weights: np.ndarray) -> dict[str, float]:
-    files = _ranking(record["file_scores"], weights, record["paths"])[: lb.MAX_RANK]
-    funcs = _ranking(record["fn_scores"], weights, record["fn_ids"])
+def score(
+    record: dict[str, Any], file_weights: np.ndarray, function_weights: np.ndarray
+) -> dict[str, float]:
+    """The harness's metrics of the files ranked by ``file_weights`` and the functions by
+    ``function_weights`` (per query term; the term frequencies give the harness's BM25)."""
+    files = _ranking(record["file_scores"], file_weights, record["paths"])[: lb.MAX_RANK]
+    funcs = _ranking(record["fn_scores"], function_weights, record["fn_ids"])
     funcs = (funcs if record["python"] else _dedup(funcs))[: lb.MAX_RANK]
     inst = dict(record["inst"])
     if record["python"]:
         inst.pop("language", None)
     return lb.score_instance(inst, files, funcs)
+
+
+def _weighted(record: dict[str, Any], m_file: Any, m_fn: Any) -> dict[str, dict[str, float]]:
+    """Each variant's metrics for one record, with the term models' probabilities."""
+
+    def p(model: Any) -> np.ndarray:
+        return model.predict_proba(record["x"])[:, 1] if len(record["terms"]) else np.zeros(0)
+
+    return {
+        name: score(record, wf, wg)
+        for name, (wf, wg) in _variants(record, p(m_file), p(m_fn)).items()
+    }
 
 
 def _load(directories: str) -> list[dict[str, Any]]:
@@ -412,15 +428,8 @@ def cmd_evaluate(a: argparse.Namespace) -> None:
         test = [r for r in records if fold_of[r["repo"]] == fold]
         m_file, m_fn = _fit(train, "y_file"), _fit(train, "y_fn")
         for r in test:
-            p_file = m_file.predict_proba(r["x"])[:, 1] if len(r["terms"]) else np.zeros(0)
-            p_fn = m_fn.predict_proba(r["x"])[:, 1] if len(r["terms"]) else np.zeros(0)
-            for name, (wf, wg) in _variants(r, p_file, p_fn).items():
-                mf = score(r, wf)
-                mg = score(r, wg)
-                merged = {k: v for k, v in mf.items() if not k.startswith("f")} | {
-                    k: v for k, v in mg.items() if k.startswith("f")
-                }
-                results[name].append(merged)
+            for name, metrics in _weighted(r, m_file, m_fn).items():
+                results[name].append(metrics)
             order_repos.append(r["repo"])
             order_py.append(r["python"])
     print(f"{a.folds} folds of whole repositories, training rows")
@@ -442,14 +451,8 @@ def cmd_evaluate(a: argparse.Namespace) -> None:
         dev = _load(a.dev_rows)
         dres: dict[str, list[dict[str, float]]] = defaultdict(list)
         for r in dev:
-            p_file = model_file.predict_proba(r["x"])[:, 1] if len(r["terms"]) else np.zeros(0)
-            p_fn = model_fn.predict_proba(r["x"])[:, 1] if len(r["terms"]) else np.zeros(0)
-            for name, (wf, wg) in _variants(r, p_file, p_fn).items():
-                mf, mg = score(r, wf), score(r, wg)
-                dres[name].append(
-                    {k: v for k, v in mf.items() if not k.startswith("f")}
-                    | {k: v for k, v in mg.items() if k.startswith("f")}
-                )
+            for name, metrics in _weighted(r, model_file, model_fn).items():
+                dres[name].append(metrics)
         print(f"dev rows ({a.dev_rows}, validation only)")
         print(_table(dres, [r["repo"] for r in dev], [r["python"] for r in dev]))
 
@@ -472,25 +475,28 @@ PARTS = {
 }
 
 
+def _part_scores(record: dict[str, Any], matrix: np.ndarray) -> list[np.ndarray]:
+    """Per part of the question, each document's BM25 over that part's terms alone and its
+    share of the part's best (``matrix``: terms x the documents scored)."""
+    cols = []
+    for part in PARTS.values():
+        s = (record["qtf"] * part(record["x"])) @ matrix
+        cols += [s, s / max(s.max(), 1e-9)]
+    return cols
+
+
 def part_features(
     record: dict[str, Any], which: str, pool: int = 100
 ) -> tuple[list[str], np.ndarray]:
-    """The ``pool`` best documents by plain BM25 and, per part of the question, each one's BM25
-    over that part's terms alone (and its share of the plain score, and its rank)."""
+    """The ``pool`` best documents by plain BM25, with ``_part_scores`` among them and their
+    rank."""
     idx, matrix = record["file_scores" if which == "file" else "fn_scores"]
     names = record["paths" if which == "file" else "fn_ids"]
     if not len(idx) or not len(record["terms"]):
         return [], np.zeros((0, 0))
-    x = record["x"]
     plain = record["qtf"].astype(np.float64) @ matrix
     order = np.lexsort((idx, -plain))[:pool]
-    cols = []
-    for part in PARTS.values():
-        w = record["qtf"] * part(x)
-        s = w @ matrix[:, order]
-        cols.append(s)
-        cols.append(s / max(s.max(), 1e-9))
-    cols.append(np.arange(len(order), dtype=float))
+    cols = [*_part_scores(record, matrix[:, order]), np.arange(len(order), dtype=float)]
     return [names[idx[i]] for i in order], np.stack(cols, axis=1)
 
 
@@ -528,7 +534,7 @@ def cmd_ltr(a: argparse.Namespace) -> None:
         train = [d for d in data if fold_of[d[0]["repo"]] != fold]
         mf, mg = fit(train, 2, 3), fit(train, 5, 6)
         for r, files, fx, _, funcs, gx, _ in (d for d in data if fold_of[d[0]["repo"]] == fold):
-            plain_rows.append(score(r, r["qtf"]))
+            plain_rows.append(score(r, r["qtf"], r["qtf"]))
             fo = [files[i] for i in np.argsort(-mf.predict(fx), kind="stable")] if len(fx) else []
             go = [funcs[i] for i in np.argsort(-mg.predict(gx), kind="stable")] if len(gx) else []
             inst = dict(r["inst"])
@@ -554,10 +560,7 @@ def part_columns(record: dict[str, Any], mode: str) -> tuple[dict[str, np.ndarra
     idx, matrix = record["file_scores"]
     if not len(idx) or not len(record["terms"]):
         return {}, width
-    cols = []
-    for part in PARTS.values():
-        s = (record["qtf"] * part(record["x"])) @ matrix
-        cols += [s, s / max(s.max(), 1e-9)]
+    cols = _part_scores(record, matrix)
     rank = np.empty(len(idx))
     rank[np.lexsort((idx, -cols[0]))] = np.arange(len(idx))
     cols.append(1.0 / (1.0 + rank))
