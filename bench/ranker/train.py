@@ -71,6 +71,7 @@ ABLATIONS = {
     "without vectors": ("vector", "q_vectors_present"),
     "without the hand score": ("v1_", "file_v1_"),
     "without whole files": ("whole_file_",),
+    "without the question's parts": ("part_",),
     "without change history": ("history_",),
     "without the file model's verdict": ("file_model_",),
 }
@@ -485,6 +486,13 @@ def main() -> None:
     parser.add_argument("--model", choices=("trees", "linear"), default="trees")
     parser.add_argument("--no-loro", action="store_true", help="skip leave-one-repository-out")
     parser.add_argument("--ablations", action="store_true", help="LORO without feature groups")
+    parser.add_argument(
+        "--ablation",
+        action="append",
+        choices=list(ABLATIONS),
+        default=[],
+        help="LORO without this feature group only (repeatable)",
+    )
     parser.add_argument("--compare-linear", action="store_true")
     parser.add_argument(
         "--vector-similarity",
@@ -599,8 +607,10 @@ def main() -> None:
                 summarize([bm25[i.instance_id] for i in with_bm25], locbench),
             ),
         )
-        if args.ablations:
+        if args.ablations or args.ablation:
             for name, dropped in ABLATIONS.items():
+                if not args.ablations and name not in args.ablation:
+                    continue
                 scored = leave_one_repository_out(
                     instances, args.model, left_out + dropped, locbench
                 )

@@ -10,9 +10,13 @@ retrieval service's own tantivy adapter and searched with the dumped question (t
 Locate sends). File ids are the dump's own where the dump knows the path; a file it never saw
 gets an id of its own (it is a new candidate, as it would be in the stack).
 
+The same index answers each part of the question (``question_parts``: its title and its
+opening) as Locate searches them (``whole_file_parts``).
+
 Chunks are cached per (path, sha256) across the instances of a repository, so a repository is
-parsed once and then only its changed files. Dumps that already have the list are skipped
-unless ``--force``.
+parsed once and then only its changed files. Dumps that already have every list are skipped;
+a dump with the question's list but not the parts' gets only the parts'; ``--force`` makes
+all of them again.
 
 Usage: python bench/ranker/whole_files.py --candidates DIR --split FILE --mirror-root DIR
 """
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from locus.ast.settings import AstSettings
+from locus.gateway.domain.question_parts import question_parts
 from locus.gateway.domain.ranking import FileMatch
 from locus.gateway.settings import GatewaySettings
 from locus.ingestion.domain.model import ScannedFile
@@ -81,29 +86,49 @@ def documents(
     return found
 
 
-async def whole_file_hits(
-    files: list[WholeFile], question: str, ids: dict[str, str], scratch: Path
-) -> list[FileMatch]:
+async def whole_file_lists(
+    files: list[WholeFile], queries: dict[str, str], ids: dict[str, str], scratch: Path
+) -> dict[str, list[FileMatch]]:
+    """Each query's whole-file list over one index of ``files``."""
     index = TantivyBM25Index(scratch / "bm25")
     await index.open()
+    found = {}
     try:
         await index.write("baseline", [], [], files)
-        hits = await index.search_whole_files(question, ChunkFilter("baseline"), WHOLE_FILES)
+        for name, query in queries.items():
+            found[name] = await index.search_whole_files(
+                query, ChunkFilter("baseline"), WHOLE_FILES
+            )
     finally:
         await index.close()
-    return [
-        FileMatch(
-            file_id=ids.get(h.path)
-            or "f_" + hashlib.sha256(("whole-file\0" + h.path).encode()).hexdigest()[:30],
-            relative_path=h.path,
-            language=h.language,
-            rank=h.rank,
-            score=h.score,
-            best_score=h.best_score,
-            chunks=h.chunks,
-        )
-        for h in hits
-    ]
+    return {
+        name: [
+            FileMatch(
+                file_id=ids.get(h.path)
+                or "f_" + hashlib.sha256(("whole-file\0" + h.path).encode()).hexdigest()[:30],
+                relative_path=h.path,
+                language=h.language,
+                rank=h.rank,
+                score=h.score,
+                best_score=h.best_score,
+                chunks=h.chunks,
+            )
+            for h in hits
+        ]
+        for name, hits in found.items()
+    }
+
+
+def missing_lists(candidates: dict[str, Any], force: bool) -> dict[str, str]:
+    """The queries a dump still lacks the list of: "" = the question's own whole-file list,
+    else a part of the question (``question_parts``), as the gateway searches them."""
+    question = candidates["question"]
+    queries = {}
+    if force or "whole_file_hits" not in candidates:
+        queries[""] = question
+    if force or "whole_file_parts" not in candidates:
+        queries.update(question_parts(question))
+    return queries
 
 
 async def main() -> None:
@@ -112,7 +137,7 @@ async def main() -> None:
     by_repo: dict[str, list[tuple[Path, dict[str, Any]]]] = defaultdict(list)
     for path in sorted(args.candidates.glob("*.json.gz")):
         record = read_dump(path)
-        if "whole_file_hits" in record["candidates"] and not args.force:
+        if not missing_lists(record["candidates"], args.force):
             continue
         if record["instance_id"] in rows:
             by_repo[record["repo"]].append((path, record))
@@ -129,14 +154,22 @@ async def main() -> None:
         for path, record in dumps:
             tree = Path(trees.checkout(repo, record["base_commit"]))
             files = documents(tree, cache, settings)
+            candidates = record["candidates"]
             with tempfile.TemporaryDirectory(prefix="locus-whole-files-") as scratch:
-                candidates = record["candidates"]
-                hits = await whole_file_hits(
-                    files, candidates["question"], dump_file_ids(candidates), Path(scratch)
+                lists = await whole_file_lists(
+                    files,
+                    missing_lists(candidates, args.force),
+                    dump_file_ids(candidates),
+                    Path(scratch),
                 )
-            candidates["whole_file_hits"] = [
-                [getattr(h, name) for name in candidates["file_fields"]] for h in hits
-            ]
+            listed = {
+                name: [[getattr(h, field) for field in candidates["file_fields"]] for h in hits]
+                for name, hits in lists.items()
+            }
+            if "" in listed:
+                candidates["whole_file_hits"] = listed.pop("")
+            if listed or args.force or "whole_file_parts" not in candidates:
+                candidates["whole_file_parts"] = listed
             write_dump(path, record)
             done += 1
             print(

@@ -112,6 +112,14 @@ async def test_the_shipped_learned_ranker_serves_locate_and_its_candidates_rank_
     whole = [m.relative_path for m in ranking_input.whole_file_hits]
     assert whole[0] == "src/shop/orders.py"
     assert len(whole) == len(set(whole))
+    # So did each part's: a one-line question is its own title; its opening is the first
+    # fifth of its words ("Why does place_order").
+    parts = ranking_input.whole_file_parts
+    assert list(parts) == ["title", "opening"]
+    assert parts["title"] == ranking_input.whole_file_hits
+    opening = [m.relative_path for m in parts["opening"]]
+    assert {"src/shop/orders.py", "docs/orders.md"} <= set(opening[:2])  # say place_order
+    assert parts["opening"] != parts["title"]
     offline = LearnedRanking(model, RankingV1()).rank(ranking_input)
     assert [f.relative_path for f in offline.files] == [f.relative_path for f in response.files]
     assert [s.symbol.node_id for s in offline.symbols] == [

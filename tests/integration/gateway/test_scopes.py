@@ -116,6 +116,27 @@ async def test_a_subsystem_scope_never_returns_another_subsystems_code(
     )
     assert everywhere.hits[0].chunk.location.project_id == telescope
 
+    # Each extra whole-file query gets its own list, merged over the scope's projects by score.
+    parts = await gateway.stub.Search(
+        retrieval_pb2.SearchRequest(
+            query="parallax distance star",
+            mode=retrieval_pb2.SEARCH_MODE_BM25,
+            top_whole_files=5,
+            whole_file_queries=["value added tax on invoices", "parallax"],
+            scope=scope(system=system["system"]),
+        )
+    )
+    assert [listed.query for listed in parts.whole_file_lists] == [
+        "value added tax on invoices",
+        "parallax",
+    ]
+    tax, parallax = (list(listed.files) for listed in parts.whole_file_lists)
+    assert tax[0].relative_path == "src/invoices/tax.py"
+    assert parallax[0].relative_path == "src/telescope/parallax.py"
+    for files in (tax, parallax):
+        assert [f.rank for f in files] == list(range(1, len(files) + 1))
+        assert [f.score for f in files] == sorted((f.score for f in files), reverse=True)
+
 
 async def test_a_reader_of_one_project_sees_only_its_results_and_the_refusals(
     gateway: Any, system: dict[str, Any]

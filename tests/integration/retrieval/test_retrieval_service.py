@@ -114,6 +114,25 @@ async def test_scan_is_indexed_reported_and_searchable(
     by_path = await harness.stub.Search(search("storage", top_whole_files=5))
     assert [f.relative_path for f in by_path.whole_files][:1] == ["storage/blob_store.go"]
     assert not (await harness.stub.Search(search("upload", top_k=1))).whole_files
+    # More whole-file queries (a question's parts): one list each, in order, each the list
+    # that query alone gets.
+    parted = await harness.stub.Search(
+        search(
+            "upload retry attempts",
+            retrieval_pb2.SEARCH_MODE_BM25,
+            top_whole_files=10,
+            whole_file_queries=["storage", "upload retry attempts"],
+        )
+    )
+    assert [listed.query for listed in parted.whole_file_lists] == [
+        "storage",
+        "upload retry attempts",
+    ]
+    assert list(parted.whole_file_lists[0].files) == list(
+        (await harness.stub.Search(search("storage", top_whole_files=10))).whole_files
+    )
+    assert list(parted.whole_file_lists[1].files) == list(parted.whole_files)
+    assert not (await harness.stub.Search(search("upload", top_k=1))).whole_file_lists
 
     # Plain language, by meaning only.
     vector = await harness.stub.Search(
@@ -164,6 +183,26 @@ async def test_scan_is_indexed_reported_and_searchable(
             search("upload", top_whole_files=1001),
             grpc.StatusCode.INVALID_ARGUMENT,
             "top_whole_files 1001 is above the maximum 1000",
+        ),
+        (
+            search("upload", whole_file_queries=["retry"]),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "whole_file_queries needs top_whole_files",
+        ),
+        (
+            search("upload", top_whole_files=5, whole_file_queries=["retry", " "]),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "whole_file_queries[1] must not be empty",
+        ),
+        (
+            search("upload", top_whole_files=5, whole_file_queries=["retry"] * 9),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "at most 8 can be searched at once",
+        ),
+        (
+            search("upload", top_whole_files=5, whole_file_queries=["x" * 16001]),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "whole_file_queries[0] is 16001 characters long; the limit is 16000",
         ),
         (
             search("upload", project_id="p_new"),

@@ -118,6 +118,16 @@ def request() -> RankingInput:
             FileMatch("f:src/client/retry.md", "src/client/retry.md", "markdown", 2, 20.0, 20.0, 1),
             FileMatch(HELPER.file_id, HELPER.relative_path, "python", 3, 10.0, 10.0, 4),
         ],
+        # The title alone ("Uploads give up too early") finds transport.py first; the opening
+        # finds uploads.py only; a file only a part found (early.md) is no candidate.
+        whole_file_parts={
+            "title": [
+                FileMatch(HELPER.file_id, HELPER.relative_path, "python", 1, 8.0, 8.0, 4),
+                FileMatch(RETRY.file_id, RETRY.relative_path, "python", 2, 2.0, 2.0, 5),
+                FileMatch("f:docs/early.md", "docs/early.md", "markdown", 3, 1.0, 1.0, 1),
+            ],
+            "opening": [FileMatch(RETRY.file_id, RETRY.relative_path, "python", 1, 6.0, 6.0, 5)],
+        },
         # 200 commits read: uploads.py changed in 8 (the last one 4 commits ago) and their
         # messages match the question best; transport.py changed most often, long ago.
         file_history=[
@@ -224,6 +234,17 @@ def test_each_feature_of_a_file_has_the_value_its_case_implies() -> None:
     assert notes["hits"] == 0.0
     assert config["whole_file_rank_recip"] == 0.0
     assert config["whole_file_lift"] == 0.0
+    # Each part of the question searched alone: the file's BM25 and its share of the part's
+    # best; a file the part did not list has 0.
+    assert transport["part_title_score"] == 8.0
+    assert transport["part_title_share"] == 1.0
+    assert uploads["part_title_score"] == 2.0
+    assert uploads["part_title_share"] == 0.25
+    assert uploads["part_opening_score"] == 6.0
+    assert uploads["part_opening_share"] == 1.0
+    assert transport["part_opening_share"] == 0.0
+    assert config["part_title_score"] == config["part_title_share"] == 0.0
+    assert "docs/early.md" not in rows
     # Change history: how often, how lately, where among the history's files, how the
     # messages of its commits match (over the best candidate, and the rank among them).
     assert uploads["history_present"] == 1.0
@@ -257,6 +278,9 @@ def test_a_dump_reads_back_to_the_same_features() -> None:
     assert restored.chunks == list(original.chunks)
     assert restored.graph_neighbors == list(original.graph_neighbors)
     assert restored.whole_file_hits == list(original.whole_file_hits)
+    assert restored.whole_file_parts == {
+        part: list(hits) for part, hits in original.whole_file_parts.items()
+    }
     assert restored.file_history == list(original.file_history)
     assert restored.history_commits == 200
     assert candidate_features(restored, RankingV1()) == candidate_features(original, RankingV1())

@@ -41,3 +41,23 @@ def test_rejections(changes: dict[str, object], message: str) -> None:
 
 def test_a_query_at_the_limit_passes() -> None:
     assert len(plan_search(query="x" * 4000, mode=SearchMode.BM25, project_id="p").query) == 4000
+
+
+def test_whole_file_queries_are_checked_like_the_query_and_need_a_list_length() -> None:
+    plan = plan_search(
+        query="upload", mode=None, project_id="p", top_whole_files=5,
+        whole_file_queries=[" retry limit ", "uploads"],
+    )  # fmt: skip
+    assert plan.whole_file_queries == ("retry limit", "uploads")
+    with pytest.raises(InvalidSearch, match="needs top_whole_files"):
+        plan_search(query="upload", mode=None, project_id="p", whole_file_queries=["retry"])
+    with pytest.raises(InvalidSearch, match=r"whole_file_queries\[1\] must not be empty"):
+        plan_search(
+            query="upload", mode=None, project_id="p", top_whole_files=5,
+            whole_file_queries=["retry", ""],
+        )  # fmt: skip
+    with pytest.raises(InvalidSearch, match="9 whole_file_queries given; at most 8"):
+        plan_search(
+            query="upload", mode=None, project_id="p", top_whole_files=5,
+            whole_file_queries=["retry"] * 9,
+        )  # fmt: skip

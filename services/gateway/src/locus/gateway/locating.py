@@ -38,6 +38,7 @@ from locus.gateway.domain.features import vector_scored_symbols
 from locus.gateway.domain.ports import Reranker
 from locus.gateway.domain.question_cues import QuestionCues, extract_cues
 from locus.gateway.domain.question_digest import digest_question
+from locus.gateway.domain.question_parts import question_parts
 from locus.gateway.domain.ranking import (
     FileMatch,
     GraphNeighbor,
@@ -147,9 +148,13 @@ class Locator:
         cues = extract_cues(question)
 
         with entry.timed("search"):
-            hits, file_hits, whole_file_hits, named = await self._search_and_look_up(
-                question, project, path_prefix, cues
-            )
+            (
+                hits,
+                file_hits,
+                whole_file_hits,
+                whole_file_parts,
+                named,
+            ) = await self._search_and_look_up(question, project, path_prefix, cues)
         enriched: dict[str, Any] = {}
         if hits:
             with entry.timed("enrich"):
@@ -195,6 +200,7 @@ class Locator:
             graph_neighbors=neighbors,
             file_symbols=outlines,
             whole_file_hits=whole_file_hits,
+            whole_file_parts=whole_file_parts,
             max_symbols=max_symbols,
         )
         history, similarity = await asyncio.gather(
@@ -246,8 +252,11 @@ class Locator:
 
     async def _search_and_look_up(
         self, question: str, project: Any, path_prefix: str, cues: QuestionCues
-    ) -> tuple[list[Any], list[FileMatch], list[FileMatch], list[Any]]:
+    ) -> tuple[list[Any], list[FileMatch], list[FileMatch], dict[str, list[FileMatch]], list[Any]]:
+        """Retrieval's hits, file list, whole-file list and the whole-file list of each part of
+        the question (by part name), and the symbols named in the question."""
         lookups = asyncio.ensure_future(self._look_up_names(project.project_id, path_prefix, cues))
+        parts = question_parts(question) if self._settings.search_whole_files else {}
         try:
             response = await self._search.search(
                 retrieval_pb2.SearchRequest(
@@ -261,6 +270,7 @@ class Locator:
                     top_k_vector=self._settings.search_candidates_per_list,
                     top_files=self._settings.search_top_files,
                     top_whole_files=self._settings.search_whole_files,
+                    whole_file_queries=list(parts.values()),
                 )
             )
         except ServiceError as error:
@@ -276,7 +286,11 @@ class Locator:
             raise
         files = [file_match(f) for f in response.files]
         whole_files = [file_match(f) for f in response.whole_files]
-        return list(response.hits), files, whole_files, await lookups
+        part_files = {
+            part: [file_match(f) for f in listed.files]
+            for part, listed in zip(parts, response.whole_file_lists, strict=False)
+        }
+        return list(response.hits), files, whole_files, part_files, await lookups
 
     async def _look_up_names(
         self, project_id: str, path_prefix: str, cues: QuestionCues

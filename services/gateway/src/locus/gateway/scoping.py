@@ -191,7 +191,7 @@ class ScopedQuestions:
 
     async def search(self, request: Any, projects: list[Any], entry: OpenRequest) -> Any:
         """retrieval Search in each project alone (filters.project_id set, the scope not
-        forwarded), merged: hits, files and whole files by score."""
+        forwarded), merged: hits, files, whole files and each query's whole files by score."""
 
         async def search_one(project: Any, child: OpenRequest) -> Any:
             forwarded = retrieval_pb2.SearchRequest()
@@ -217,10 +217,24 @@ class ScopedQuestions:
         merged.whole_files.extend(
             _by_score([r.whole_files for r in answered], request.top_whole_files)
         )
-        for rank, file in enumerate(merged.files, start=1):
-            file.rank = rank
-        for rank, file in enumerate(merged.whole_files, start=1):
-            file.rank = rank
+        for index, query in enumerate(request.whole_file_queries):
+            merged.whole_file_lists.add(query=query).files.extend(
+                _by_score(
+                    [
+                        r.whole_file_lists[index].files
+                        for r in answered
+                        if len(r.whole_file_lists) > index
+                    ],
+                    request.top_whole_files,
+                )
+            )
+        for files in (
+            merged.files,
+            merged.whole_files,
+            *(listed.files for listed in merged.whole_file_lists),
+        ):
+            for rank, file in enumerate(files, start=1):
+                file.rank = rank
         return merged
 
     async def _each_project(

@@ -50,6 +50,8 @@ class SearchResult:
     mode: SearchMode
     files: list[FileHit] = field(default_factory=list)
     whole_files: list[FileHit] = field(default_factory=list)
+    # (query, its whole-file list) per SearchPlan.whole_file_queries, in order
+    whole_file_lists: list[tuple[str, list[FileHit]]] = field(default_factory=list)
 
 
 class Searcher:
@@ -82,13 +84,18 @@ class Searcher:
             path_prefix=plan.path_prefix,
             max_snapshot_seq=max_seq,
         )
-        (lexical, files), whole_files, vector = await asyncio.gather(
+        (lexical, files), whole_files, vector, whole_file_lists = await asyncio.gather(
             self._lexical(plan, filters),
-            self._whole_files(plan, filters),
+            self._whole_files(plan, plan.query, filters),
             self._vector(plan, filters),
+            self._whole_file_lists(plan, filters),
         )
         return SearchResult(
-            fuse(lexical, vector, k=plan.rrf_k, limit=plan.top_k), plan.mode, files, whole_files
+            fuse(lexical, vector, k=plan.rrf_k, limit=plan.top_k),
+            plan.mode,
+            files,
+            whole_files,
+            whole_file_lists,
         )
 
     async def _lexical(
@@ -101,10 +108,19 @@ class Searcher:
             plan.query, filters, plan.top_k_lexical, plan.file_pool, plan.top_files
         )
 
-    async def _whole_files(self, plan: SearchPlan, filters: ChunkFilter) -> list[FileHit]:
+    async def _whole_files(
+        self, plan: SearchPlan, query: str, filters: ChunkFilter
+    ) -> list[FileHit]:
         if not plan.mode.uses_lexical or not plan.top_whole_files:
             return []
-        return await self._bm25.search_whole_files(plan.query, filters, plan.top_whole_files)
+        return await self._bm25.search_whole_files(query, filters, plan.top_whole_files)
+
+    async def _whole_file_lists(
+        self, plan: SearchPlan, filters: ChunkFilter
+    ) -> list[tuple[str, list[FileHit]]]:
+        queries = plan.whole_file_queries
+        lists = await asyncio.gather(*(self._whole_files(plan, q, filters) for q in queries))
+        return list(zip(queries, lists, strict=True))
 
     async def _vector(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
         if not plan.mode.uses_vectors:

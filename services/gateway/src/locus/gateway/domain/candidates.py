@@ -69,6 +69,10 @@ def candidates_to_json(question: str, request: RankingInput) -> dict[str, Any]:
         "file_fields": _FILE_FIELDS,
         "file_hits": [list(astuple(match)) for match in request.file_hits],
         "whole_file_hits": [list(astuple(match)) for match in request.whole_file_hits],
+        "whole_file_parts": {
+            part: [list(astuple(match)) for match in hits]
+            for part, hits in request.whole_file_parts.items()
+        },
         "neighbors": neighbors,
         "history_fields": _HISTORY_FIELDS,
         "file_history": [list(astuple(item)) for item in request.file_history],
@@ -108,6 +112,14 @@ def candidates_from_json(data: Mapping[str, Any]) -> tuple[str, RankingInput]:
                 FileMatch(**dict(zip(data["file_fields"], row, strict=True)))
                 for row in data.get("whole_file_hits", [])
             ],
+            # Dumps made before the question's parts were searched have none
+            # (``bench/ranker/whole_files.py --parts`` adds them).
+            whole_file_parts={
+                str(part): [
+                    FileMatch(**dict(zip(data["file_fields"], row, strict=True))) for row in rows
+                ]
+                for part, rows in data.get("whole_file_parts", {}).items()
+            },
             graph_neighbors=[
                 GraphNeighbor(symbols[node_id], seed, relation, bool(reverse))
                 for node_id, seed, relation, reverse in data["neighbors"]

@@ -22,6 +22,7 @@ import numpy as np
 
 from locus.codepaths import PathRole, classify_path
 from locus.gateway.domain.question_cues import QuestionCues, split_identifier
+from locus.gateway.domain.question_parts import QUESTION_PARTS
 from locus.gateway.domain.ranking import (
     ChunkMatch,
     RankedSymbol,
@@ -102,6 +103,13 @@ _PATH_FEATURES = (
 # Retrieval's whole-file list (a symbol has its file's): rank, score over the list's best, and
 # the score over the mean of the list's ten best (how far above the crowd it stands).
 _WHOLE_FILE_FEATURES = ("whole_file_rank_recip", "whole_file_score_ratio", "whole_file_lift")
+# The same search by each part of the question alone (``question_parts``: the title, the
+# opening): the file's BM25 and its share of the part's best; 0 where the part did not list it.
+# Files only: a report's first line names the problem, the rest dilutes it (bench/RESULTS.md,
+# session 18).
+_PART_FEATURES = tuple(
+    f"part_{part}_{name}" for part in QUESTION_PARTS for name in ("score", "share")
+)
 # The file's change history: whether the project has one, how often and how lately the file
 # changed, and how its commits' messages match the question. Files only: given to symbols too
 # (their file's), it lowered dev Func Acc@5 by 2-3 of 38 instances for a gain within noise
@@ -141,6 +149,7 @@ FILE_FEATURES: tuple[str, ...] = (
     "best_symbol_ratio",
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
+    *_PART_FEATURES,
     *_HISTORY_FEATURES,
     *VECTOR_SIMILARITY_FEATURES[: len(_VECTOR_FEATURES)],
 )
@@ -218,6 +227,8 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
     not_listed = [0.0, 0.0, 0.0, 0.0]
     whole_file = _whole_file_features(request)
     not_whole = [0.0, 0.0, 0.0]
+    parts = _part_features(request)
+    not_in_parts = [0.0] * len(_PART_FEATURES)
     history = _history_features(request)
     no_history = [1.0 if request.history_commits > 0 else 0.0] + [0.0] * (
         len(_HISTORY_FEATURES) - 1
@@ -307,6 +318,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             _ratio(best_symbol, top_symbol),
             *file_list.get(ranked_file.file_id, not_listed),
             *whole_file.get(ranked_file.file_id, not_whole),
+            *parts.get(ranked_file.file_id, not_in_parts),
             *history.get(ranked_file.relative_path, no_history),
             *file_vectors.get(ranked_file.file_id, _NO_VECTOR),
         ]
@@ -390,6 +402,17 @@ def _whole_file_features(request: RankingInput) -> dict[str, list[float]]:
         ]
         for m in hits
     }
+
+
+def _part_features(request: RankingInput) -> dict[str, list[float]]:
+    """Per file id: ``_PART_FEATURES`` (each part's list in ``QUESTION_PARTS`` order)."""
+    rows: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(_PART_FEATURES))
+    for position, part in enumerate(QUESTION_PARTS):
+        hits = request.whole_file_parts.get(part, ())
+        top = max((m.score for m in hits), default=0.0)
+        for m in hits:
+            rows[m.file_id][2 * position : 2 * position + 2] = [m.score, _ratio(m.score, top)]
+    return dict(rows)
 
 
 def _history_features(request: RankingInput) -> dict[str, list[float]]:

@@ -146,6 +146,10 @@ class RankingInput:
     # the final ranking gets it: the first one, which picks graph seeds and outlined files,
     # does not.
     whole_file_hits: Sequence[FileMatch] = ()
+    # The same whole-file search by each part of the question alone (``question_parts``: its
+    # title, its opening), keyed by part. Columns of the learned ranking for the files already
+    # among the candidates; a file only a part found is not added.
+    whole_file_parts: Mapping[str, Sequence[FileMatch]] = field(default_factory=dict)
     # The change history of the final candidates' files (features of the learned ranking only);
     # ``history_commits`` = 0: the project has no git history (or ingestion did not answer).
     file_history: Sequence[FileHistory] = ()

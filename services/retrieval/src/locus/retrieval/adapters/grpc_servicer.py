@@ -56,6 +56,7 @@ class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
                 rrf_k=request.rrf_k,
                 top_files=request.top_files,
                 top_whole_files=request.top_whole_files,
+                whole_file_queries=list(request.whole_file_queries),
                 limits=self._limits,
             )
             result = await self._searcher.search(plan)
@@ -70,6 +71,10 @@ class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
             mode=search_mode_value(result.mode),  # type: ignore[arg-type]
             files=[_file_hit(f) for f in result.files],
             whole_files=[_file_hit(f) for f in result.whole_files],
+            whole_file_lists=[
+                retrieval_pb2.WholeFileList(query=query, files=[_file_hit(f) for f in files])
+                for query, files in result.whole_file_lists
+            ],
         )
 
     async def ScoreSymbols(

@@ -10,6 +10,7 @@ from locus.retrieval.domain.model import SearchMode
 
 MAX_FILTER_VALUE_CHARS = 1000
 MAX_LANGUAGES = 50
+MAX_WHOLE_FILE_QUERIES = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,7 @@ class SearchPlan:
     top_files: int = 0
     file_pool: int = 0
     top_whole_files: int = 0
+    whole_file_queries: tuple[str, ...] = ()  # more whole-file lists, one per query
 
 
 def plan_search(
@@ -57,10 +59,24 @@ def plan_search(
     rrf_k: int = 0,
     top_files: int = 0,
     top_whole_files: int = 0,
+    whole_file_queries: Sequence[str] = (),
     limits: SearchLimits = SearchLimits(),
 ) -> SearchPlan:
     """Check every value and fill defaults (0 / empty = default). ``mode=None`` = hybrid."""
     text = _checked_query(query, limits)
+    if len(whole_file_queries) > MAX_WHOLE_FILE_QUERIES:
+        raise InvalidSearch(
+            f"{len(whole_file_queries)} whole_file_queries given; at most "
+            f"{MAX_WHOLE_FILE_QUERIES} can be searched at once"
+        )
+    if whole_file_queries and top_whole_files <= 0:
+        raise InvalidSearch(
+            "whole_file_queries needs top_whole_files (how many files each of their lists holds)"
+        )
+    part_queries = tuple(
+        _checked_query(part, limits, f"whole_file_queries[{index}]")
+        for index, part in enumerate(whole_file_queries)
+    )
     project = project_id.strip()
     if not project:
         raise InvalidSearch("filters.project_id is required (the project to search in)")
@@ -94,16 +110,17 @@ def plan_search(
         top_files=_bounded("top_files", top_files, 0, limits.max_top_files),
         file_pool=limits.file_pool if top_files else 0,
         top_whole_files=_bounded("top_whole_files", top_whole_files, 0, limits.max_top_files),
+        whole_file_queries=part_queries,
     )
 
 
-def _checked_query(query: str, limits: SearchLimits) -> str:
+def _checked_query(query: str, limits: SearchLimits, name: str = "query") -> str:
     text = query.strip()
     if not text:
-        raise InvalidSearch("query must not be empty")
+        raise InvalidSearch(f"{name} must not be empty")
     if len(text) > limits.max_query_chars:
         raise InvalidSearch(
-            f"query is {len(text)} characters long; the limit is {limits.max_query_chars}"
+            f"{name} is {len(text)} characters long; the limit is {limits.max_query_chars}"
         )
     return text
 
