@@ -549,7 +549,9 @@ def cmd_ltr(a: argparse.Namespace) -> None:
 TEXT_PARTS = ("title", "code", "trace", "prose_only", "compound", "early")
 
 
-def part_columns(record: dict[str, Any], mode: str) -> tuple[dict[str, np.ndarray], int]:
+def part_columns(
+    record: dict[str, Any], mode: str, target: str = "files"
+) -> tuple[dict[str, np.ndarray], int]:
     """Per file of the harness's index, the ranker columns of ``loro``: per part of the question
     its BM25 and its share of the part's best, then the reciprocal of the file's plain BM25 rank
     (``mode`` noall: the plain BM25's three columns zeroed; eligible: only a 1 for "in the
@@ -557,7 +559,7 @@ def part_columns(record: dict[str, Any], mode: str) -> tuple[dict[str, np.ndarra
     parts the question's text gives, ``TEXT_PARTS``; title: those of them the model leaned on,
     the title and the first fifth)."""
     width = 2 * len(PARTS) + 1
-    idx, matrix = record["file_scores"]
+    idx, matrix = record["file_scores" if target == "files" else "fn_scores"]
     if not len(idx) or not len(record["terms"]):
         return {}, width
     cols = _part_scores(record, matrix)
@@ -575,7 +577,8 @@ def part_columns(record: dict[str, Any], mode: str) -> tuple[dict[str, np.ndarra
         for position, name in enumerate(PARTS):
             if name not in kept:
                 rows[:, [2 * position, 2 * position + 1]] = 0.0
-    return {record["paths"][i]: rows[j] for j, i in enumerate(idx)}, width
+    names = record["paths" if target == "files" else "fn_ids"]
+    return {names[i]: rows[j] for j, i in enumerate(idx)}, width
 
 
 def cmd_loro(a: argparse.Namespace) -> None:
@@ -589,15 +592,25 @@ def cmd_loro(a: argparse.Namespace) -> None:
     instances = []
     for split in ("train", "train-multilang"):
         instances += t.load_instances(ranker / "candidates" / split, BENCH / f"{split}.jsonl")
-    t.FILE_FEATURES = (*t.FILE_FEATURES, *names)
+    if a.target == "files":
+        t.FILE_FEATURES = (*t.FILE_FEATURES, *names)
+    else:  # the function documents' parts, as columns of the symbol model
+        t.SYMBOL_FEATURES = (*t.SYMBOL_FEATURES, *names)
     for instance in instances:
         split = "train" if instance.split == "train.jsonl" else "train-multilang"
         path = Path(a.rows) / split / f"{instance.instance_id}.pkl.gz"
-        columns, width = part_columns(pickle.loads(gzip.decompress(path.read_bytes())), a.mode)
-        extra = [columns.get(p, np.zeros(width)) for p in instance.file_paths]
-        instance.file_rows = np.concatenate(
-            [instance.file_rows, np.asarray(extra).reshape(len(extra), width)], axis=1
-        )
+        record = pickle.loads(gzip.decompress(path.read_bytes()))
+        columns, width = part_columns(record, a.mode, a.target)
+        if a.target == "files":
+            extra = [columns.get(p, np.zeros(width)) for p in instance.file_paths]
+            instance.file_rows = np.concatenate(
+                [instance.file_rows, np.asarray(extra).reshape(len(extra), width)], axis=1
+            )
+        else:
+            extra = [columns.get(i, np.zeros(width)) for i in instance.symbol_ids]
+            instance.symbol_rows = np.concatenate(
+                [instance.symbol_rows, np.asarray(extra).reshape(len(extra), width)], axis=1
+            )
     dropped = tuple(t.VECTOR_SIMILARITY_FEATURES) + (names if a.mode == "none" else ())
     scored = t.leave_one_repository_out(instances, "trees", dropped, lb)
     summary = t.summarize(list(scored.values()), lb)
@@ -642,6 +655,9 @@ def main() -> None:
     o.add_argument("--rows", required=True, help="collect's output: DIR/train, DIR/train-multilang")
     o.add_argument(
         "--mode", choices=("full", "noall", "text", "title", "eligible", "none"), default="full"
+    )
+    o.add_argument(
+        "--target", choices=("files", "functions"), default="files", help="whose rows get them"
     )
     a = parser.parse_args()
     commands = {"collect": cmd_collect, "evaluate": cmd_evaluate, "ltr": cmd_ltr, "loro": cmd_loro}

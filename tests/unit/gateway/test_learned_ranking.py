@@ -180,6 +180,11 @@ def test_each_feature_of_a_symbol_has_the_value_its_case_implies() -> None:
     assert sibling["whole_file_rank_recip"] == 1.0  # a symbol has its file's whole-file rank
     assert rows[HELPER.node_id]["whole_file_score_ratio"] == 0.25
     assert rows[CALLEE.node_id]["whole_file_rank_recip"] == 0.0
+    # ... and its file's place in each part's list (uploads.py: second for the title)
+    assert sibling["file_part_title_rank_recip"] == 0.5
+    assert sibling["file_part_opening_share"] == 1.0
+    assert rows[HELPER.node_id]["file_part_title_score"] == 8.0
+    assert rows[CALLEE.node_id]["file_part_title_score"] == 0.0
     assert not any(name.startswith("history_") for name in SYMBOL_FEATURES)  # files only
 
     callee = rows[CALLEE.node_id]
@@ -238,11 +243,13 @@ def test_each_feature_of_a_file_has_the_value_its_case_implies() -> None:
     # best; a file the part did not list has 0.
     assert transport["part_title_score"] == 8.0
     assert transport["part_title_share"] == 1.0
+    assert transport["part_title_rank_recip"] == 1.0
     assert uploads["part_title_score"] == 2.0
     assert uploads["part_title_share"] == 0.25
+    assert uploads["part_title_rank_recip"] == 0.5
     assert uploads["part_opening_score"] == 6.0
     assert uploads["part_opening_share"] == 1.0
-    assert transport["part_opening_share"] == 0.0
+    assert transport["part_opening_share"] == transport["part_opening_rank_recip"] == 0.0
     assert config["part_title_score"] == config["part_title_share"] == 0.0
     assert "docs/early.md" not in rows
     # Change history: how often, how lately, where among the history's files, how the

@@ -104,12 +104,11 @@ _PATH_FEATURES = (
 # the score over the mean of the list's ten best (how far above the crowd it stands).
 _WHOLE_FILE_FEATURES = ("whole_file_rank_recip", "whole_file_score_ratio", "whole_file_lift")
 # The same search by each part of the question alone (``question_parts``: the title, the
-# opening): the file's BM25 and its share of the part's best; 0 where the part did not list it.
-# Files only: a report's first line names the problem, the rest dilutes it (bench/RESULTS.md,
-# session 18).
-_PART_FEATURES = tuple(
-    f"part_{part}_{name}" for part in QUESTION_PARTS for name in ("score", "share")
-)
+# opening): the file's BM25, its share of the part's best and its rank; 0 where the part did
+# not list it. A symbol has its file's (``file_part_*``): leave one repository out, that gave
+# Func Acc@10 +0.4 on top of the files' +0.9 (bench/RESULTS.md, session 18).
+_PART_COLUMNS = ("score", "share", "rank_recip")
+_PART_FEATURES = tuple(f"part_{part}_{name}" for part in QUESTION_PARTS for name in _PART_COLUMNS)
 # The file's change history: whether the project has one, how often and how lately the file
 # changed, and how its commits' messages match the question. Files only: given to symbols too
 # (their file's), it lowered dev Func Acc@5 by 2-3 of 38 instances for a gain within noise
@@ -179,6 +178,7 @@ SYMBOL_FEATURES: tuple[str, ...] = (
     "outline_only",
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
+    *(f"file_{name}" for name in _PART_FEATURES),
     *VECTOR_SIMILARITY_FEATURES[len(_VECTOR_FEATURES) :],
     *FILE_MODEL_FEATURES,
 )
@@ -280,6 +280,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             else 1.0,
             *file_list.get(ref.file_id, not_listed),
             *whole_file.get(ref.file_id, not_whole),
+            *parts.get(ref.file_id, not_in_parts),
             *symbol_vectors.get(ref.node_id, _NO_VECTOR),
             *(0.0 for _ in FILE_MODEL_FEATURES),  # with_file_scores
         ]
@@ -411,7 +412,12 @@ def _part_features(request: RankingInput) -> dict[str, list[float]]:
         hits = request.whole_file_parts.get(part, ())
         top = max((m.score for m in hits), default=0.0)
         for m in hits:
-            rows[m.file_id][2 * position : 2 * position + 2] = [m.score, _ratio(m.score, top)]
+            width = len(_PART_COLUMNS)
+            rows[m.file_id][width * position : width * (position + 1)] = [
+                m.score,
+                _ratio(m.score, top),
+                1.0 / m.rank if m.rank > 0 else 0.0,
+            ]
     return dict(rows)
 
 
