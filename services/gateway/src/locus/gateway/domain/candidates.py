@@ -113,7 +113,7 @@ def candidates_from_json(data: Mapping[str, Any]) -> tuple[str, RankingInput]:
                 for row in data.get("whole_file_hits", [])
             ],
             # Dumps made before the question's parts were searched have none
-            # (``bench/ranker/whole_files.py --parts`` adds them).
+            # (``bench/ranker/whole_files.py`` adds them).
             whole_file_parts={
                 str(part): [
                     FileMatch(**dict(zip(data["file_fields"], row, strict=True))) for row in rows
