@@ -155,12 +155,10 @@ async def main() -> None:
             tree = Path(trees.checkout(repo, record["base_commit"]))
             files = documents(tree, cache, settings)
             candidates = record["candidates"]
+            queries = missing_lists(candidates, args.force)
             with tempfile.TemporaryDirectory(prefix="locus-whole-files-") as scratch:
                 lists = await whole_file_lists(
-                    files,
-                    missing_lists(candidates, args.force),
-                    dump_file_ids(candidates),
-                    Path(scratch),
+                    files, queries, dump_file_ids(candidates), Path(scratch)
                 )
             listed = {
                 name: [[getattr(h, field) for field in candidates["file_fields"]] for h in hits]
@@ -168,7 +166,7 @@ async def main() -> None:
             }
             if "" in listed:
                 candidates["whole_file_hits"] = listed.pop("")
-            if listed or args.force or "whole_file_parts" not in candidates:
+            if args.force or "whole_file_parts" not in candidates:  # the parts were searched
                 candidates["whole_file_parts"] = listed
             write_dump(path, record)
             done += 1

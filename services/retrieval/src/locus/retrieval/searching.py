@@ -84,18 +84,17 @@ class Searcher:
             path_prefix=plan.path_prefix,
             max_snapshot_seq=max_seq,
         )
-        (lexical, files), whole_files, vector, whole_file_lists = await asyncio.gather(
+        (lexical, files), vector, whole_files = await asyncio.gather(
             self._lexical(plan, filters),
-            self._whole_files(plan, plan.query, filters),
             self._vector(plan, filters),
-            self._whole_file_lists(plan, filters),
+            self._whole_files(plan, filters),
         )
         return SearchResult(
             fuse(lexical, vector, k=plan.rrf_k, limit=plan.top_k),
             plan.mode,
             files,
-            whole_files,
-            whole_file_lists,
+            whole_files[plan.query],
+            [(query, whole_files[query]) for query in plan.whole_file_queries],
         )
 
     async def _lexical(
@@ -109,18 +108,17 @@ class Searcher:
         )
 
     async def _whole_files(
-        self, plan: SearchPlan, query: str, filters: ChunkFilter
-    ) -> list[FileHit]:
-        if not plan.mode.uses_lexical or not plan.top_whole_files:
-            return []
-        return await self._bm25.search_whole_files(query, filters, plan.top_whole_files)
-
-    async def _whole_file_lists(
         self, plan: SearchPlan, filters: ChunkFilter
-    ) -> list[tuple[str, list[FileHit]]]:
-        queries = plan.whole_file_queries
-        lists = await asyncio.gather(*(self._whole_files(plan, q, filters) for q in queries))
-        return list(zip(queries, lists, strict=True))
+    ) -> dict[str, list[FileHit]]:
+        """The whole-file list of the query and of each whole-file query, by query text, each
+        distinct text searched once (a one-line question is its own title)."""
+        queries = list(dict.fromkeys((plan.query, *plan.whole_file_queries)))
+        if not plan.mode.uses_lexical or not plan.top_whole_files:
+            return {query: [] for query in queries}
+        lists = await asyncio.gather(
+            *(self._bm25.search_whole_files(q, filters, plan.top_whole_files) for q in queries)
+        )
+        return dict(zip(queries, lists, strict=True))
 
     async def _vector(self, plan: SearchPlan, filters: ChunkFilter) -> list[ScoredChunk]:
         if not plan.mode.uses_vectors:

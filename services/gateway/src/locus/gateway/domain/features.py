@@ -408,11 +408,11 @@ def _whole_file_features(request: RankingInput) -> dict[str, list[float]]:
 def _part_features(request: RankingInput) -> dict[str, list[float]]:
     """Per file id: ``_PART_FEATURES`` (each part's list in ``QUESTION_PARTS`` order)."""
     rows: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(_PART_FEATURES))
+    width = len(_PART_COLUMNS)
     for position, part in enumerate(QUESTION_PARTS):
         hits = request.whole_file_parts.get(part, ())
         top = max((m.score for m in hits), default=0.0)
         for m in hits:
-            width = len(_PART_COLUMNS)
             rows[m.file_id][width * position : width * (position + 1)] = [
                 m.score,
                 _ratio(m.score, top),
