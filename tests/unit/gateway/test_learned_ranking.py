@@ -119,7 +119,7 @@ def request() -> RankingInput:
             FileMatch(HELPER.file_id, HELPER.relative_path, "python", 3, 10.0, 10.0, 4),
         ],
         # The title alone ("Uploads give up too early") finds transport.py first; the opening
-        # finds uploads.py only; a file only a part found (early.md) is no candidate.
+        # finds uploads.py only; a file only a part found (early.md) is a candidate of its own.
         whole_file_parts={
             "title": [
                 FileMatch(HELPER.file_id, HELPER.relative_path, "python", 1, 8.0, 8.0, 4),
@@ -251,7 +251,13 @@ def test_each_feature_of_a_file_has_the_value_its_case_implies() -> None:
     assert uploads["part_opening_share"] == 1.0
     assert transport["part_opening_share"] == transport["part_opening_rank_recip"] == 0.0
     assert config["part_title_score"] == config["part_title_share"] == 0.0
-    assert "docs/early.md" not in rows
+    # Only the title found the notes on giving up early: a candidate, with the title's columns
+    # and none of the question's whole-file list.
+    early = rows["docs/early.md"]
+    assert early["part_title_rank_recip"] == pytest.approx(1 / 3)
+    assert early["part_title_share"] == 0.125
+    assert early["whole_file_rank_recip"] == 0.0
+    assert early["hits"] == early["symbols"] == 0.0
     # Change history: how often, how lately, where among the history's files, how the
     # messages of its commits match (over the best candidate, and the rank among them).
     assert uploads["history_present"] == 1.0
@@ -393,6 +399,7 @@ def test_candidate_paths_are_every_file_a_ranking_can_hold() -> None:
         "src/client/backoff.py",
         "src/client/config.py",
         "src/client/retry.md",
+        "docs/early.md",
     ]
 
 

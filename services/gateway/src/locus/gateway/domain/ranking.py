@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Protocol
@@ -147,8 +147,8 @@ class RankingInput:
     # does not.
     whole_file_hits: Sequence[FileMatch] = ()
     # The same whole-file search by each part of the question alone (``question_parts``: its
-    # title, its opening), keyed by part. Columns of the learned ranking for the files already
-    # among the candidates; a file only a part found is not added.
+    # title, its opening), keyed by part. Columns of the learned ranking, and candidates: a file
+    # only a part found competes like a file only the whole-file list found.
     whole_file_parts: Mapping[str, Sequence[FileMatch]] = field(default_factory=dict)
     # The change history of the final candidates' files (features of the learned ranking only);
     # ``history_commits`` = 0: the project has no git history (or ingestion did not answer).
@@ -173,10 +173,18 @@ def candidate_paths(request: RankingInput) -> list[str]:
             paths[symbol.relative_path] = None
     for neighbor in request.graph_neighbors:
         paths[neighbor.symbol.relative_path] = None
-    for hits in (request.file_hits, request.whole_file_hits):
-        for match in hits:
-            paths[match.relative_path] = None
+    for match in file_list_matches(request):
+        paths[match.relative_path] = None
     return list(paths)
+
+
+def file_list_matches(request: RankingInput) -> Iterator[FileMatch]:
+    """Every file list's matches: retrieval's file list, the whole-file list, then each part's
+    whole-file list (in ``whole_file_parts`` order)."""
+    yield from request.file_hits
+    yield from request.whole_file_hits
+    for hits in request.whole_file_parts.values():
+        yield from hits
 
 
 class Ranker(Protocol):
@@ -412,7 +420,7 @@ class RankingV1:
                 ref.file_id, _FileCandidate(ref.file_id, ref.relative_path, ref.language)
             )
 
-        for match in (*request.file_hits, *request.whole_file_hits):
+        for match in file_list_matches(request):
             # A file only a file list found competes on what the question says about it.
             files.setdefault(
                 match.file_id,
