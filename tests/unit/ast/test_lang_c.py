@@ -120,14 +120,29 @@ def test_a_header_holding_cpp_is_analysed_as_cpp() -> None:
     assert plain.language == "c"
 
 
-def test_macros_before_functions_degrade_gracefully() -> None:
+def test_annotation_macros_before_functions_are_read_as_written() -> None:
     source = b"MEM_STATIC U32 MEM_read(void) { return helper(); }\nint ok(void) { return 1; }\n"
     analysis = extract("lib/mem.c", source, "c")
-    assert analysis.parse_errors > 0
+    assert analysis.parse_errors == 0  # the parser read `MEM_STATIC` as blanks
     symbols = symbols_by_name(analysis)
     assert symbols["MEM_read"].kind == "function"
+    # The definition starts after the annotation, as it would after the preprocessor.
+    assert symbols["MEM_read"].signature == "U32 MEM_read(void)"
     assert (symbols["ok"].start_line, symbols["ok"].end_line) == (2, 2)
     assert ("MEM_read", "helper", "helper") in relation_triples(analysis, "calls")
+
+
+def test_macros_the_parser_cannot_read_degrade_gracefully() -> None:
+    # A function-like annotation is not blanked: tree-sitter recovers what it can.
+    source = (
+        b'ZSTD_DEPRECATED("use v2") size_t old(void) { return helper(); }\n'
+        b"int ok(void) { return 1; }\n"
+    )
+    analysis = extract("lib/old.c", source, "c")
+    assert analysis.parse_errors > 0
+    symbols = symbols_by_name(analysis)
+    assert (symbols["ok"].start_line, symbols["ok"].end_line) == (2, 2)
+    assert any(caller.endswith("old") for caller, _, _ in relation_triples(analysis, "calls"))
 
 
 def _resolved(index: FileIndex, kind: str) -> dict[str, str]:

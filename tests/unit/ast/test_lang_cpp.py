@@ -3,6 +3,8 @@ interface class in a `.h` header, which ingestion calls C; a derived class with 
 struct and a class template in a `.hpp`; out-of-line constructor, destructor, methods and a
 template member in a `.cpp`; a program in another directory calling into the namespace)."""
 
+from dataclasses import replace
+
 import pytest
 from language_fixtures import (
     AST_FIXTURES,
@@ -11,9 +13,13 @@ from language_fixtures import (
     store_tree,
     symbols_by_name,
 )
+from tree_sitter import Parser
 
 from locus.ast.adapters.store import AstStore, FileIndex
 from locus.ast.domain import FileAnalysis, extract
+from locus.ast.domain.extraction import parse_tree
+from locus.ast.domain.languages import compiled_language
+from locus.ast.domain.specs.c_family import blank_annotation_macros
 
 pytestmark = pytest.mark.unit
 
@@ -161,3 +167,104 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
     after = await sqlite_ast_store.file_index(fixture_version(MAIN_CPP, "cpp").file_id)
     assert after is not None
     assert _resolved(after, "calls")["shapes::total_area"] == ""
+
+
+ANNOTATED_HEADER = b"""#define FMT_CONSTEXPR constexpr
+FMT_BEGIN_NAMESPACE
+// FMT_API marks what the library exports.
+class FMT_API format_error : public std::runtime_error {
+ public:
+  explicit format_error(const char *message) : std::runtime_error(message) {}
+};
+
+class text_style {
+ public:
+  FMT_CONSTEXPR_DECL
+  text_style &operator|=(const text_style &rhs) FMT_NOEXCEPT {
+    ems = merge(ems, rhs.ems);
+    return *this;
+  }
+
+  friend FMT_CONSTEXPR
+  text_style operator|(text_style lhs, const text_style &rhs) FMT_NOEXCEPT {
+    return lhs |= rhs;
+  }
+
+  FMT_CONSTEXPR rgb get_foreground() const FMT_NOEXCEPT { return foreground_color; }
+
+ private:
+  int sizes_[MAX_STYLE_SIZE];
+  emphasis ems;
+};
+
+template <typename Char>
+FMT_CONSTEXPR text_style fg(rgb foreground) FMT_NOEXCEPT {
+  return make_style(MAX_STYLE_SIZE + 1, foreground);
+}
+FMT_END_NAMESPACE
+"""
+
+
+def test_annotation_macros_do_not_hide_a_headers_definitions() -> None:
+    """fmt's `FMT_CONSTEXPR`, `FMT_NOEXCEPT`, `FMT_API` and namespace macros: tree-sitter
+    reads them as errors and loses the class's methods; the parser reads them as blanks."""
+    analysis = extract("include/fmt/color.h", ANNOTATED_HEADER, "c")
+    assert (analysis.language, analysis.parse_errors) == ("cpp", 0)
+    symbols = symbols_by_name(analysis)
+    assert {
+        (name, s.kind, s.start_line, s.end_line)
+        for name, s in symbols.items()
+        if name != "include/fmt/color.h"
+    } == {
+        ("format_error", "class", 4, 7),
+        ("format_error::format_error", "constructor", 6, 6),
+        ("text_style", "class", 9, 27),
+        ("text_style::operator|=", "method", 12, 15),
+        ("text_style::operator|", "method", 17, 20),
+        ("text_style::get_foreground", "method", 22, 22),
+        ("fg", "function", 29, 32),
+    }
+    # Names and signatures are read from the source as written; calls inside bodies too.
+    assert symbols["text_style::get_foreground"].signature == "rgb get_foreground() const"
+    calls = relation_triples(analysis, "calls")
+    assert ("text_style::operator|=", "merge", "merge") in calls
+    assert ("fg", "make_style", "make_style") in calls
+
+
+def test_blanking_keeps_every_byte_offset_and_leaves_expressions_alone() -> None:
+    blanked = blank_annotation_macros(ANNOTATED_HEADER)
+    assert len(blanked) == len(ANNOTATED_HEADER)
+    assert blanked.count(b"\n") == ANNOTATED_HEADER.count(b"\n")
+    lines = blanked.decode().splitlines()
+    assert lines[0] == "#define FMT_CONSTEXPR constexpr"  # a definition is no annotation
+    assert lines[2] == "// FMT_API marks what the library exports."  # nor is a comment
+    assert lines[1].strip() == lines[10].strip() == ""  # alone on their lines
+    assert lines[3] == "class         format_error : public std::runtime_error {"
+    assert lines[11] == "  text_style &operator|=(const text_style &rhs)              {"
+    assert lines[29] == " " * 14 + "text_style fg(rgb foreground)" + " " * 14 + "{"
+    # Constants in expressions and array sizes stay what they are.
+    assert "int sizes_[MAX_STYLE_SIZE];" in lines[24]
+    assert "make_style(MAX_STYLE_SIZE + 1, foreground)" in lines[30]
+    # Nothing to blank: the same bytes.
+    plain = b"int f(int x) { return x + LIMIT_MAX; }\n"
+    assert blank_annotation_macros(plain) is plain
+
+
+def test_a_blanked_source_that_recovers_fewer_definitions_is_not_used() -> None:
+    """Error recovery can go either way: when the blanked source parses with errors into fewer
+    definitions than the source as written, the written source's tree is kept."""
+    compiled = compiled_language("cpp")
+    source = b"int first() { return 1; }\nint second() { return 2; }\n"
+
+    def unbraced(text: bytes) -> bytes:  # same length, the second body's braces gone
+        return text.replace(b"{ return 2; }", b"  return 2;  ")
+
+    harmful = replace(compiled, spec=replace(compiled.spec, parse_source=unbraced))
+    parsed, _ = parse_tree(Parser(harmful.grammar), harmful, source)
+    assert parsed == source
+    # A blanked source that parses cleanly is used.
+    helpful = replace(compiled, spec=replace(compiled.spec, parse_source=blank_annotation_macros))
+    annotated = b"FMT_API int first() FMT_NOEXCEPT { return 1; }\n"
+    parsed, root = parse_tree(Parser(helpful.grammar), helpful, annotated)
+    assert parsed != annotated
+    assert not root.has_error

@@ -6,7 +6,7 @@ The extractor is language-generic: everything language-specific comes from the l
 
 from typing import cast
 
-from tree_sitter import Node, Parser, Point, Range
+from tree_sitter import Node, Parser, Point, QueryCursor, Range
 
 from locus.ast.domain.chunk_layout import layout_chunks
 from locus.ast.domain.chunking import number_chunks
@@ -19,7 +19,7 @@ from locus.ast.domain.documents import document_format, extract_document
 from locus.ast.domain.errors import UndecodableSource
 from locus.ast.domain.indentation_limit import shallow_lines
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
-from locus.ast.domain.languages import QueryMatches, compiled_language
+from locus.ast.domain.languages import CompiledLanguage, QueryMatches, compiled_language
 from locus.ast.domain.model import ChunkingPolicy, FileAnalysis, Symbol, SymbolKind
 from locus.ast.domain.relations import extract_relations
 from locus.ast.domain.source_text import SourceText
@@ -55,6 +55,27 @@ def declared_package(matched: QueryMatches, source: SourceText) -> str | None:
     return None
 
 
+def _definition_count(compiled: CompiledLanguage, root: Node) -> int:
+    if compiled.definitions is None:
+        return 0
+    return len(QueryCursor(compiled.definitions).captures(root).get("name", []))
+
+
+def parse_tree(parser: Parser, compiled: CompiledLanguage, source: bytes) -> tuple[bytes, Node]:
+    """The bytes parsed and their tree: the source as the spec's ``parse_source`` gives it to
+    the parser (C/C++ annotation macros blanked out). Error recovery can still go either way:
+    when that tree has errors and recovers fewer definitions than the source's own, the
+    source's own tree is kept."""
+    parsed = compiled.spec.parse_source(source)
+    tree_root = parser.parse(parsed).root_node
+    if parsed == source or not tree_root.has_error:
+        return parsed, tree_root
+    own_root = parser.parse(source).root_node
+    if _definition_count(compiled, own_root) > _definition_count(compiled, tree_root):
+        return source, own_root
+    return parsed, tree_root
+
+
 def extract(
     relative_path: str,
     source: bytes,
@@ -82,7 +103,7 @@ def extract(
         compiled = compiled_language(dialect)
     spec = compiled.spec
     parser = Parser(compiled.grammar)
-    tree_root = parser.parse(source).root_node
+    parsed, tree_root = parse_tree(parser, compiled, source)
     omitted: str | None = None
     if spec.indentation_blocks and tree_root.has_error:
         shallow = shallow_lines(source)
@@ -96,7 +117,7 @@ def extract(
                 )
                 for span in shallow.spans
             ]
-            tree_root = parser.parse(source).root_node
+            tree_root = parser.parse(parsed).root_node
             omitted = shallow.note
     text = SourceText(relative_path, source)
     matched = QueryMatches(compiled, tree_root)

@@ -96,6 +96,10 @@ def _no_dialect(relative_path: str, source: bytes) -> str | None:
     return None
 
 
+def _source_as_is(source: bytes) -> bytes:
+    return source
+
+
 def never_a_package(relative_path: str) -> bool:
     """No file is a package's own module (languages without relative imports)."""
     return False
@@ -210,6 +214,10 @@ class LanguageSpec:
     dialect: Callable[[str, bytes], str | None] = _no_dialect
     """(repository-relative path, source) -> the language that analyses this file instead,
     or None (a C `.h` header holding C++ is analysed as C++)."""
+    parse_source: Callable[[bytes], bytes] = _source_as_is
+    """The source -> the bytes tree-sitter parses: the same length and lines, with what the
+    grammar cannot read blanked out (C/C++ annotation macros such as `FMT_CONSTEXPR`). Names,
+    signatures, chunks and relations are still read from the source as written."""
     indentation_blocks: bool = False
     """Blocks are made by indentation (Python): lines nested past what the grammar's scanner
     can follow are left out so the outer levels still parse (see `indentation_limit`)."""

@@ -6,6 +6,12 @@ directory names the header's module. Definitions are global: C `ZSTD_compress`, 
 `fmt::detail::buffer::push_back` (namespace blocks are containers, out-of-line definitions
 `void A::B::f()` take their scope from the written name, template arguments are dropped).
 A C `.h` header whose text is C++ (fmt, simdjson) is analysed as C++.
+
+Annotation macros (`FMT_CONSTEXPR`, `ZSTDLIB_API`, `MEM_STATIC`, a trailing `FMT_NOEXCEPT`)
+stand where the grammar expects a type, a declarator or a body; tree-sitter reads them as
+errors and loses the definitions around them (a class's methods, a header's functions). The
+parser reads the source with them blanked out (`blank_annotation_macros`); everything else is
+read from the source as written.
 """
 
 import posixpath
@@ -46,6 +52,39 @@ _CPP_MARKERS = re.compile(
     re.MULTILINE,
 )
 _OPERATOR = re.compile(r"\boperator\b")
+
+# An annotation macro: upper case with at least one underscore (`FMT_API`, `JSON_HEDLEY_PURE`),
+# which leaves out types such as `FILE` or `U32` and constants written without one.
+_MACRO = r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
+_MACRO_TOKEN = re.compile(rb"\b" + _MACRO.encode() + rb"\b")
+# What may stand before a leading annotation on its line: indentation, a template head,
+# specifiers, other annotations (never `#define`, a comment or an expression).
+_LEADING_CONTEXT = re.compile(
+    rb"[ \t]*(?:(?:template[ \t]*<[^\n]*>|static|inline|extern|friend|virtual|explicit|constexpr|"
+    + _MACRO.encode()
+    + rb")[ \t]+)*"
+)
+# A declaration head after it, up to its parameter list: words, `::`, `*`, `&`, `~` and template
+# arguments; two words at least (a type and a name) or a conversion `operator`.
+_HEAD_END = re.compile(rb"[(;{=]")
+_HEAD = re.compile(rb"\s+[A-Za-z_~][\w\s:*&~]*")
+_HEAD_WORD = re.compile(rb"[A-Za-z_]\w*")
+_ANGLE_BYTES = re.compile(rb"<[^<>;{}()]*>")
+_HEAD_LIMIT = 240
+# After a parameter list (and `const`, `&`): annotations before the body, an initializer list,
+# `;`, `= default`, a trailing return type or another specifier.
+_TRAILING = re.compile(
+    rb"\)[ \t]*(?:const\b[ \t]*)?(?:&{1,2}[ \t]*)?((?:"
+    + _MACRO.encode()
+    + rb"[ \t\r\n]*)+)(?=[{;:=]|->|override\b|final\b|const\b|noexcept\b)"
+)
+# Alone on its line: a block's opening or closing (`FMT_BEGIN_NAMESPACE`, `JSON_TRY`) or an
+# annotation of the declaration below (`FMT_CONSTEXPR_DECL`).
+_LONE = re.compile(rb"^[ \t]*(" + _MACRO.encode() + rb")[ \t]*\r?$", re.MULTILINE)
+# Between `class` / `struct` / `union` and the type's name (`class FMT_API format_error`).
+_CLASS_HEAD = re.compile(
+    rb"\b(?:class|struct|union)[ \t]+(" + _MACRO.encode() + rb")[ \t]+(?=[A-Za-z_])"
+)
 _SCOPE = re.compile(r"\s*::\s*")
 
 
@@ -94,6 +133,51 @@ def cpp_reference(reference: str) -> str:
     return text
 
 
+def _declaration_head(after: bytes) -> bool:
+    """Whether the text after a leading annotation reads `type name(` or `operator T(`."""
+    end = _HEAD_END.search(after, 0, _HEAD_LIMIT)
+    if end is None or after[end.start() : end.start() + 1] != b"(":
+        return False
+    head = after[: end.start()]
+    operator = re.search(rb"\boperator\b", head)
+    if operator is not None:
+        head = head[: operator.end()]
+    previous = None
+    while previous != head:
+        previous, head = head, _ANGLE_BYTES.sub(b"", head)
+    if _HEAD.fullmatch(head) is None:
+        return False
+    words = _HEAD_WORD.findall(head)
+    return len(words) >= 2 or words == [b"operator"]
+
+
+def blank_annotation_macros(source: bytes) -> bytes:
+    """The source with its annotation macros replaced by spaces (same length, same lines):
+    one leading a declaration (`FMT_CONSTEXPR text_style fg(rgb c)`, `MEM_STATIC size_t f(`),
+    one after a parameter list (`) FMT_NOEXCEPT {`), one naming a class's export
+    (`class FMT_API format_error`), one alone on its line (`FMT_BEGIN_NAMESPACE`). A macro
+    in an expression, a `#define` or a comment, and a function-like macro
+    (`JSON_HEDLEY_NON_NULL(1)`), are left as they are."""
+    spans: list[tuple[int, int]] = []
+    for match in _MACRO_TOKEN.finditer(source):
+        line_start = source.rfind(b"\n", 0, match.start()) + 1
+        if _LEADING_CONTEXT.fullmatch(source, line_start, match.start()) and _declaration_head(
+            source[match.end() : match.end() + _HEAD_LIMIT]
+        ):
+            spans.append(match.span())
+    spans.extend(match.span(1) for match in _TRAILING.finditer(source))
+    spans.extend(match.span(1) for match in _CLASS_HEAD.finditer(source))
+    spans.extend(match.span(1) for match in _LONE.finditer(source))
+    if not spans:
+        return source
+    blanked = bytearray(source)
+    for start, end in spans:
+        for index in range(start, end):
+            if blanked[index] not in b"\r\n":
+                blanked[index] = 0x20
+    return bytes(blanked)
+
+
 def looks_like_cpp(source: bytes) -> bool:
     return _CPP_MARKERS.search(source) is not None
 
@@ -118,6 +202,7 @@ C = LanguageSpec(
     doc_comment_prefixes=_DOC_PREFIXES,
     transparent_node_types=_C_TRANSPARENT,
     dialect=_header_dialect,
+    parse_source=blank_annotation_macros,
 )
 
 CPP = LanguageSpec(
@@ -137,6 +222,7 @@ CPP = LanguageSpec(
     doc_comment_prefixes=_DOC_PREFIXES,
     definition_name_normalizer=cpp_definition_name,
     transparent_node_types=_CPP_TRANSPARENT,
+    parse_source=blank_annotation_macros,
 )
 
 SPECS = (C, CPP)
