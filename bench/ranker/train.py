@@ -510,8 +510,12 @@ def main() -> None:
     parser.add_argument("--leaves", type=int, default=LGB_PARAMS["num_leaves"])
     parser.add_argument("--min-leaf", type=int, default=LGB_PARAMS["min_data_in_leaf"])
     parser.add_argument("--learning-rate", type=float, default=LGB_PARAMS["learning_rate"])
+    parser.add_argument(
+        "--seed", type=int, default=SEED, help="LightGBM's seed (the spread of LORO over seeds)"
+    )
     args = parser.parse_args()
     LGB_PARAMS.update(
+        seed=args.seed,
         num_leaves=args.leaves,
         min_data_in_leaf=args.min_leaf,
         learning_rate=args.learning_rate,
@@ -682,8 +686,11 @@ def main() -> None:
     symbol_columns = columns_without(SYMBOL_FEATURES, left_out)
     models = train_both(instances, args.model, file_columns, symbol_columns)
     data_hash = training_hash(sources)
-    # The version names the data, the features read, the kind and its parameters, and whether
-    # vectorless copies were trained on: any of them changed is another model.
+    files_json = target_json(models[0], args.model, FILE_FEATURES, file_columns)
+    symbols_json = target_json(models[1], args.model, SYMBOL_FEATURES, symbol_columns)
+    # The version names the data, the features read, the kind and its parameters, whether
+    # vectorless copies were trained on, and the fitted models themselves (the same dumps read
+    # by other feature or candidate code fit other trees): any of them changed is another model.
     design = hashlib.sha256(
         json.dumps(
             [
@@ -693,6 +700,8 @@ def main() -> None:
                 args.model,
                 LGB_PARAMS if args.model == "trees" else {},
                 len(copies),
+                files_json,
+                symbols_json,
             ]
         ).encode()
     ).hexdigest()
@@ -700,8 +709,8 @@ def main() -> None:
     model_json = {
         "format": MODEL_FORMAT,
         "version": version,
-        "files": target_json(models[0], args.model, FILE_FEATURES, file_columns),
-        "symbols": target_json(models[1], args.model, SYMBOL_FEATURES, symbol_columns),
+        "files": files_json,
+        "symbols": symbols_json,
         "metadata": {
             "trained_on": " + ".join(split.name for split in args.split),
             "training_data_sha256": data_hash,
