@@ -75,6 +75,8 @@ ABLATIONS = {
     "without change history": ("history_",),
     "without the file model's verdict": ("file_model_",),
 }
+# ``--bag``: how many boosters (seeds seed, seed + 1, ...) each model averages.
+BAG = {"models": 1}
 # Out-of-fold file scores for the symbol model's training rows: the file model of each fold
 # never saw the repositories it scores (folds are whole repositories, assigned in order).
 FILE_MODEL_FOLDS = 5
@@ -239,7 +241,11 @@ def fit_trees(groups: list[tuple[np.ndarray, np.ndarray]], columns: list[int]) -
         free_raw_data=False,
     )
     params = {k: v for k, v in LGB_PARAMS.items() if k != "rounds"}
-    return lgb.train(params, data, num_boost_round=LGB_PARAMS["rounds"])
+    # One booster per seed (``--bag``): their mean is the model; one seed is the usual model.
+    return [
+        lgb.train({**params, "seed": params["seed"] + k}, data, LGB_PARAMS["rounds"])
+        for k in range(BAG["models"])
+    ]
 
 
 def fit_linear(groups: list[tuple[np.ndarray, np.ndarray]], columns: list[int]) -> dict[str, Any]:
@@ -269,13 +275,15 @@ def predict(model: Any, kind: str, rows: np.ndarray, columns: list[int]) -> np.n
     if len(rows) == 0:
         return np.zeros(0)
     if kind == "trees":
-        return np.asarray(model.predict(rows[:, columns], num_threads=1))
+        return np.mean([b.predict(rows[:, columns], num_threads=1) for b in model], axis=0)
     z = (rows[:, columns] - np.asarray(model["mean"])) / np.asarray(model["scale"])
     return z @ np.asarray(model["weights"])
 
 
-def flatten_trees(booster: Any) -> dict[str, Any]:
-    """LightGBM's trees as the flat node table ``learned_ranking.TreeEnsemble`` evaluates."""
+def flatten_trees(boosters: list[Any]) -> dict[str, Any]:
+    """LightGBM's trees as the flat node table ``learned_ranking.TreeEnsemble`` evaluates: every
+    booster's trees, each leaf divided by the number of boosters (their mean; one booster is
+    written as it is)."""
     feature: list[int] = []
     threshold: list[float] = []
     left: list[int] = []
@@ -294,7 +302,7 @@ def flatten_trees(booster: Any) -> dict[str, Any]:
         right.append(index)
         value.append(0.0)
         if "leaf_value" in node:
-            value[index] = float(node["leaf_value"])
+            value[index] = float(node["leaf_value"]) / len(boosters)
             return index
         if node["decision_type"] != "<=":
             raise ValueError(f"unsupported split {node['decision_type']}")
@@ -304,8 +312,9 @@ def flatten_trees(booster: Any) -> dict[str, Any]:
         right[index] = add(node["right_child"], level + 1)
         return index
 
-    for tree in booster.dump_model()["tree_info"]:
-        roots.append(add(tree["tree_structure"], 0))
+    for booster in boosters:
+        for tree in booster.dump_model()["tree_info"]:
+            roots.append(add(tree["tree_structure"], 0))
     return {
         "feature": feature,
         "threshold": threshold,
@@ -513,7 +522,11 @@ def main() -> None:
     parser.add_argument(
         "--seed", type=int, default=SEED, help="LightGBM's seed (the spread of LORO over seeds)"
     )
+    parser.add_argument(
+        "--bag", type=int, default=1, help="average this many boosters of consecutive seeds"
+    )
     args = parser.parse_args()
+    BAG["models"] = args.bag
     LGB_PARAMS.update(
         seed=args.seed,
         num_leaves=args.leaves,
@@ -718,6 +731,7 @@ def main() -> None:
             "vectorless_copies": len(copies),
             "repositories": repos,
             "params": LGB_PARAMS if args.model == "trees" else {"pairwise_logistic": True},
+            **({"bagged_seeds": BAG["models"]} if BAG["models"] > 1 else {}),
             "leave_one_repository_out": {
                 name: {k: round(v, 2) for k, v in s.items()} for name, s in loro_rows
             },
@@ -747,7 +761,7 @@ def main() -> None:
             ("files", models[0], FILE_FEATURES, file_columns),
             ("symbols", models[1], SYMBOL_FEATURES, symbol_columns),
         ):
-            gains = model.feature_importance(importance_type="gain")
+            gains = sum(b.feature_importance(importance_type="gain") for b in model)
             total = gains.sum() or 1.0
             top = sorted(zip(gains, [names[i] for i in columns], strict=True), reverse=True)[:15]
             shares = ", ".join(f"{n} {100 * g / total:.1f} %" for g, n in top)
