@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import Any
 
@@ -34,6 +35,16 @@ async def call_tool(url: str, tool: str, arguments: dict[str, Any], credential: 
     return False, result.structured_content  # type: ignore[union-attr]
 
 
+def write_json(result: Any) -> None:
+    """Print ``result`` as indented JSON. A reader that stops early (`| head`) has what it
+    wanted: that is no error, and no traceback is printed."""
+    try:
+        print(json.dumps(result, indent=2), flush=True)
+    except BrokenPipeError:
+        # Python would report the broken pipe again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m locus.mcp.call", description=__doc__)
     parser.add_argument("url", help="the MCP endpoint, e.g. http://127.0.0.1:50056/mcp")
@@ -51,7 +62,7 @@ def main() -> None:
     if failed:
         print(f"error: {result}", file=sys.stderr)
         sys.exit(1)
-    print(json.dumps(result, indent=2))
+    write_json(result)
 
 
 if __name__ == "__main__":
