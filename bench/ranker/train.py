@@ -77,9 +77,8 @@ ABLATIONS = {
 }
 # How many boosters (seeds seed, seed + 1, ...) each model averages. LightGBM's seed alone moved
 # LORO by up to a point pooled and dev by up to 4 instances (bench/RESULTS.md, session 19);
-# the mean of three cuts that dependence at three times the trees.
-BAGGED_SEEDS = 3
-BAG = {"models": BAGGED_SEEDS}
+# the mean of three cuts that dependence at three times the trees (``--bag``).
+BAG = {"models": 3}
 # Out-of-fold file scores for the symbol model's training rows: the file model of each fold
 # never saw the repositories it scores (folds are whole repositories, assigned in order).
 FILE_MODEL_FOLDS = 5
@@ -528,7 +527,7 @@ def main() -> None:
     parser.add_argument(
         "--bag",
         type=int,
-        default=BAGGED_SEEDS,
+        default=BAG["models"],
         help="average this many boosters of consecutive seeds (1: a single booster)",
     )
     args = parser.parse_args()

@@ -69,6 +69,7 @@ _LEADING_CONTEXT = re.compile(
 _HEAD_END = re.compile(rb"[(;{=]")
 _HEAD = re.compile(rb"\s+[A-Za-z_~][\w\s:*&~]*")
 _HEAD_WORD = re.compile(rb"[A-Za-z_]\w*")
+_HEAD_OPERATOR = re.compile(rb"\boperator\b")
 _ANGLE_BYTES = re.compile(rb"<[^<>;{}()]*>")
 _HEAD_LIMIT = 240
 # After a parameter list (and `const`, `&`): annotations before the body, an initializer list,
@@ -139,7 +140,7 @@ def _declaration_head(after: bytes) -> bool:
     if end is None or after[end.start() : end.start() + 1] != b"(":
         return False
     head = after[: end.start()]
-    operator = re.search(rb"\boperator\b", head)
+    operator = _HEAD_OPERATOR.search(head)
     if operator is not None:
         head = head[: operator.end()]
     previous = None
