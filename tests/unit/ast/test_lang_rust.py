@@ -16,7 +16,7 @@ from language_fixtures import (
 from locus.ast.adapters.store import AstStore, FileIndex
 from locus.ast.domain import FileAnalysis, extract, module_name_for_path
 from locus.ast.domain.language_spec import SourceRoot
-from locus.ast.domain.specs.rust import resolve_rust_import
+from locus.ast.domain.specs.rust import resolve_rust_import, unwrap_item_macros
 
 pytestmark = pytest.mark.unit
 
@@ -242,3 +242,69 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
     targets = {d.target_file_id for d in after.dependencies}
     assert file_id[BILLING_RS] not in targets
     assert file_id[TAX_RS] in targets
+
+
+# tokio's way of gating modules: items inside item-level macros, nested, with braces in
+# strings, chars, raw strings and comments that must not close the macro early.
+GATED = b"""//! Cooperative scheduling.
+cfg_rt! {
+    /// Runs `f` with a budget.
+    pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
+        let brace = "}"; let c = '}'; let raw: &'static str = r#"}"#; // }
+        /* } { */
+        with_budget(Budget::initial(), f)
+    }
+
+    cfg_net! {
+        impl Budget {
+            pub fn has_remaining(&self) -> bool { self.0 > 0 }
+        }
+    }
+}
+
+macro_rules! cfg_rt {
+    ($($item:item)*) => { $( #[cfg(feature = "rt")] $item )* }
+}
+
+fn poll_proceed() {
+    select! {
+        x = ready() => {}
+    }
+}
+"""
+
+
+def test_items_inside_item_level_macros_are_read_as_items_at_their_lines() -> None:
+    analysis = extract("src/runtime/coop.rs", GATED, "rust", root=SOURCE_ROOT)
+    symbols = {s.qualified_name: s for s in analysis.symbols}
+    budget = symbols["shop_core::runtime::coop::budget"]
+    assert (budget.kind, budget.start_line, budget.end_line) == ("function", 4, 8)
+    assert budget.docstring == "Runs `f` with a budget."
+    remaining = symbols["shop_core::runtime::coop::Budget::has_remaining"]
+    assert (remaining.kind, remaining.start_line, remaining.end_line) == ("method", 12, 12)
+    assert "shop_core::runtime::coop::poll_proceed" in symbols
+    assert analysis.parse_errors == 0
+    # Names, signatures and chunks are read from the source as written.
+    assert budget.signature.startswith("pub(crate) fn budget<R>")
+    chunk = next(c for c in analysis.chunks if c.symbol_qualified_name == budget.qualified_name)
+    assert chunk.text.lstrip().startswith("pub(crate) fn budget<R>")
+    calls = {
+        (r.source_qualified_name, r.target_name) for r in analysis.relations if r.kind == "calls"
+    }
+    assert ("shop_core::runtime::coop::budget", "with_budget") in calls
+
+
+def test_only_item_level_macros_with_items_inside_are_unwrapped() -> None:
+    unwrapped = unwrap_item_macros(GATED)
+    assert len(unwrapped) == len(GATED)
+    assert unwrapped.count(b"\n") == GATED.count(b"\n")
+    lines = unwrapped.decode().splitlines()
+    assert lines[1].strip() == "" and lines[9].strip() == ""  # cfg_rt! { and cfg_net! {
+    assert lines[13].strip() == "" and lines[14].strip() == ""  # their closing braces
+    assert 'let brace = "}"' in lines[4]  # strings, chars and comments are untouched
+    # A macro definition and a macro whose body is no item stay as written.
+    assert "macro_rules! cfg_rt {" in lines[16]
+    assert "select! {" in lines[21]
+    # A macro never closed is left alone.
+    unclosed = b"cfg_rt! {\n    pub fn f() {}\n"
+    assert unwrap_item_macros(unclosed) == unclosed

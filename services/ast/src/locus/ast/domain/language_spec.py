@@ -100,6 +100,20 @@ def _source_as_is(source: bytes) -> bytes:
     return source
 
 
+def blank_spans(source: bytes, spans: Sequence[tuple[int, int]]) -> bytes:
+    """``source`` with the bytes of each (start, end) span replaced by spaces, line breaks
+    kept: the same length and lines, so every position still points at the written source (a
+    ``parse_source`` hook's way of hiding what tree-sitter cannot read)."""
+    if not spans:
+        return source
+    blanked = bytearray(source)
+    for start, end in spans:
+        for index in range(start, end):
+            if blanked[index] not in b"\r\n":
+                blanked[index] = 0x20
+    return bytes(blanked)
+
+
 def never_a_package(relative_path: str) -> bool:
     """No file is a package's own module (languages without relative imports)."""
     return False

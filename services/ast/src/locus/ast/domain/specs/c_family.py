@@ -19,6 +19,7 @@ import re
 
 from locus.ast.domain.language_spec import (
     LanguageSpec,
+    blank_spans,
     global_namespace,
     path_module_name,
     without_angle_arguments,
@@ -169,14 +170,7 @@ def blank_annotation_macros(source: bytes) -> bytes:
     spans.extend(match.span(1) for match in _TRAILING.finditer(source))
     spans.extend(match.span(1) for match in _CLASS_HEAD.finditer(source))
     spans.extend(match.span(1) for match in _LONE.finditer(source))
-    if not spans:
-        return source
-    blanked = bytearray(source)
-    for start, end in spans:
-        for index in range(start, end):
-            if blanked[index] not in b"\r\n":
-                blanked[index] = 0x20
-    return bytes(blanked)
+    return blank_spans(source, spans)
 
 
 def looks_like_cpp(source: bytes) -> bool:
