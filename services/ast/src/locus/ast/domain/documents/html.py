@@ -29,16 +29,26 @@ _CELLS = frozenset({"td", "th"})
 
 
 def html_outline(text: str) -> DocumentOutline:
-    reader = _HtmlReader()
-    reader.feed(text)
-    reader.close()
-    reader.flush()
+    try:
+        reader = _read(text)
+    except AssertionError:
+        # html.parser gives up on a marked section it cannot name (`<![` before terminal
+        # escapes in a page of highlighted output): such an opener is read as text instead.
+        reader = _read(text.replace("<![", "&lt;!["))
     return DocumentOutline(
         tuple(reader.items),
         len(document_lines(text)),
         None,
         " ".join(reader.title.split()),
     )
+
+
+def _read(text: str) -> _HtmlReader:
+    reader = _HtmlReader()
+    reader.feed(text)
+    reader.close()
+    reader.flush()
+    return reader
 
 
 class _HtmlReader(HTMLParser):
