@@ -21,7 +21,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from locus.ast.domain import Chunk, UndecodableSource, extract, supported_languages
+from locus.ast.domain import Chunk, extract, supported_languages
+from locus.ast.domain.documents import document_format
+from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 from locus.ast.plain_text import plain_text_analysis
 from locus.ast.settings import AstSettings
 from locus.ingestion.domain.model import ScannedFile, SkippedFile
@@ -67,15 +69,19 @@ class WalkByproducts:
     edit_comment_prefix: str  # how a comment line starts in that file
 
 
-def chunks_of(scanned: ScannedFile, settings: AstSettings) -> tuple[Chunk, ...]:
-    """The chunks the ast service makes of one file; () for a file it cannot decode."""
+def chunks_of(
+    scanned: ScannedFile, settings: AstSettings, root: SourceRoot = NO_ROOT
+) -> tuple[Chunk, ...]:
+    """The chunks the ast service makes of one file (``root``: the source root ingestion
+    detected for it, which names its symbols); () for a file it cannot decode or whose
+    extraction fails, as the service indexes none of such a file."""
     language = scanned.language or ""
-    if language in supported_languages():
+    if language in supported_languages() or document_format(scanned.relative_path, language):
         try:
             analysis = extract(
-                scanned.relative_path, scanned.data, language, settings.chunking_policy
+                scanned.relative_path, scanned.data, language, settings.chunking_policy, root
             )
-        except UndecodableSource:
+        except Exception:  # as ast's indexing: one file's failure is that file's alone
             return ()
         return analysis.chunks
     try:

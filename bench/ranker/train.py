@@ -8,7 +8,7 @@ the fix changed it, a symbol when its harness function id is a gold function). M
 harness's own (``locbench.score_instance``), BM25 from the harness runs of the same instances.
 
 Usage: python bench/ranker/train.py [--candidates DIR ...] [--split FILE ...] [--out MODEL]
-       [--report FILE] [--model trees|linear] [--no-loro] [--ablations] [--check]
+       [--report FILE] [--model trees|linear] [--no-loro] [--ablations] [--without GROUP] [--check]
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ ABLATIONS = {
     "without the hand score": ("v1_", "file_v1_"),
     "without whole files": ("whole_file_",),
     "without the question's parts": ("part_",),
+    "without the parts' chunks": ("part_title_chunk_", "part_opening_chunk_"),
     "without change history": ("history_",),
     "without the file model's verdict": ("file_model_",),
 }
@@ -504,6 +505,13 @@ def main() -> None:
         default=[],
         help="LORO without this feature group only (repeatable)",
     )
+    parser.add_argument(
+        "--without",
+        action="append",
+        choices=list(ABLATIONS),
+        default=[],
+        help="train the model (and its LORO) without this feature group (repeatable)",
+    )
     parser.add_argument("--compare-linear", action="store_true")
     parser.add_argument(
         "--vector-similarity",
@@ -548,6 +556,7 @@ def main() -> None:
     # measured and not adopted (bench/RESULTS.md): without --vector-similarity its columns are
     # left out everywhere, and no vectorless copies are made.
     left_out = () if args.vector_similarity else VECTOR_SIMILARITY_FEATURES
+    left_out += tuple(prefix for name in args.without for prefix in ABLATIONS[name])
     instances = [
         i
         for c, split in sources

@@ -32,12 +32,19 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.settings import AstSettings
 from locus.gateway.domain.question_parts import question_parts
 from locus.gateway.domain.ranking import FileMatch
 from locus.gateway.settings import GatewaySettings
 from locus.ingestion.domain.model import ScannedFile
 from locus.ingestion.domain.scanner import walk_source
+from locus.ingestion.domain.source_roots import (
+    MAX_LAYOUT_FILE_BYTES,
+    SourceRoots,
+    detect_source_roots,
+    layout_files_to_read,
+)
 from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
 from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, WholeFile, whole_file
 
@@ -67,23 +74,54 @@ def dump_file_ids(candidates: dict[str, Any]) -> dict[str, str]:
     return ids
 
 
-def documents(
-    tree: Path, cache: dict[tuple[str, str], list[IndexedChunk]], settings: AstSettings
-) -> list[WholeFile]:
+def file_id_of(ids: dict[str, str], path: str) -> str:
+    """The dump's id of ``path``; a file the dump never saw gets an id of its own."""
+    return ids.get(path) or "f_" + hashlib.sha256(("whole-file\0" + path).encode()).hexdigest()[:30]
+
+
+def tree_chunks(
+    tree: Path, cache: dict[tuple[str, ...], list[IndexedChunk]], settings: AstSettings
+) -> list[list[IndexedChunk]]:
+    """Each indexed file's chunks, as the scanner walks ``tree``, ingestion names its source
+    roots and the ast service cuts them (``cache``: by path, sha256 and root, kept to this
+    tree's files)."""
+    items = [
+        item
+        for item in walk_source(tree, max_file_bytes=MAX_FILE_BYTES)
+        if isinstance(item, ScannedFile)
+    ]
+    roots = source_roots(items)
     found = []
-    used: set[tuple[str, str]] = set()
-    for item in walk_source(tree, max_file_bytes=MAX_FILE_BYTES):
-        if not isinstance(item, ScannedFile):
-            continue
-        key = (item.relative_path, item.sha256)
+    used: set[tuple[str, ...]] = set()
+    for item in items:
+        root = roots.root_of(item.relative_path, item.language or "")
+        key = (item.relative_path, item.sha256, root.directory, root.name)
         used.add(key)
         if key not in cache:
-            cache[key] = indexed_chunks(item, chunks_of(item, settings))
+            source_root = SourceRoot(root.directory, root.name)
+            cache[key] = indexed_chunks(item, chunks_of(item, settings, source_root))
         if cache[key]:
-            found.append(whole_file(cache[key]))
+            found.append(cache[key])
     for key in cache.keys() - used:  # only this tree's files stay: memory stays one tree's
         del cache[key]
     return found
+
+
+def source_roots(items: list[ScannedFile]) -> SourceRoots:
+    """The source roots ingestion detects from the scanned files and their layout files."""
+    data = {item.relative_path: item.data for item in items}
+    layout = {
+        path: data[path].decode("utf-8", errors="replace")
+        for path in layout_files_to_read(data)
+        if len(data[path]) <= MAX_LAYOUT_FILE_BYTES
+    }
+    return detect_source_roots(list(data), layout)
+
+
+def documents(
+    tree: Path, cache: dict[tuple[str, ...], list[IndexedChunk]], settings: AstSettings
+) -> list[WholeFile]:
+    return [whole_file(chunks) for chunks in tree_chunks(tree, cache, settings)]
 
 
 async def whole_file_lists(
@@ -104,8 +142,7 @@ async def whole_file_lists(
     return {
         name: [
             FileMatch(
-                file_id=ids.get(h.path)
-                or "f_" + hashlib.sha256(("whole-file\0" + h.path).encode()).hexdigest()[:30],
+                file_id=file_id_of(ids, h.path),
                 relative_path=h.path,
                 language=h.language,
                 rank=h.rank,
@@ -149,7 +186,7 @@ async def main() -> None:
     done = 0
     started = time.perf_counter()
     for repo, dumps in sorted(by_repo.items()):
-        cache: dict[tuple[str, str], list[IndexedChunk]] = {}
+        cache: dict[tuple[str, ...], list[IndexedChunk]] = {}
         dumps.sort(key=lambda item: rows[item[1]["instance_id"]].get("created_at", ""))
         for path, record in dumps:
             tree = Path(trees.checkout(repo, record["base_commit"]))

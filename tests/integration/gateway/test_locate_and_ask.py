@@ -120,6 +120,17 @@ async def test_the_shipped_learned_ranker_serves_locate_and_its_candidates_rank_
     opening = [m.relative_path for m in parts["opening"]]
     assert {"src/shop/orders.py", "docs/orders.md"} <= set(opening[:2])  # say place_order
     assert parts["opening"] != parts["title"]
+    # Each part's chunks were searched alone, by BM25: the title of a one-line question is the
+    # question, so its list is the question's lexical list, rank for rank.
+    part_chunks = ranking_input.part_chunks
+    assert list(part_chunks) == ["title", "opening"]
+    title = part_chunks["title"]
+    assert [hit.rank for hit in title] == list(range(1, len(title) + 1))
+    listed = {(h.relative_path, h.start_line, h.end_line, h.rank) for h in title}
+    lexical = [c for c in ranking_input.chunks if c.lexical_rank]
+    assert lexical
+    assert {(c.relative_path, c.start_line, c.end_line, c.lexical_rank) for c in lexical} <= listed
+    assert part_chunks["opening"] != title
     offline = LearnedRanking(model, RankingV1()).rank(ranking_input)
     assert [f.relative_path for f in offline.files] == [f.relative_path for f in response.files]
     assert [s.symbol.node_id for s in offline.symbols] == [

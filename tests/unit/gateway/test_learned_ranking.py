@@ -36,6 +36,7 @@ from locus.gateway.domain.ranking import (
     FileHistory,
     FileMatch,
     GraphNeighbor,
+    PartHit,
     RankingInput,
     RankingV1,
     SymbolRef,
@@ -127,6 +128,19 @@ def request() -> RankingInput:
                 FileMatch("f:docs/early.md", "docs/early.md", "markdown", 3, 1.0, 1.0, 1),
             ],
             "opening": [FileMatch(RETRY.file_id, RETRY.relative_path, "python", 1, 6.0, 6.0, 5)],
+        },
+        # The chunks each part alone finds: the title's best is in transport.py's send, then
+        # inside upload_with_retry (twice), inside max_attempts, and in a file that is no
+        # candidate; the opening's only chunk spans more than any symbol of uploads.py.
+        part_chunks={
+            "title": [
+                PartHit(HELPER.file_id, HELPER.relative_path, 1, 20, 1, 10.0),
+                PartHit(RETRY.file_id, RETRY.relative_path, 12, 30, 2, 5.0),
+                PartHit(RETRY.file_id, RETRY.relative_path, 50, 55, 3, 4.0),
+                PartHit(RETRY.file_id, RETRY.relative_path, 31, 40, 4, 2.0),
+                PartHit("f:src/other.py", "src/other.py", 1, 5, 5, 1.0),
+            ],
+            "opening": [PartHit(RETRY.file_id, RETRY.relative_path, 1, 200, 1, 3.0)],
         },
         # 200 commits read: uploads.py changed in 8 (the last one 4 commits ago) and their
         # messages match the question best; transport.py changed most often, long ago.
@@ -283,6 +297,45 @@ def test_each_feature_of_a_file_has_the_value_its_case_implies() -> None:
     assert uploads["v1_score_ratio"] == 1.0
 
 
+def test_a_part_speaks_for_the_innermost_candidate_symbol_that_holds_its_chunk() -> None:
+    uploader = ref("Uploader", HELPER.relative_path, kind="class", lines=(1, 40))
+    features = candidate_features(
+        replace(request(), file_symbols=[RETRY, SIBLING, uploader]), RankingV1()
+    )
+    symbols = {
+        s.symbol.node_id: features_by_name(SYMBOL_FEATURES, row)
+        for s, row in zip(features.ranking.symbols, features.symbol_rows, strict=True)
+    }
+    # The title's first chunk lies in send (lines 1-20) and in its class (1-40): the method,
+    # the innermost, takes it.
+    assert symbols[HELPER.node_id]["part_title_chunk_share"] == 1.0
+    assert symbols[HELPER.node_id]["part_title_chunk_rank_recip"] == 1.0
+    assert symbols[uploader.node_id]["part_title_chunk_rank_recip"] == 0.0
+    # upload_with_retry holds the second and the fourth chunk: it reads its best.
+    retry = symbols[RETRY.node_id]
+    assert retry["part_title_chunk_share"] == 0.5
+    assert retry["part_title_chunk_rank_recip"] == 0.5
+    sibling = symbols[SIBLING.node_id]
+    assert sibling["part_title_chunk_share"] == 0.4
+    assert sibling["part_title_chunk_rank_recip"] == pytest.approx(1 / 3)
+    # No symbol holds the opening's chunk (lines 1-200); a symbol no chunk lies in reads 0.
+    assert retry["part_opening_chunk_rank_recip"] == 0.0
+    assert symbols[CALLEE.node_id]["part_title_chunk_share"] == 0.0
+    files = {
+        f.relative_path: features_by_name(FILE_FEATURES, row)
+        for f, row in zip(features.ranking.files, features.file_rows, strict=True)
+    }
+    # A file reads its best chunk of each part, whichever symbol holds it (or none).
+    uploads = files[RETRY.relative_path]
+    assert uploads["part_title_chunk_share"] == 0.5
+    assert uploads["part_title_chunk_rank_recip"] == 0.5
+    assert uploads["part_opening_chunk_share"] == 1.0
+    assert uploads["part_opening_chunk_rank_recip"] == 1.0
+    assert files[HELPER.relative_path]["part_title_chunk_rank_recip"] == 1.0
+    assert files[CALLEE.relative_path]["part_title_chunk_rank_recip"] == 0.0
+    assert "src/other.py" not in files  # a part's chunk adds no candidate
+
+
 def test_a_dump_reads_back_to_the_same_features() -> None:
     original = request()
     dumped = json.loads(json.dumps(candidates_to_json(QUESTION, original)))
@@ -295,6 +348,7 @@ def test_a_dump_reads_back_to_the_same_features() -> None:
         part: list(hits) for part, hits in original.whole_file_parts.items()
     }
     assert restored.file_history == list(original.file_history)
+    assert restored.part_chunks == {part: list(hits) for part, hits in original.part_chunks.items()}
     assert restored.history_commits == 200
     assert candidate_features(restored, RankingV1()) == candidate_features(original, RankingV1())
     scored = replace(original, symbol_similarity={RETRY.node_id: 0.62, HELPER.node_id: -0.1})

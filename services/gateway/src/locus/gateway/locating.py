@@ -29,6 +29,7 @@ from locus.gateway.adapters.proto_mapping import (
     file_match,
     graph_neighbors,
     locate_response,
+    part_hit,
     symbol_ref,
 )
 from locus.gateway.domain.candidates import candidates_to_json
@@ -42,6 +43,7 @@ from locus.gateway.domain.question_parts import question_parts
 from locus.gateway.domain.ranking import (
     FileMatch,
     GraphNeighbor,
+    PartHit,
     RankedSymbol,
     Ranker,
     Ranking,
@@ -92,6 +94,18 @@ class Located:
     ranking: Ranking
     hits: list[Any]  # retrieval SearchHits, in fused order
     chunks: dict[str, Any]  # chunk_id → Chunk (with its text)
+
+
+@dataclass(frozen=True)
+class Searched:
+    """What Locate's first step brought back (``Locator._search_and_look_up``)."""
+
+    hits: list[Any]  # retrieval SearchHits, in fused order
+    files: list[FileMatch]  # retrieval's file list
+    whole_files: list[FileMatch]  # the whole-file list
+    whole_file_parts: dict[str, list[FileMatch]]  # the whole-file list of each part, by part
+    part_chunks: dict[str, list[PartHit]]  # the chunk list of each part, by part
+    named: list[Any]  # the symbols the question names (ast Symbols)
 
 
 def ranker_name(ranker: Ranker) -> str:
@@ -148,13 +162,8 @@ class Locator:
         cues = extract_cues(question)
 
         with entry.timed("search"):
-            (
-                hits,
-                file_hits,
-                whole_file_hits,
-                whole_file_parts,
-                named,
-            ) = await self._search_and_look_up(question, project, path_prefix, cues)
+            searched = await self._search_and_look_up(question, project, path_prefix, cues)
+        hits, named = searched.hits, searched.named
         enriched: dict[str, Any] = {}
         if hits:
             with entry.timed("enrich"):
@@ -184,7 +193,7 @@ class Locator:
             cues=cues,
             chunks=candidate_chunks,
             named_symbols=named_refs,
-            file_hits=file_hits,
+            file_hits=searched.files,
             include_tests=query.include_tests,
             max_files=max_files,
             max_symbols=max(max_symbols, s.graph_seed_symbols),
@@ -199,8 +208,9 @@ class Locator:
             ranking_input,
             graph_neighbors=neighbors,
             file_symbols=outlines,
-            whole_file_hits=whole_file_hits,
-            whole_file_parts=whole_file_parts,
+            whole_file_hits=searched.whole_files,
+            whole_file_parts=searched.whole_file_parts,
+            part_chunks=searched.part_chunks,
             max_symbols=max_symbols,
         )
         history, similarity = await asyncio.gather(
@@ -252,29 +262,33 @@ class Locator:
 
     async def _search_and_look_up(
         self, question: str, project: Any, path_prefix: str, cues: QuestionCues
-    ) -> tuple[list[Any], list[FileMatch], list[FileMatch], dict[str, list[FileMatch]], list[Any]]:
-        """Retrieval's hits, file list, whole-file list and the whole-file list of each part of
-        the question (by part name), and the symbols named in the question."""
+    ) -> Searched:
+        """Retrieval's lists for the question and for each part of it alone, and the symbols
+        named in the question, looked up at the same time."""
         lookups = asyncio.ensure_future(self._look_up_names(project.project_id, path_prefix, cues))
-        parts = question_parts(question) if self._settings.search_whole_files else {}
+        filters = retrieval_pb2.SearchFilters(
+            project_id=project.project_id, path_prefix=path_prefix
+        )
+        parts = question_parts(question)
+        part_chunks = asyncio.ensure_future(self._search_parts(parts, filters))
+        whole_file_parts = parts if self._settings.search_whole_files else {}
         try:
             response = await self._search.search(
                 retrieval_pb2.SearchRequest(
                     query=question,
                     mode=retrieval_pb2.SEARCH_MODE_HYBRID,
-                    filters=retrieval_pb2.SearchFilters(
-                        project_id=project.project_id, path_prefix=path_prefix
-                    ),
+                    filters=filters,
                     top_k=self._settings.search_top_k,
                     top_k_lexical=self._settings.search_candidates_per_list,
                     top_k_vector=self._settings.search_candidates_per_list,
                     top_files=self._settings.search_top_files,
                     top_whole_files=self._settings.search_whole_files,
-                    whole_file_queries=list(parts.values()),
+                    whole_file_queries=list(whole_file_parts.values()),
                 )
             )
         except ServiceError as error:
             lookups.cancel()
+            part_chunks.cancel()
             if error.code == grpc.StatusCode.FAILED_PRECONDITION:
                 # Retrieval has no chunks of the project (yet): the same advice as unscanned.
                 raise ProjectNotScanned(
@@ -283,14 +297,48 @@ class Locator:
             raise
         except BaseException:
             lookups.cancel()
+            part_chunks.cancel()
             raise
-        files = [file_match(f) for f in response.files]
-        whole_files = [file_match(f) for f in response.whole_files]
-        part_files = {
-            part: [file_match(f) for f in listed.files]
-            for part, listed in zip(parts, response.whole_file_lists, strict=False)
-        }
-        return list(response.hits), files, whole_files, part_files, await lookups
+        return Searched(
+            hits=list(response.hits),
+            files=[file_match(f) for f in response.files],
+            whole_files=[file_match(f) for f in response.whole_files],
+            whole_file_parts={
+                part: [file_match(f) for f in listed.files]
+                for part, listed in zip(whole_file_parts, response.whole_file_lists, strict=False)
+            },
+            part_chunks=await part_chunks,
+            named=await lookups,
+        )
+
+    async def _search_parts(
+        self, parts: Mapping[str, str], filters: Any
+    ) -> dict[str, list[PartHit]]:
+        """Each part of the question searched alone, by BM25 over the project's chunks
+        (features of the learned ranking). Best effort: a part whose search fails has no
+        list, and the failure is logged."""
+        limit = self._settings.search_part_chunks
+        if not limit:
+            return {}
+
+        async def search(part: str, text: str) -> tuple[str, list[PartHit]]:
+            try:
+                response = await self._search.search(
+                    retrieval_pb2.SearchRequest(
+                        query=text,
+                        mode=retrieval_pb2.SEARCH_MODE_BM25,
+                        filters=filters,
+                        top_k=limit,
+                        top_k_lexical=limit,
+                    )
+                )
+            except ServiceError as error:
+                log.info("search by the question's %s skipped: %s", part, error.message)
+                return part, []
+            return part, [part_hit(hit) for hit in response.hits]
+
+        found = await asyncio.gather(*(search(part, text) for part, text in parts.items()))
+        return {part: hits for part, hits in found if hits}
 
     async def _look_up_names(
         self, project_id: str, path_prefix: str, cues: QuestionCues

@@ -47,6 +47,9 @@ class GatewaySettings(ServiceSettings):
     search_top_files: int = Field(default=100, ge=0, le=1000)
     # Retrieval's whole-file list (one BM25 document per file): features of the learned ranker.
     search_whole_files: int = Field(default=100, ge=0, le=1000)
+    # The chunk list of each part of the question (its title, its opening) searched alone, by
+    # BM25: features of the learned ranker (0 = not searched).
+    search_part_chunks: int = Field(default=150, ge=0, le=500)
     # Scopes wider than a project (Locate, Search): at most this many projects, asked at most
     # scope_parallelism at a time.
     max_scope_projects: int = Field(default=50, ge=1, le=1000)

@@ -17,6 +17,7 @@ from locus.gateway.domain.ranking import (
     FileHistory,
     FileMatch,
     GraphNeighbor,
+    PartHit,
     RankedSymbol,
     Ranking,
     SymbolRef,
@@ -121,6 +122,19 @@ def chunk_match(rank: int, hit: Any, enriched: Any | None) -> ChunkMatch:
         lexical_score=hit.lexical_score,
         vector_score=hit.vector_score,
         symbol=symbol,
+    )
+
+
+def part_hit(hit: Any) -> PartHit:
+    """A retrieval SearchHit of a search by one part of the question (BM25 only)."""
+    location = hit.chunk.location
+    return PartHit(
+        file_id=location.file_id,
+        relative_path=location.relative_path,
+        start_line=location.start_line,
+        end_line=location.end_line,
+        rank=hit.lexical_rank,
+        score=hit.lexical_score,
     )
 
 

@@ -19,6 +19,7 @@ from locus.gateway.domain.ranking import (
     FileHistory,
     FileMatch,
     GraphNeighbor,
+    PartHit,
     RankingInput,
     SymbolRef,
 )
@@ -29,6 +30,7 @@ _SYMBOL_FIELDS = [f.name for f in fields(SymbolRef)]
 _CHUNK_FIELDS = [f.name for f in fields(ChunkMatch) if f.name != "symbol"]
 _FILE_FIELDS = [f.name for f in fields(FileMatch)]
 _HISTORY_FIELDS = [f.name for f in fields(FileHistory)]
+_PART_HIT_FIELDS = [f.name for f in fields(PartHit)]
 
 
 class CandidatesFormatError(ValueError):
@@ -72,6 +74,10 @@ def candidates_to_json(question: str, request: RankingInput) -> dict[str, Any]:
         "whole_file_parts": {
             part: [list(astuple(match)) for match in hits]
             for part, hits in request.whole_file_parts.items()
+        },
+        "part_hit_fields": _PART_HIT_FIELDS,
+        "part_chunks": {
+            part: [list(astuple(hit)) for hit in hits] for part, hits in request.part_chunks.items()
         },
         "neighbors": neighbors,
         "history_fields": _HISTORY_FIELDS,
@@ -119,6 +125,14 @@ def candidates_from_json(data: Mapping[str, Any]) -> tuple[str, RankingInput]:
                     FileMatch(**dict(zip(data["file_fields"], row, strict=True))) for row in rows
                 ]
                 for part, rows in data.get("whole_file_parts", {}).items()
+            },
+            # Dumps made before the parts' chunks were searched have none
+            # (``bench/ranker/part_chunks.py`` adds them).
+            part_chunks={
+                str(part): [
+                    PartHit(**dict(zip(data["part_hit_fields"], row, strict=True))) for row in rows
+                ]
+                for part, rows in data.get("part_chunks", {}).items()
             },
             graph_neighbors=[
                 GraphNeighbor(symbols[node_id], seed, relation, bool(reverse))

@@ -109,6 +109,14 @@ _WHOLE_FILE_FEATURES = ("whole_file_rank_recip", "whole_file_score_ratio", "whol
 # 44.3 -> 45.7 with the files' columns, 46.1 with the symbols' too (bench/RESULTS.md, session 18).
 _PART_COLUMNS = ("score", "share", "rank_recip")
 _PART_FEATURES = tuple(f"part_{part}_{name}" for part in QUESTION_PARTS for name in _PART_COLUMNS)
+# The chunk search by each part of the question alone: each hit speaks for the innermost
+# candidate symbol of its file whose lines hold it. A symbol reads its best hit's score over the
+# part's best and its reciprocal rank; a file reads its best chunk's (any chunk of it); 0 where
+# the part's list has none.
+_PART_CHUNK_COLUMNS = ("chunk_share", "chunk_rank_recip")
+_PART_CHUNK_FEATURES = tuple(
+    f"part_{part}_{name}" for part in QUESTION_PARTS for name in _PART_CHUNK_COLUMNS
+)
 # The file's change history: whether the project has one, how often and how lately the file
 # changed, and how its commits' messages match the question. Files only: given to symbols too
 # (their file's), it lowered dev Func Acc@5 by 2-3 of 38 instances for a gain within noise
@@ -149,6 +157,7 @@ FILE_FEATURES: tuple[str, ...] = (
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
     *_PART_FEATURES,
+    *_PART_CHUNK_FEATURES,
     *_HISTORY_FEATURES,
     *VECTOR_SIMILARITY_FEATURES[: len(_VECTOR_FEATURES)],
 )
@@ -179,6 +188,7 @@ SYMBOL_FEATURES: tuple[str, ...] = (
     *(f"file_list_{name}" for name in ("rank_recip", "score_ratio", "best_ratio", "chunks")),
     *_WHOLE_FILE_FEATURES,
     *(f"file_{name}" for name in _PART_FEATURES),
+    *_PART_CHUNK_FEATURES,
     *VECTOR_SIMILARITY_FEATURES[len(_VECTOR_FEATURES) :],
     *FILE_MODEL_FEATURES,
 )
@@ -229,6 +239,10 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
     not_whole = [0.0, 0.0, 0.0]
     parts = _part_features(request)
     not_in_parts = [0.0] * len(_PART_FEATURES)
+    symbol_part_chunks, file_part_chunks = _part_chunk_features(
+        request, [s.symbol for s in ranking.symbols]
+    )
+    no_part_chunk = [0.0] * len(_PART_CHUNK_FEATURES)
     history = _history_features(request)
     no_history = [1.0 if request.history_commits > 0 else 0.0] + [0.0] * (
         len(_HISTORY_FEATURES) - 1
@@ -281,6 +295,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             *file_list.get(ref.file_id, not_listed),
             *whole_file.get(ref.file_id, not_whole),
             *parts.get(ref.file_id, not_in_parts),
+            *symbol_part_chunks.get(ref.node_id, no_part_chunk),
             *symbol_vectors.get(ref.node_id, _NO_VECTOR),
             *(0.0 for _ in FILE_MODEL_FEATURES),  # with_file_scores
         ]
@@ -320,6 +335,7 @@ def candidate_features(request: RankingInput, hand: RankingV1) -> CandidateFeatu
             *file_list.get(ranked_file.file_id, not_listed),
             *whole_file.get(ranked_file.file_id, not_whole),
             *parts.get(ranked_file.file_id, not_in_parts),
+            *file_part_chunks.get(ranked_file.relative_path, no_part_chunk),
             *history.get(ranked_file.relative_path, no_history),
             *file_vectors.get(ranked_file.file_id, _NO_VECTOR),
         ]
@@ -419,6 +435,38 @@ def _part_features(request: RankingInput) -> dict[str, list[float]]:
                 1.0 / m.rank if m.rank > 0 else 0.0,
             ]
     return dict(rows)
+
+
+def _part_chunk_features(
+    request: RankingInput, symbols: Sequence[SymbolRef]
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """``_PART_CHUNK_FEATURES`` per symbol node id and per relative path."""
+    by_path: dict[str, list[SymbolRef]] = defaultdict(list)
+    for ref in symbols:
+        by_path[ref.relative_path].append(ref)
+    width = len(_PART_CHUNK_COLUMNS)
+    symbol_rows: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(_PART_CHUNK_FEATURES))
+    file_rows: dict[str, list[float]] = defaultdict(lambda: [0.0] * len(_PART_CHUNK_FEATURES))
+
+    def keep_best(row: list[float], start: int, values: list[float]) -> None:
+        for offset, value in enumerate(values):
+            row[start + offset] = max(row[start + offset], value)
+
+    for position, part in enumerate(QUESTION_PARTS):
+        hits = request.part_chunks.get(part, ())
+        top = max((hit.score for hit in hits), default=0.0)
+        for hit in hits:
+            values = [_ratio(hit.score, top), 1.0 / hit.rank if hit.rank > 0 else 0.0]
+            keep_best(file_rows[hit.relative_path], width * position, values)
+            holders = [
+                ref
+                for ref in by_path.get(hit.relative_path, ())
+                if ref.start_line <= hit.start_line and hit.end_line <= ref.end_line
+            ]
+            if holders:
+                inner = min(holders, key=lambda ref: (ref.end_line - ref.start_line, ref.node_id))
+                keep_best(symbol_rows[inner.node_id], width * position, values)
+    return dict(symbol_rows), dict(file_rows)
 
 
 def _history_features(request: RankingInput) -> dict[str, list[float]]:

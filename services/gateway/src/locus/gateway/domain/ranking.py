@@ -76,6 +76,19 @@ class FileMatch:
 
 
 @dataclass(frozen=True)
+class PartHit:
+    """A chunk found by searching one part of the question alone (``question_parts``): where
+    it lies, and its place and BM25 score in that part's lexical list."""
+
+    file_id: str
+    relative_path: str
+    start_line: int
+    end_line: int
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True)
 class FileHistory:
     """A candidate file's change history (ingestion ScoreFileHistory): among the newest
     commits of its source, how many changed it, how many commits ago the last did, its place
@@ -150,6 +163,9 @@ class RankingInput:
     # title, its opening), keyed by part. Columns of the learned ranking, and candidates: a file
     # only a part found competes like a file only the whole-file list found.
     whole_file_parts: Mapping[str, Sequence[FileMatch]] = field(default_factory=dict)
+    # The chunk search by each part of the question alone, keyed by part (columns of the
+    # learned ranking only: each hit speaks for the innermost candidate symbol that holds it).
+    part_chunks: Mapping[str, Sequence[PartHit]] = field(default_factory=dict)
     # The change history of the final candidates' files (features of the learned ranking only);
     # ``history_commits`` = 0: the project has no git history (or ingestion did not answer).
     file_history: Sequence[FileHistory] = ()
