@@ -21,24 +21,26 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
-import time
-from collections import defaultdict
 from dataclasses import astuple, fields
 from pathlib import Path
-from typing import Any
 
 from locus.ast.settings import AstSettings
 from locus.gateway.domain.question_parts import question_parts
 from locus.gateway.domain.ranking import PartHit
 from locus.gateway.settings import GatewaySettings
-from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
 from locus.retrieval.domain.model import ChunkFilter, IndexedChunk
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "bench" / "ranker")]
 from baselines import PROJECT  # noqa: E402
-from dumps import arguments, read_dump, split_rows, write_dump  # noqa: E402
-from whole_files import dump_file_ids, file_id_of, tree_chunks  # noqa: E402
+from dumps import arguments, write_dump  # noqa: E402
+from whole_files import (  # noqa: E402
+    dump_file_ids,
+    file_id_of,
+    replayed_dumps,
+    scratch_index,
+    tree_chunks,
+)
 
 PART_CHUNKS = GatewaySettings.model_fields["search_part_chunks"].default
 
@@ -47,15 +49,11 @@ async def part_lists(
     chunks: list[IndexedChunk], queries: dict[str, str], ids: dict[str, str], scratch: Path
 ) -> dict[str, list[PartHit]]:
     """Each query's chunk list over one index of ``chunks``."""
-    index = TantivyBM25Index(scratch / "bm25")
-    await index.open()
-    found = {}
-    try:
-        await index.write(PROJECT, [], chunks)
-        for name, query in queries.items():
-            found[name] = await index.search(query, ChunkFilter(PROJECT), PART_CHUNKS)
-    finally:
-        await index.close()
+    async with scratch_index(scratch, chunks, []) as index:
+        found = {
+            name: await index.search(query, ChunkFilter(PROJECT), PART_CHUNKS)
+            for name, query in queries.items()
+        }
     return {
         name: [
             PartHit(
@@ -74,46 +72,24 @@ async def part_lists(
 
 async def main() -> None:
     args = arguments(__doc__).parse_args()
-    rows = split_rows(args.split)
-    by_repo: dict[str, list[tuple[Path, dict[str, Any]]]] = defaultdict(list)
-    for path in sorted(args.candidates.glob("*.json.gz")):
-        record = read_dump(path)
-        if "part_chunks" in record["candidates"] and not args.force:
-            continue
-        if record["instance_id"] in rows:
-            by_repo[record["repo"]].append((path, record))
     settings = AstSettings()
-    sys.path.insert(0, str(ROOT.parent / "shared" / "bench"))
-    from locbench import RepoCache  # type: ignore[import-not-found]
-
-    trees = RepoCache(str(ROOT / ".locbench" / "repos"), str(args.mirror_root))
-    done = 0
-    started = time.perf_counter()
-    for repo, dumps in sorted(by_repo.items()):
-        cache: dict[tuple[str, ...], list[IndexedChunk]] = {}
-        dumps.sort(key=lambda item: rows[item[1]["instance_id"]].get("created_at", ""))
-        for path, record in dumps:
-            tree = Path(trees.checkout(repo, record["base_commit"]))
-            chunks = [chunk for file in tree_chunks(tree, cache, settings) for chunk in file]
-            candidates = record["candidates"]
-            with tempfile.TemporaryDirectory(prefix="locus-part-chunks-") as scratch:
-                lists = await part_lists(
-                    chunks,
-                    question_parts(candidates["question"]),
-                    dump_file_ids(candidates),
-                    Path(scratch),
-                )
-            candidates["part_hit_fields"] = [f.name for f in fields(PartHit)]
-            candidates["part_chunks"] = {
-                name: [list(astuple(hit)) for hit in hits] for name, hits in lists.items()
-            }
-            write_dump(path, record)
-            done += 1
-            print(
-                f"{done:4d} {record['instance_id']}: {len(chunks)} chunks, "
-                f"{time.perf_counter() - started:.0f} s",
-                flush=True,
+    for path, record, tree, cache in replayed_dumps(
+        args, lambda candidates: args.force or "part_chunks" not in candidates
+    ):
+        chunks = [chunk for file in tree_chunks(tree, cache, settings) for chunk in file]
+        candidates = record["candidates"]
+        with tempfile.TemporaryDirectory(prefix="locus-part-chunks-") as scratch:
+            lists = await part_lists(
+                chunks,
+                question_parts(candidates["question"]),
+                dump_file_ids(candidates),
+                Path(scratch),
             )
+        candidates["part_hit_fields"] = [f.name for f in fields(PartHit)]
+        candidates["part_chunks"] = {
+            name: [list(astuple(hit)) for hit in hits] for name, hits in lists.items()
+        }
+        write_dump(path, record)
 
 
 if __name__ == "__main__":

@@ -23,12 +23,15 @@ Usage: python bench/ranker/whole_files.py --candidates DIR --split FILE --mirror
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import hashlib
 import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +53,7 @@ from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, WholeFile, w
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
-from baselines import MAX_FILE_BYTES, chunks_of, indexed_chunks  # noqa: E402
+from baselines import MAX_FILE_BYTES, PROJECT, chunks_of, indexed_chunks  # noqa: E402
 from dumps import arguments, read_dump, split_rows, write_dump  # noqa: E402
 
 WHOLE_FILES = GatewaySettings.model_fields["search_whole_files"].default
@@ -95,7 +98,7 @@ def tree_chunks(
     used: set[tuple[str, ...]] = set()
     for item in items:
         root = roots.root_of(item.relative_path, item.language or "")
-        key = (item.relative_path, item.sha256, root.directory, root.name)
+        key: tuple[str, ...] = (item.relative_path, item.sha256, root.directory, root.name)
         used.add(key)
         if key not in cache:
             source_root = SourceRoot(root.directory, root.name)
@@ -124,21 +127,30 @@ def documents(
     return [whole_file(chunks) for chunks in tree_chunks(tree, cache, settings)]
 
 
+@asynccontextmanager
+async def scratch_index(
+    scratch: Path, chunks: list[IndexedChunk], files: list[WholeFile]
+) -> AsyncIterator[TantivyBM25Index]:
+    """The retrieval service's tantivy index of ``chunks`` and ``files`` in ``scratch``, as
+    the one project of the replay."""
+    index = TantivyBM25Index(scratch / "bm25")
+    await index.open()
+    try:
+        await index.write(PROJECT, [], chunks, files)
+        yield index
+    finally:
+        await index.close()
+
+
 async def whole_file_lists(
     files: list[WholeFile], queries: dict[str, str], ids: dict[str, str], scratch: Path
 ) -> dict[str, list[FileMatch]]:
     """Each query's whole-file list over one index of ``files``."""
-    index = TantivyBM25Index(scratch / "bm25")
-    await index.open()
-    found = {}
-    try:
-        await index.write("baseline", [], [], files)
-        for name, query in queries.items():
-            found[name] = await index.search_whole_files(
-                query, ChunkFilter("baseline"), WHOLE_FILES
-            )
-    finally:
-        await index.close()
+    async with scratch_index(scratch, [], files) as index:
+        found = {
+            name: await index.search_whole_files(query, ChunkFilter(PROJECT), WHOLE_FILES)
+            for name, query in queries.items()
+        }
     return {
         name: [
             FileMatch(
@@ -168,17 +180,19 @@ def missing_lists(candidates: dict[str, Any], force: bool) -> dict[str, str]:
     return queries
 
 
-async def main() -> None:
-    args = arguments(__doc__).parse_args()
+def replayed_dumps(
+    args: argparse.Namespace, wanted: Callable[[dict[str, Any]], bool]
+) -> Iterator[tuple[Path, dict[str, Any], Path, dict[tuple[str, ...], list[IndexedChunk]]]]:
+    """(dump path, dump, the instance's tree checked out, the repository's chunk cache) of each
+    dump of ``args.split`` whose candidates ``wanted`` picks, a repository at a time and its
+    instances oldest first (so the cache only parses what changed between them). Prints one
+    progress line after each."""
     rows = split_rows(args.split)
     by_repo: dict[str, list[tuple[Path, dict[str, Any]]]] = defaultdict(list)
     for path in sorted(args.candidates.glob("*.json.gz")):
         record = read_dump(path)
-        if not missing_lists(record["candidates"], args.force):
-            continue
-        if record["instance_id"] in rows:
+        if wanted(record["candidates"]) and record["instance_id"] in rows:
             by_repo[record["repo"]].append((path, record))
-    settings = AstSettings()
     sys.path.insert(0, str(ROOT.parent / "shared" / "bench"))
     from locbench import RepoCache  # type: ignore[import-not-found]
 
@@ -189,29 +203,34 @@ async def main() -> None:
         cache: dict[tuple[str, ...], list[IndexedChunk]] = {}
         dumps.sort(key=lambda item: rows[item[1]["instance_id"]].get("created_at", ""))
         for path, record in dumps:
-            tree = Path(trees.checkout(repo, record["base_commit"]))
-            files = documents(tree, cache, settings)
-            candidates = record["candidates"]
-            queries = missing_lists(candidates, args.force)
-            with tempfile.TemporaryDirectory(prefix="locus-whole-files-") as scratch:
-                lists = await whole_file_lists(
-                    files, queries, dump_file_ids(candidates), Path(scratch)
-                )
-            listed = {
-                name: [[getattr(h, field) for field in candidates["file_fields"]] for h in hits]
-                for name, hits in lists.items()
-            }
-            if "" in listed:
-                candidates["whole_file_hits"] = listed.pop("")
-            if args.force or "whole_file_parts" not in candidates:  # the parts were searched
-                candidates["whole_file_parts"] = listed
-            write_dump(path, record)
+            yield path, record, Path(trees.checkout(repo, record["base_commit"])), cache
             done += 1
             print(
-                f"{done:4d} {record['instance_id']}: {len(files)} files, "
-                f"{time.perf_counter() - started:.0f} s",
+                f"{done:4d} {record['instance_id']}: {time.perf_counter() - started:.0f} s",
                 flush=True,
             )
+
+
+async def main() -> None:
+    args = arguments(__doc__).parse_args()
+    settings = AstSettings()
+    for path, record, tree, cache in replayed_dumps(
+        args, lambda candidates: bool(missing_lists(candidates, args.force))
+    ):
+        files = documents(tree, cache, settings)
+        candidates = record["candidates"]
+        queries = missing_lists(candidates, args.force)
+        with tempfile.TemporaryDirectory(prefix="locus-whole-files-") as scratch:
+            lists = await whole_file_lists(files, queries, dump_file_ids(candidates), Path(scratch))
+        listed = {
+            name: [[getattr(h, field) for field in candidates["file_fields"]] for h in hits]
+            for name, hits in lists.items()
+        }
+        if "" in listed:
+            candidates["whole_file_hits"] = listed.pop("")
+        if args.force or "whole_file_parts" not in candidates:  # the parts were searched
+            candidates["whole_file_parts"] = listed
+        write_dump(path, record)
 
 
 if __name__ == "__main__":
