@@ -155,7 +155,8 @@ def unwrap_item_macros(source: bytes) -> bytes:
     it is."""
     spans: list[tuple[int, int]] = []
     for match in _ITEM_MACRO.finditer(source):
-        body = _SPACE_AND_COMMENTS.match(source, match.end()).end()
+        skipped = _SPACE_AND_COMMENTS.match(source, match.end())  # matches, maybe empty
+        body = skipped.end() if skipped else match.end()
         if not _ITEM_START.match(source, body):
             continue
         closing = _matching_brace(source, match.end() - 1)
