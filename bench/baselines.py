@@ -21,8 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from locus.ast.domain import Chunk, extract, supported_languages
-from locus.ast.domain.documents import document_format
+from locus.ast.domain import Chunk, extract, extracts
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 from locus.ast.plain_text import plain_text_analysis
 from locus.ast.settings import AstSettings
@@ -76,7 +75,7 @@ def chunks_of(
     detected for it, which names its symbols); () for a file it cannot decode or whose
     extraction fails, as the service indexes none of such a file."""
     language = scanned.language or ""
-    if language in supported_languages() or document_format(scanned.relative_path, language):
+    if extracts(scanned.relative_path, language):
         try:
             analysis = extract(
                 scanned.relative_path, scanned.data, language, settings.chunking_policy, root

@@ -9,6 +9,8 @@
 #   SPLIT                  the training split (default ../shared/bench/train.jsonl)
 #   REPOS                  comma list of owner/name (default: every repository with a mirror)
 #   PER_REPO               at most this many instances a repository (default 12)
+#   VECTORS                1: also give each dump the candidates' vector similarity (vectors.py;
+#                          ~15 min a split; only a model trained with --vector-similarity reads it)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,10 +27,12 @@ mkdir -p "$ROOT/.locbench" "$OUT"
 LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED=false LOCBENCH_SPLIT=$SUBSET LOCBENCH_RANKERS=bm25 \
     LOCBENCH_RANK_ARGS="--searchable-only --dump-candidates $OUT ${LOCBENCH_RANK_ARGS:-}" \
     bash "$ROOT/bench/quality.sh" || status=$?
-# The candidates' vector similarity, computed as ScoreSymbols would have (vectors were off), so
-# every dump has it (dumps that have it already are skipped; bench/ranker/vectors.py).
-"$ROOT/.venv/bin/python" "$ROOT/bench/ranker/vectors.py" --candidates "$OUT" --split "$SPLIT" \
-    --mirror-root "$LOCBENCH_MIRROR_ROOT" || status=$?
+# The candidates' vector similarity, computed as ScoreSymbols would have (vectors were off), on
+# request: the shipped model does not read it (ADR 0007; dumps that have it are skipped).
+if [ "${VECTORS:-0}" = 1 ]; then
+    "$ROOT/.venv/bin/python" "$ROOT/bench/ranker/vectors.py" --candidates "$OUT" --split "$SPLIT" \
+        --mirror-root "$LOCBENCH_MIRROR_ROOT" || status=$?
+fi
 # The harness's BM25 on the same instances, kept beside the dumps: train.py compares with it.
 "$ROOT/.venv/bin/python" "$ROOT/bench/ranker/keep_bm25.py" "$OUT.bm25.jsonl" \
     "$ROOT"/.locbench/runs/*/"$(basename "$SUBSET" .jsonl)".bm25.jsonl

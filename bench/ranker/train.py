@@ -20,7 +20,7 @@ import json
 import statistics
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -83,6 +83,24 @@ BAG = {"models": 3}
 # Out-of-fold file scores for the symbol model's training rows: the file model of each fold
 # never saw the repositories it scores (folds are whole repositories, assigned in order).
 FILE_MODEL_FOLDS = 5
+# The last scoring's first 20 files and functions of each instance (``--scores-out``).
+RANKED: dict[str, tuple[list[str], list[str]]] = {}
+# A repository's instances together weigh at most this many instances' worth in training (0: every
+# instance weighs 1). The held-out measure averages over repositories, and a few repositories
+# bring three times the instances of the rest (``--repo-cap``).
+WEIGHTING = {"repo_cap": 0}
+
+
+def instance_weights(instances: list[Instance]) -> list[float]:
+    """Each instance's training weight: 1, or its share of its repository's capped weight,
+    scaled so the weights average 1 (LightGBM's leaf sizes and regularization stay comparable)."""
+    cap = WEIGHTING["repo_cap"]
+    if cap <= 0 or not instances:
+        return [1.0] * len(instances)
+    sizes = Counter(i.repo for i in instances)
+    raw = [min(1.0, cap / sizes[i.repo]) for i in instances]
+    mean = sum(raw) / len(raw)
+    return [w / mean for w in raw]
 
 
 @dataclass
@@ -233,14 +251,23 @@ def columns_without(names: tuple[str, ...], dropped: tuple[str, ...]) -> list[in
     return [i for i, n in enumerate(names) if not any(n.startswith(d) for d in dropped)]
 
 
-def fit_trees(groups: list[tuple[np.ndarray, np.ndarray]], columns: list[int]) -> Any:
+def fit_trees(
+    groups: list[tuple[np.ndarray, np.ndarray]],
+    columns: list[int],
+    weights: list[float] | None = None,
+) -> Any:
     import lightgbm as lgb
 
-    usable = [(x, y) for x, y in groups if len(y) > 1 and y.any()]
+    weighted = zip(groups, weights or [1.0] * len(groups), strict=True)
+    usable = [(x, y, w) for (x, y), w in weighted if len(y) > 1 and y.any()]
     data = lgb.Dataset(
-        np.vstack([x[:, columns] for x, _ in usable]),
-        label=np.concatenate([y for _, y in usable]),
-        group=[len(y) for _, y in usable],
+        np.vstack([x[:, columns] for x, _, _ in usable]),
+        label=np.concatenate([y for _, y, _ in usable]),
+        group=[len(y) for _, y, _ in usable],
+        # A query's weight on each of its rows (LightGBM's lambdarank scales its gradients).
+        weight=None
+        if weights is None
+        else np.concatenate([np.full(len(y), w) for _, y, w in usable]),
         free_raw_data=False,
     )
     params = {k: v for k, v in LGB_PARAMS.items() if k != "rounds"}
@@ -251,9 +278,15 @@ def fit_trees(groups: list[tuple[np.ndarray, np.ndarray]], columns: list[int]) -
     ]
 
 
-def fit_linear(groups: list[tuple[np.ndarray, np.ndarray]], columns: list[int]) -> dict[str, Any]:
+def fit_linear(
+    groups: list[tuple[np.ndarray, np.ndarray]],
+    columns: list[int],
+    weights: list[float] | None = None,
+) -> dict[str, Any]:
     """Pairwise logistic regression (RankNet with a linear scorer), full-batch gradient descent
     on every (positive, negative) pair of a group, standardized features, L2."""
+    if weights is not None and any(w != 1.0 for w in weights):
+        raise SystemExit("--repo-cap trains trees only")
     matrix = np.vstack([x[:, columns] for x, _ in groups])
     mean = matrix.mean(axis=0)
     scale = matrix.std(axis=0)
@@ -389,7 +422,9 @@ def out_of_fold_file_scores(
     scores: dict[str, np.ndarray] = {}
     for fold in range(FILE_MODEL_FOLDS):
         rest = [i for i in instances if fold_of[i.repo] != fold]
-        model = fit([(i.file_rows, i.file_labels) for i in rest], file_columns)
+        model = fit(
+            [(i.file_rows, i.file_labels) for i in rest], file_columns, instance_weights(rest)
+        )
         for instance in instances:
             if fold_of[instance.repo] == fold:
                 scores[instance.instance_id] = predict(
@@ -402,13 +437,14 @@ def train_both(
     instances: list[Instance], kind: str, file_columns: list[int], symbol_columns: list[int]
 ) -> tuple[Any, Any]:
     fit = fit_trees if kind == "trees" else fit_linear
-    files = fit([(i.file_rows, i.file_labels) for i in instances], file_columns)
+    weights = instance_weights(instances)
+    files = fit([(i.file_rows, i.file_labels) for i in instances], file_columns, weights)
     if reads_file_model(symbol_columns):
         verdicts = out_of_fold_file_scores(instances, kind, file_columns)
         groups = [(stacked_rows(i, verdicts[i.instance_id]), i.symbol_labels) for i in instances]
     else:
         groups = [(i.symbol_rows, i.symbol_labels) for i in instances]
-    symbols = fit(groups, symbol_columns)
+    symbols = fit(groups, symbol_columns, weights)
     return files, symbols
 
 
@@ -428,6 +464,7 @@ def score_with(
             instance, file_scores, predict(models[1], kind, symbol_rows, symbol_columns)
         )
         out[instance.instance_id] = locbench.score_instance(instance.gold, files, functions)
+        RANKED[instance.instance_id] = (files[:20], functions[:20])
     return out
 
 
@@ -524,6 +561,15 @@ def main() -> None:
         action="store_true",
         help="with --vector-similarity: no copies without vectors",
     )
+    parser.add_argument(
+        "--repo-cap",
+        type=int,
+        default=WEIGHTING["repo_cap"],
+        help="a repository's instances weigh at most this many instances' worth (0: all weigh 1)",
+    )
+    parser.add_argument(
+        "--scores-out", type=Path, help="each instance's LORO and BM25 scores (JSON lines)"
+    )
     parser.add_argument("--version", default="")
     parser.add_argument("--rounds", type=int, default=LGB_PARAMS["rounds"])
     parser.add_argument("--leaves", type=int, default=LGB_PARAMS["num_leaves"])
@@ -540,6 +586,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     BAG["models"] = args.bag
+    WEIGHTING["repo_cap"] = args.repo_cap
     LGB_PARAMS.update(
         seed=args.seed,
         num_leaves=args.leaves,
@@ -607,6 +654,15 @@ def main() -> None:
         for kind in kinds:
             scored = leave_one_repository_out(instances, kind, left_out, locbench)
             per_fold[kind] = scored
+            if args.scores_out and kind == args.model:
+                with args.scores_out.open("w") as out:
+                    for i in with_bm25:
+                        row = {"instance_id": i.instance_id, "repo": i.repo, "split": i.split}
+                        learned = {f"learned_{k}": v for k, v in scored[i.instance_id].items()}
+                        plain = {f"bm25_{k}": v for k, v in bm25[i.instance_id].items()}
+                        files, functions = RANKED[i.instance_id]
+                        lists = {"files": files, "functions": functions}
+                        out.write(json.dumps({**row, **learned, **plain, **lists}) + "\n")
             loro_rows.append(
                 (
                     f"learned ({kind}), leave-one-repository-out",
@@ -746,6 +802,7 @@ def main() -> None:
             "repositories": repos,
             "params": LGB_PARAMS if args.model == "trees" else {"pairwise_logistic": True},
             **({"bagged_seeds": BAG["models"]} if BAG["models"] > 1 else {}),
+            **({"repo_cap": WEIGHTING["repo_cap"]} if WEIGHTING["repo_cap"] > 0 else {}),
             "leave_one_repository_out": {
                 name: {k: round(v, 2) for k, v in s.items()} for name, s in loro_rows
             },

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from locus.ast.domain import ChunkingPolicy, FileAnalysis, UndecodableSource, extract
+from locus.ast.domain import ChunkingPolicy, FileAnalysis, UndecodableSource, extract, extracts
 from locus.ast.domain.documents import document_format
 
 pytestmark = pytest.mark.unit
@@ -277,3 +277,27 @@ def test_the_format_comes_from_the_language_or_else_the_extension() -> None:
 def test_a_document_that_is_not_utf8_is_undecodable() -> None:
     with pytest.raises(UndecodableSource):
         extract("docs/a.md", b"# Caf\xe9\n", "markdown")
+
+
+@pytest.mark.parametrize(
+    ("path", "language", "read"),
+    [
+        ("src/app.py", "python", True),
+        ("cmd/main.go", "go", True),
+        ("docs/guide.md", "markdown", True),
+        ("docs/index.rst", "restructuredtext", True),
+        ("site/page.html", "html", True),
+        (".github/workflows/ci.yml", "yaml", False),
+        ("Makefile", "", False),
+        ("notes.txt", "text", False),
+    ],
+)
+def test_extract_reads_parsed_languages_and_documents_and_nothing_else(
+    path: str, language: str, read: bool
+) -> None:
+    """What the ast service (and the offline replays) give ``extract``; the rest becomes text
+    windows."""
+    assert extracts(path, language) is read
+    if read:
+        source = b"x = 1\n" if language not in {"go"} else b"package main\n"
+        assert isinstance(extract(path, source, language), FileAnalysis)

@@ -30,8 +30,7 @@ from opentelemetry import trace
 from locus.ast.adapters.messages import files_parsed_parts, source_root
 from locus.ast.adapters.parser_pool import ParserPool
 from locus.ast.adapters.store import AstStore, FileVersion, FileWrite
-from locus.ast.domain import FileAnalysis, UndecodableSource, supported_languages
-from locus.ast.domain.documents import document_format
+from locus.ast.domain import FileAnalysis, UndecodableSource, extracts
 from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.plain_text import plain_text_analysis
 from locus.ast.ports import FetchedContents, FileContentSource
@@ -73,7 +72,6 @@ class AstIndexer:
         self._bus = bus
         self._tracer = tracer
         self._policy = settings.chunking_policy
-        self._languages = frozenset(supported_languages())
 
     async def delete_project(self, event: events_pb2.ProjectDeleted) -> None:
         """``project.deleted``: delete everything stored of the project and keep its tombstone
@@ -217,9 +215,7 @@ class AstIndexer:
             "ast.parse_file",
             attributes={"locus.file_id": version.file_id, "locus.language": version.language},
         ):
-            if version.language in self._languages or document_format(
-                version.relative_path, version.language
-            ):
+            if extracts(version.relative_path, version.language):
                 return await self._parse(version, text, source_root(changed))
             analysis = await asyncio.to_thread(
                 plain_text_analysis,

@@ -1,7 +1,7 @@
 """Pure domain of the ast service: language-generic extraction of symbols, relations and chunks."""
 
 from locus.ast.domain.errors import AstDomainError, UndecodableSource, UnsupportedLanguage
-from locus.ast.domain.extraction import DEFAULT_CHUNKING_POLICY, extract
+from locus.ast.domain.extraction import DEFAULT_CHUNKING_POLICY, extract, extracts
 from locus.ast.domain.language_spec import LanguageSpec
 from locus.ast.domain.languages import module_name_for_path, supported_languages
 from locus.ast.domain.model import (
@@ -32,6 +32,7 @@ __all__ = [
     "UndecodableSource",
     "UnsupportedLanguage",
     "extract",
+    "extracts",
     "module_name_for_path",
     "supported_languages",
 ]

@@ -19,7 +19,12 @@ from locus.ast.domain.documents import document_format, extract_document
 from locus.ast.domain.errors import UndecodableSource
 from locus.ast.domain.indentation_limit import shallow_lines
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
-from locus.ast.domain.languages import CompiledLanguage, QueryMatches, compiled_language
+from locus.ast.domain.languages import (
+    CompiledLanguage,
+    QueryMatches,
+    compiled_language,
+    supported_languages,
+)
 from locus.ast.domain.model import ChunkingPolicy, FileAnalysis, Symbol, SymbolKind
 from locus.ast.domain.relations import extract_relations
 from locus.ast.domain.source_text import SourceText
@@ -74,6 +79,13 @@ def parse_tree(parser: Parser, compiled: CompiledLanguage, source: bytes) -> tup
     if _definition_count(compiled, own_root) > _definition_count(compiled, tree_root):
         return source, own_root
     return parsed, tree_root
+
+
+def extracts(relative_path: str, language: str) -> bool:
+    """Whether ``extract`` reads the file: a language with a spec, or a document. Every other
+    file is cut into text windows (``locus.ast.plain_text``). The ast service and the offline
+    replays (``bench/baselines.py``) both ask this, so they cannot drift apart."""
+    return language in supported_languages() or document_format(relative_path, language) is not None
 
 
 def extract(
