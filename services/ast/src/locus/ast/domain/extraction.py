@@ -23,7 +23,7 @@ from locus.ast.domain.languages import (
     CompiledLanguage,
     QueryMatches,
     compiled_language,
-    supported_languages,
+    has_spec,
 )
 from locus.ast.domain.model import ChunkingPolicy, FileAnalysis, Symbol, SymbolKind
 from locus.ast.domain.relations import extract_relations
@@ -85,7 +85,7 @@ def extracts(relative_path: str, language: str) -> bool:
     """Whether ``extract`` reads the file: a language with a spec, or a document. Every other
     file is cut into text windows (``locus.ast.plain_text``). The ast service and the offline
     replays (``bench/baselines.py``) both ask this, so they cannot drift apart."""
-    return language in supported_languages() or document_format(relative_path, language) is not None
+    return has_spec(language) or document_format(relative_path, language) is not None
 
 
 def extract(

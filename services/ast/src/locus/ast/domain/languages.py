@@ -69,6 +69,11 @@ def supported_languages() -> tuple[str, ...]:
     return tuple(sorted(_SPECS))
 
 
+def has_spec(language: str) -> bool:
+    """Whether ``language`` is one of ``supported_languages()`` (a lookup, for each file)."""
+    return language in _SPECS
+
+
 def language_spec(language: str) -> LanguageSpec:
     spec = _SPECS.get(language)
     if spec is None:
