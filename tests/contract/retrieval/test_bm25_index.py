@@ -3,7 +3,9 @@ LOCUS_TEST_OPENSEARCH_URL points at a server (skipped visibly otherwise)."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -152,6 +154,27 @@ async def test_plain_language_finds_inflected_words(
     await put(index, corpus)
     assert ids(await index.search("retries", ChunkFilter("p1"), 10))[0] == "retry-policy"
     assert "upload-client" in ids(await index.search("uploading files", ChunkFilter("p1"), 10))
+
+
+CJK_CHUNKS = [
+    ("input-box", "# 输入框的高度，多行输入时自动调整\nINPUT_BOX_LINES = 2", "ui/layout.py"),
+    ("proxy", "# 代理设置：如果网络不通，请检查代理\nPROXY = None", "config.py"),
+]
+
+
+async def test_a_question_in_chinese_finds_the_code_its_comments_describe(
+    open_index: OpenIndex, make_chunk: Any
+) -> None:
+    # A report written without spaces between words ("the input box is too small, multi-line
+    # input is inconvenient") meets the comment that says the same in other words.
+    index = await open_index()
+    chunks = [make_chunk(c, text, path=path, file_id=f"f-{c}") for c, text, path in CJK_CHUNKS]
+    await put(index, chunks, whole_files(chunks))
+    question = "[建议]input框还是太小了，多行输入还是不方便"
+    assert ids(await index.search(question, ChunkFilter("p1"), 10))[0] == "input-box"
+    files = await index.search_whole_files(question, ChunkFilter("p1"), 10)
+    assert files[0].path == "ui/layout.py"
+    assert ids(await index.search("代理设置", ChunkFilter("p1"), 10)) == ["proxy"]
 
 
 async def test_filters(open_index: OpenIndex, corpus: list[IndexedChunk]) -> None:
@@ -604,6 +627,54 @@ async def test_an_index_from_before_whole_files_gets_them_at_open(
         assert [await upgraded.search_whole_files(q, project, 10) for q in queries] == wanted
         assert wanted[1][0].path == "src/two.py"
         assert wanted[1][0].chunks == 2
+    finally:
+        await upgraded.close()
+
+
+async def test_a_project_indexed_by_the_analyzer_before_cjk_bigrams_is_reanalysed_at_open(
+    tmp_path: Path, make_chunk: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index written before CJK bigrams (analyzer 1: a run of Chinese was one term) is
+    rewritten from its payloads when opened: a Chinese question then finds what a fresh index
+    finds, with no rescan (unchanged files are not sent again)."""
+    chunks = [make_chunk(c, text, path=path, file_id=f"f-{c}") for c, text, path in CJK_CHUNKS]
+    chunks.append(make_chunk("upload", "def upload(path): return send(path)", file_id="f-up"))
+    question, project = "多行输入还是不方便", ChunkFilter("p1")
+    fresh = TantivyBM25Index(tmp_path / "fresh" / "bm25")
+    await fresh.open()
+    await put(fresh, chunks, whole_files(chunks))
+    wanted = await fresh.search(question, project, 10)
+    wanted_files = await fresh.search_whole_files(question, project, 10)
+    await fresh.close()
+    assert ids(wanted)[0] == "input-box"
+
+    def analyzer_1(text: str) -> str:  # the old analyzer: one lowercased term per \w+ run
+        return " ".join(re.findall(r"\w+", text)).lower()
+
+    old_dir = tmp_path / "old" / "bm25"
+    with monkeypatch.context() as patched:
+        patched.setattr(tantivy_bm25, "indexed_terms", analyzer_1)
+        old = TantivyBM25Index(old_dir)
+        await old.open()
+        await put(old, chunks, whole_files(chunks))
+        await old.close()
+    marker = old_dir / "projects" / project_key("p1") / "locus-schema.json"
+    marker.write_text(json.dumps({"version": tantivy_bm25.SCHEMA_VERSION}))  # as 1 wrote it
+    stale = TantivyBM25Index(old_dir)
+    with monkeypatch.context() as patched:  # what searching it without the rewrite would give
+        patched.setattr(tantivy_bm25, "ANALYZER_VERSION", 1)
+        await stale.open()
+        assert await stale.search(question, project, 10) == []
+        await stale.close()
+    marker.write_text(json.dumps({"version": tantivy_bm25.SCHEMA_VERSION}))
+
+    upgraded = TantivyBM25Index(old_dir)
+    await upgraded.open()
+    try:
+        assert await upgraded.search(question, project, 10) == wanted
+        assert await upgraded.search_whole_files(question, project, 10) == wanted_files
+        assert ids(await upgraded.search("upload", project, 10)) == ["upload"]
+        assert json.loads(marker.read_text())["analyzer"] == tantivy_bm25.ANALYZER_VERSION
     finally:
         await upgraded.close()
 

@@ -3,6 +3,8 @@ and error lines, the prose; repeated lines once; a short question is left as wri
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from locus.gateway.domain.question_cues import extract_cues
@@ -59,3 +61,16 @@ def test_a_line_too_long_is_cut() -> None:
     digest = digest_question(f"{TITLE}\n{blob}\n{TRACEBACK}")
     assert len(digest) <= DIGEST_CHARS
     assert "AttributeError" in digest
+
+
+def test_prose_in_chinese_outranks_unique_noise_when_the_log_is_cut() -> None:
+    # Thousands of distinct machine lines (hashes) overflow the budget; the reporter's own
+    # sentence, written in Chinese, is prose and is kept before them.
+    noise = "\n".join(
+        f"cache key {hashlib.sha256(str(i).encode()).hexdigest()}" for i in range(2000)
+    )
+    prose = "导出到 parquet 时如果某一列为空，整个任务就会崩溃，希望跳过空列。"
+    digest = digest_question(f"{TITLE}\n{noise}\n{prose}\n")
+    assert len(digest) <= DIGEST_CHARS
+    assert prose in digest
+    assert digest.count("cache key") < 2000

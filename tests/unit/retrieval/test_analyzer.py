@@ -45,6 +45,30 @@ def test_splitting(text: str, tokens: list[str]) -> None:
     assert sorted(analyze(text)) == sorted(tokens)
 
 
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("输入框", ["输入", "入框"]),
+        ("框", ["框"]),
+        ("[建议]input框太小", ["建议", "input", "框太", "太小"]),
+        ("getUser用户名", ["get", "user", "用户", "户名"]),
+        ("ファイルを開く", ["ファ", "ァイ", "イル", "ルを", "を開", "開く"]),
+        ("파일을 열 수", ["파일", "일을", "열", "수"]),
+        ("中文_v2", ["中文", "v", "2"]),
+    ],
+)
+def test_chinese_japanese_and_korean_runs_become_overlapping_bigrams(
+    text: str, tokens: list[str]
+) -> None:
+    assert analyze(text) == tokens
+
+
+def test_a_chinese_report_and_the_comment_it_describes_share_terms() -> None:
+    report = set(analyze("多行输入还是不方便，input框太小了"))
+    comment = set(analyze("# 输入框的高度：多行输入时自动调整"))
+    assert {"多行", "行输", "输入"} <= report & comment
+
+
 def test_positions_and_offsets() -> None:
     tokens = code_tokens("x = UploadClient()")
     assert [(t.text, t.position) for t in tokens] == [
@@ -91,6 +115,7 @@ def test_query_terms_are_distinct_and_bounded() -> None:
     [
         "class HTTPClient:\n    def get_retry_limit(self, uploads): return self._max_uploads",
         "résuméParser_v2 = ΔValue + parse(parsed, parses)  # running stopped",
+        "# 输入框的高度，多行输入时自动调整 getUser用户名 ファイル",
         "x" * 60 + " short_name " + "aB" * 30,
         "",
         "    \n\t",

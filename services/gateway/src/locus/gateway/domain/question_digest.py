@@ -24,6 +24,8 @@ _ERROR = re.compile(
     re.I,
 )
 _PROSE_WORD = re.compile(r"\b[A-Za-z][a-z]{2,}\b")
+# Chinese, Japanese and Korean prose has no spaces to count words by: its characters count.
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _NUMBER = re.compile(r"0x[0-9a-f]+|\d+", re.I)
 
 
@@ -65,7 +67,8 @@ def digest_question(question: str, budget: int = DIGEST_CHARS) -> str:
 
 
 def _is_prose(text: str) -> bool:
-    """A line a person wrote: mostly words, few digits and symbols."""
+    """A line a person wrote: mostly words (or CJK characters), few digits and symbols."""
     words = _PROSE_WORD.findall(text)
-    letters = sum(len(w) for w in words)
-    return len(words) >= 4 and letters >= 0.6 * len(text)
+    cjk = len(_CJK_CHAR.findall(text))
+    letters = sum(len(w) for w in words) + cjk
+    return (len(words) >= 4 or cjk >= 6) and letters >= 0.6 * len(text)

@@ -28,7 +28,12 @@ score its most-changed files (their terms counted once per old version) ever low
 deleted documents pass ``compact_deleted_share`` (20 %, the share Lucene's TieredMergePolicy
 allows) of either index of a project after a write, the project's indexes are rewritten from
 their live documents in one commit (every old document deleted by term, the live ones added
-again, a batch of files at a time), after which tantivy drops the wholly deleted segments."""
+again, a batch of files at a time), after which tantivy drops the wholly deleted segments.
+
+The analyzer's version is kept in each project's markers. A project indexed by an older analyzer
+(before 2: no CJK bigrams) is rewritten from its payloads the same way when it is opened, so a
+query analysed today meets the terms it would have met in a fresh index, without a rescan (the
+files did not change)."""
 
 from __future__ import annotations
 
@@ -70,6 +75,9 @@ SCHEMA_VERSION = 3
 LAYOUT_VERSION = 4
 _SHARED_LAYOUTS = frozenset({1, 2, 3})  # split into per-project indexes from their payloads
 _MARKER = "locus-schema.json"
+# The analyzer the terms come from (locus.retrieval.domain.analyzer). 1: before CJK bigrams;
+# 2: runs of Chinese, Japanese and Korean cut into bigrams.
+ANALYZER_VERSION = 2
 # Analysed fields and their weight in a query: the name a chunk defines says most, then its
 # qualified name and path, then one occurrence somewhere in a body.
 ANALYSED_FIELDS = {"text": 1.0, "symbol": 1.5, "name": 3.0, "path_tokens": 1.5}
@@ -387,7 +395,9 @@ class _ProjectIndex:
         self._directory.mkdir(parents=True, exist_ok=True)
         marker = self._directory / _MARKER
         if tantivy.Index.exists(str(self._directory)):
-            version = json.loads(marker.read_text()).get("version") if marker.exists() else None
+            written = json.loads(marker.read_text()) if marker.exists() else {}
+            version = written.get("version")
+            analyzer = written.get("analyzer", 1)
             if version != SCHEMA_VERSION:
                 raise IndexIncompatible(
                     f"the BM25 index in {self._directory} has schema version {version}, this "
@@ -397,10 +407,21 @@ class _ProjectIndex:
             index = tantivy.Index.open(str(self._directory))
         else:
             index = tantivy.Index(self._schema, path=str(self._directory), reuse=False)
-            marker.write_text(json.dumps({"version": SCHEMA_VERSION}))
+            analyzer = ANALYZER_VERSION
+            self._write_marker()
         index.config_reader(reload_policy="manual")
         self._index = index
         self._files = self._open_files(index)
+        if analyzer != ANALYZER_VERSION:
+            with self._lock:
+                self._rewrite(index, self._files, f"analyzer {analyzer} → {ANALYZER_VERSION}")
+                self.close_writers()
+            self._write_marker()
+
+    def _write_marker(self) -> None:
+        (self._directory / _MARKER).write_text(
+            json.dumps({"version": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION})
+        )
 
     def _open_files(self, chunks: tantivy.Index) -> tantivy.Index:
         """The whole-file index; created (and filled from the chunks' payloads) when missing."""
@@ -435,10 +456,14 @@ class _ProjectIndex:
     def close(self) -> None:
         """Drop the writers (every write was committed when it returned)."""
         with self._lock:
-            for writer in (self._writer, self._files_writer):
-                if writer is not None:
-                    writer.wait_merging_threads()
-            self._writer = self._files_writer = None
+            self.close_writers()
+
+    def close_writers(self) -> None:
+        """Wait for the writers' merges and drop them (the caller holds the lock)."""
+        for writer in (self._writer, self._files_writer):
+            if writer is not None:
+                writer.wait_merging_threads()
+        self._writer = self._files_writer = None
 
     def _readers(self) -> tuple[tantivy.Index, tantivy.Index]:
         if self._index is None or self._files is None:
@@ -501,6 +526,16 @@ class _ProjectIndex:
         shares = [self.deleted_share(index), self.deleted_share(files_index)]
         if max(shares) <= self._compact_share:
             return
+        self._rewrite(
+            index,
+            files_index,
+            f"deleted documents: {100 * shares[0]:.0f} % of the chunk index, "
+            f"{100 * shares[1]:.0f} % of the whole-file index",
+        )
+
+    def _rewrite(self, index: tantivy.Index, files_index: tantivy.Index, reason: str) -> None:
+        """Rewrite both indexes from their live chunks, analysed again, in one commit each (the
+        caller holds the lock): compaction, and a project indexed by an older analyzer."""
         started = time.perf_counter()
         searcher = index.searcher()  # the live chunks as of now: the deletes below commit later
         by_file = _addresses_by_file(searcher)
@@ -532,11 +567,9 @@ class _ProjectIndex:
         files_writer.commit()
         files_index.reload()
         log.info(
-            "compacted the BM25 indexes of project %s (deleted documents: %.0f %% of the chunk "
-            "index, %.0f %% of the whole-file index): %d chunks and %d files rewritten in %.1fs",
+            "rewrote the BM25 indexes of project %s (%s): %d chunks and %d files in %.1fs",
             self._project_id,
-            100 * shares[0],
-            100 * shares[1],
+            reason,
             chunk_count,
             file_count,
             time.perf_counter() - started,

@@ -4,7 +4,14 @@ multi-part identifier also yields its parts joined, so ``HTTPClient``, ``HttpCli
 ``http_client`` and ``http client`` all meet on ``http`` + ``client`` (and the first three on
 ``httpclient``, which ranks exact identifier matches higher). A word with a plural or verb
 ending also yields its light stem (``uploading``, ``uploads`` → ``upload``), at the same position,
-so plain-language queries find identifiers."""
+so plain-language queries find identifiers.
+
+Chinese, Japanese and Korean are written without spaces between words (and Korean attaches its
+particles to them), so a run of those characters is cut into overlapping bigrams, as Lucene's
+CJK analyzer does: ``输入框太小`` → ``输入``, ``入框``, ``框太``, ``太小`` (a lone character stays
+a unigram), and a run glued to Latin letters or digits (``input框``) is split from them first.
+Without it a report written in Chinese is one or two overlong "words" that match nothing, and
+Locate answers with no location at all."""
 
 from __future__ import annotations
 
@@ -18,6 +25,15 @@ _IDENTIFIER = re.compile(r"\w+")
 # Parts of an ASCII identifier, in order: an acronym followed by a capitalised word
 # (HTTP|Client), a capitalised or lowercase word, a trailing acronym, a digit run.
 _ASCII_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Han (with its extensions and compatibility ideographs), Hiragana, Katakana (full and half
+# width), Bopomofo and Hangul: the scripts written without spaces between words.
+_CJK = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3031-\u3035\u3038-\u303c"
+    "\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uffdc"
+    "\U00020000-\U0003134f"
+)
+_CJK_RUN = re.compile(f"[{_CJK}]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +103,7 @@ def _analysed_word(word: str) -> tuple[tuple[tuple[str, str, int, int], ...], st
         stem = light_stem(part)
         parts.append((part, stem if stem != part else "", start, end))
     joined = ""
-    if len(spans) > 1:
+    if len(spans) > 1 and not _CJK_RUN.search(word):
         joined = "".join(word[a:b] for a, b in spans).lower()
         if len(joined) > MAX_TOKEN_CHARS:
             joined = ""
@@ -126,6 +142,31 @@ def _split_identifier(word: str) -> list[tuple[int, int]]:
     """Character ranges of the parts of one ``\\w+`` run."""
     if word.isascii():
         return [match.span() for match in _ASCII_PART.finditer(word)]
+    if _CJK_RUN.search(word):
+        return _split_cjk(word)
+    return _split_other(word)
+
+
+def _split_cjk(word: str) -> list[tuple[int, int]]:
+    """A word with CJK runs: each run's overlapping bigrams (a lone character as itself), and
+    the parts of the text between runs as any other word's."""
+    parts: list[tuple[int, int]] = []
+    done = 0
+    for run in _CJK_RUN.finditer(word):
+        start, end = run.span()
+        if start > done:
+            parts.extend((done + a, done + b) for a, b in _split_identifier(word[done:start]))
+        if end - start == 1:
+            parts.append((start, end))
+        else:
+            parts.extend((index, index + 2) for index in range(start, end - 1))
+        done = end
+    if done < len(word):
+        parts.extend((done + a, done + b) for a, b in _split_identifier(word[done:]))
+    return parts
+
+
+def _split_other(word: str) -> list[tuple[int, int]]:
     # Any script: split on underscores, letter/digit changes, lower→Upper and ACRONYM|Word.
     parts: list[tuple[int, int]] = []
     start = 0
