@@ -209,6 +209,30 @@ async def test_locate_follows_a_stack_trace(gateway, scanned) -> None:
     }
 
 
+async def test_a_question_in_chinese_locates_the_code_its_comments_describe(
+    stack, gateway, sample_tree: Path
+) -> None:
+    # Reports are written in the team's language. One in Chinese ("the input box is too small,
+    # multi-line input is inconvenient") names no identifier; the code says the same in its
+    # comments. It used to be a few overlong words that matched nothing: no location at all.
+    stack.require("ingestion", "ast", "retrieval")
+    (sample_tree / "src/shop/ui.py").write_text(
+        "def input_box_height(lines):\n"
+        '    """输入框的高度：多行输入时随内容自动调整。"""\n'
+        "    return max(2, min(lines, 12))\n"
+    )
+    project = await gateway.create_project(sample_tree)
+    job = await gateway.scan_and_wait(project.name)
+    assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED, job.error
+    response = await gateway.stub.Locate(
+        gateway_pb2.LocateRequest(
+            project_id=project.name, question="[建议]input框还是太小了，多行输入还是不方便"
+        )
+    )
+    assert response.files[0].relative_path == "src/shop/ui.py"
+    assert response.symbols[0].symbol.name == "input_box_height"
+
+
 async def test_locate_within_a_path_prefix_and_limits(gateway, scanned) -> None:
     response = await gateway.stub.Locate(
         gateway_pb2.LocateRequest(
