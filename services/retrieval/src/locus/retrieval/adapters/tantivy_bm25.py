@@ -419,9 +419,13 @@ class _ProjectIndex:
             self._write_marker()
 
     def _write_marker(self) -> None:
-        (self._directory / _MARKER).write_text(
-            json.dumps({"version": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION})
-        )
+        """Write the marker whole or not at all (a crash must not leave an empty one behind)."""
+        staged = self._directory / f"{_MARKER}.tmp"
+        with staged.open("w") as file:
+            file.write(json.dumps({"version": SCHEMA_VERSION, "analyzer": ANALYZER_VERSION}))
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(staged, self._directory / _MARKER)
 
     def _open_files(self, chunks: tantivy.Index) -> tantivy.Index:
         """The whole-file index; created (and filled from the chunks' payloads) when missing."""

@@ -8,8 +8,9 @@ so plain-language queries find identifiers.
 
 Chinese, Japanese and Korean are written without spaces between words (and Korean attaches its
 particles to them), so a run of those characters is cut into overlapping bigrams, as Lucene's
-CJK analyzer does: ``输入框太小`` → ``输入``, ``入框``, ``框太``, ``太小`` (a lone character stays
-a unigram), and a run glued to Latin letters or digits (``input框``) is split from them first.
+CJK bigram filter does (without its width folding): ``输入框太小`` → ``输入``, ``入框``, ``框太``,
+``太小`` (a lone character stays a unigram, so a one-character query meets only a one-character
+run), and a run glued to Latin letters or digits (``input框``) is split from them first.
 Without it a report written in Chinese is one or two overlong "words" that match nothing, and
 Locate answers with no location at all."""
 
