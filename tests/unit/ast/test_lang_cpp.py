@@ -268,3 +268,141 @@ def test_a_blanked_source_that_recovers_fewer_definitions_is_not_used() -> None:
     parsed, root = parse_tree(Parser(helpful.grammar), helpful, annotated)
     assert parsed != annotated
     assert not root.has_error
+
+
+READER_HEADER = b"""namespace nlohmann {
+template<typename BasicJsonType>
+class binary_reader
+{
+  public:
+    FMT_CONSTEXPR binary_reader(input_t adapter) FMT_NOEXCEPT
+      : ia(adapter) {}
+
+    JSON_HEDLEY_NON_NULL(3)
+    bool sax_parse(const input_format_t format,
+                   json_sax_t* sax_)
+    {
+        JSON_ASSERT(sax_ != nullptr);
+        return parse_cbor_internal(true);
+    }
+
+  JSON_PRIVATE_UNLESS_TESTED:
+    JSON_HEDLEY_DEPRECATED_FOR(3.1.0, get_number(int))
+    JSON_HEDLEY_WARN_UNUSED_RESULT
+    static bool unexpect_eof(const input_format_t format, const char* context)
+    {
+        return true;
+    }
+
+    void reset()
+    {
+        current = 0;
+    }
+};
+}
+"""
+
+
+def test_annotations_before_a_method_or_a_constructor_and_access_macros_hide_nothing() -> None:
+    """nlohmann/json and fmt: a function-like annotation on its own line
+    (`JSON_HEDLEY_NON_NULL(3)`), an access specifier spelled as a macro
+    (`JSON_PRIVATE_UNLESS_TESTED:`) and an annotated constructor (`FMT_CONSTEXPR
+    binary_reader(`) made tree-sitter lose the methods after them."""
+    analysis = extract("include/nlohmann/detail/input/binary_reader.hpp", READER_HEADER, "cpp")
+    assert analysis.parse_errors == 0
+    symbols = symbols_by_name(analysis)
+    assert {
+        (name, s.kind, s.start_line, s.end_line)
+        for name, s in symbols.items()
+        if s.kind in {"constructor", "method"}
+    } == {
+        ("nlohmann::binary_reader::binary_reader", "constructor", 6, 7),
+        ("nlohmann::binary_reader::sax_parse", "method", 10, 15),
+        ("nlohmann::binary_reader::unexpect_eof", "method", 20, 23),
+        ("nlohmann::binary_reader::reset", "method", 25, 28),
+    }
+    assert ("nlohmann::binary_reader::sax_parse", "parse_cbor_internal") in {
+        (source, target) for source, target, _ in relation_triples(analysis, "calls")
+    }
+
+
+def test_a_function_like_macro_is_blanked_only_above_a_declaration() -> None:
+    lines = blank_annotation_macros(READER_HEADER).decode().splitlines()
+    assert lines[5].strip() == "binary_reader(input_t adapter)"  # a constructor's annotation
+    assert lines[8].strip() == ""  # JSON_HEDLEY_NON_NULL(3): a declaration follows
+    assert lines[12].strip() == "JSON_ASSERT(sax_ != nullptr);"  # a statement stays
+    assert lines[16].strip() == ""  # the access macro and its colon
+    assert lines[17].strip() == lines[18].strip() == ""  # two annotations above one declaration
+    # A function-like macro above a statement is no annotation.
+    counted = b"void f() {\n  COUNT_CALLS(f)\n  current = 0;\n}\n"
+    assert blank_annotation_macros(counted) is counted
+    # A call of a macro named like a statement keyword is no constructor.
+    statement = b"void f() {\n  DEBUG_ONLY return(x);\n}\n"
+    assert blank_annotation_macros(statement) is statement
+
+
+STREAM_INL = b"""namespace simdjson {
+/* Streams documents.
+   Threads: see SIMDJSON_THREADS_ENABLED. */
+#ifdef SIMDJSON_THREADS_ENABLED
+inline void stage1_worker::finish() {
+  has_work = false;
+}
+#else
+inline void stage1_worker::finish() {}
+#endif
+
+simdjson_inline document_stream::document_stream(parser &p) noexcept
+  : parser{&p},
+    error{SUCCESS}
+    #ifdef SIMDJSON_THREADS_ENABLED
+    , use_thread(p.threaded)
+    #endif
+{
+}
+
+simdjson_inline document_stream::~document_stream() noexcept {
+  worker.reset();
+}
+
+template <typename T>
+#if defined(SIMDJSON_CPP_14)
+constexpr
+#endif
+auto document_stream::get() const noexcept -> T {
+  return T{};
+}
+
+inline simdjson::json operator "" _json(const char* s, std::size_t n) {
+  return parse(s, n);
+}
+}
+"""
+
+
+def test_a_conditional_inside_a_declaration_and_a_lowercase_annotation_hide_nothing() -> None:
+    """simdjson and nlohmann/json: an `#ifdef` inside a constructor's initializer list or
+    between a template head and its function, and a lower-case annotation macro before an
+    out-of-line constructor (`simdjson_inline document_stream::document_stream(`), made
+    tree-sitter lose those definitions. A literal operator is named as C++ spells it."""
+    analysis = extract("include/simdjson/document_stream-inl.h", STREAM_INL, "c")
+    assert (analysis.language, analysis.parse_errors) == ("cpp", 0)
+    symbols = symbols_by_name(analysis)
+    assert {
+        (name, s.kind, s.start_line, s.end_line)
+        for name, s in symbols.items()
+        if s.kind in {"constructor", "destructor", "method", "function"}
+    } >= {
+        ("simdjson::document_stream::document_stream", "constructor", 12, 19),
+        ("simdjson::document_stream::get", "method", 25, 31),
+        ('simdjson::operator""_json', "function", 33, 35),
+    }
+    assert any(name.endswith("~document_stream") for name in symbols)
+    blanked = blank_annotation_macros(STREAM_INL).decode().splitlines()
+    # A conditional around whole definitions, with an #else, is no part of a declaration.
+    assert blanked[3] == "#ifdef SIMDJSON_THREADS_ENABLED"
+    assert blanked[7] == "#else"
+    assert blanked[14].strip() == blanked[16].strip() == ""  # inside the initializer list
+    assert blanked[25].strip() == blanked[27].strip() == ""  # between template and function
+    assert blanked[11].startswith(" " * len("simdjson_inline") + " document_stream::")
+    assert blanked[32].startswith("inline simdjson::json")  # `inline` is a specifier

@@ -16,6 +16,7 @@ read from the source as written.
 
 import posixpath
 import re
+from dataclasses import dataclass
 
 from locus.ast.domain.language_spec import (
     LanguageSpec,
@@ -83,6 +84,35 @@ _TRAILING = re.compile(
 # Alone on its line: a block's opening or closing (`FMT_BEGIN_NAMESPACE`, `JSON_TRY`) or an
 # annotation of the declaration below (`FMT_CONSTEXPR_DECL`).
 _LONE = re.compile(rb"^[ \t]*(" + _MACRO.encode() + rb")[ \t]*\r?$", re.MULTILINE)
+# A function-like annotation alone on its line (`JSON_HEDLEY_NON_NULL(3)`,
+# `JSON_HEDLEY_DEPRECATED_FOR(3.1.0, f)`): blanked only when a declaration follows it.
+_LONE_CALL = re.compile(
+    rb"^[ \t]*("
+    + _MACRO.encode()
+    + rb"[ \t]*\((?:[^()\n]|\([^()\n]*\))*\))[ \t]*(?://[^\n]*)?\r?$",
+    re.MULTILINE,
+)
+# An access specifier spelled as a macro, alone on its line (`JSON_PRIVATE_UNLESS_TESTED:`).
+_ACCESS = re.compile(rb"^[ \t]*(" + _MACRO.encode() + rb"[ \t]*:)[ \t]*\r?$", re.MULTILINE)
+# A conditional directive, and what ends a statement or a block on the code line before one.
+_CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
+_LINE_COMMENT = re.compile(rb"//.*$")
+# An out-of-line constructor or destructor after one word (`simdjson_inline
+# document_stream::document_stream(`): a constructor has no return type, so the word is an
+# annotation macro, whatever its case (a specifier such as `inline` is left alone).
+_CONSTRUCTOR_HEAD = re.compile(
+    rb"^[ \t]*(?:template[ \t]*<[^\n]*>[ \t]*)?([A-Za-z_]\w*)[ \t]+"
+    rb"(?:[A-Za-z_]\w*(?:<[^\n(]*?>)?::)*([A-Za-z_]\w*)(?:<[^\n(]*?>)?::~?\2[ \t]*\(",
+    re.MULTILINE,
+)
+_SPECIFIERS = frozenset(
+    b"inline constexpr consteval explicit static virtual friend extern template".split()
+)
+# Words that make `MACRO word(` a statement rather than a constructor's head.
+_NOT_A_NAME = frozenset(
+    b"if while for switch return sizeof do else case goto typeof decltype alignof alignas "
+    b"static_assert defined new delete throw co_return co_await co_yield".split()
+)
 # Between `class` / `struct` / `union` and the type's name (`class FMT_API format_error`).
 _CLASS_HEAD = re.compile(
     rb"\b(?:class|struct|union)[ \t]+(" + _MACRO.encode() + rb")[ \t]+(?=[A-Za-z_])"
@@ -103,7 +133,8 @@ def resolve_include(written: str, module_name: str, is_package: bool) -> str | N
 
 def cpp_definition_name(written: str) -> str:
     """`formatter<T>::format` -> `formatter::format`; `A::operator bool() const` ->
-    `A::operator bool`; `operator()` and `operator<<` keep their symbols."""
+    `A::operator bool`; `operator()` and `operator<<` keep their symbols; a literal operator
+    reads `operator""_json` however it is spaced."""
     text = " ".join(written.split())
     operator = _OPERATOR.search(text)
     head, tail = (text[: operator.start()], text[operator.start() :]) if operator else (text, "")
@@ -115,6 +146,8 @@ def cpp_definition_name(written: str) -> str:
         symbol = tail.removeprefix("operator").strip()
         # `operator()` keeps its parentheses; `operator bool() const` loses the parameters.
         symbol = "()" if symbol.startswith("()") else symbol.split("(", 1)[0].strip()
+        if not (symbol[:1].isalnum() or symbol[:1] == "_"):
+            symbol = "".join(symbol.split())  # `operator "" _json` -> `operator""_json`
         tail = (
             f"operator {symbol}"
             if symbol[:1].isalnum() or symbol[:1] == "_"
@@ -150,16 +183,114 @@ def _declaration_head(after: bytes) -> bool:
     if _HEAD.fullmatch(head) is None:
         return False
     words = _HEAD_WORD.findall(head)
+    if len(words) == 1 and words[0] not in _NOT_A_NAME:
+        # A constructor or destructor: `FMT_CONSTEXPR text_style(...)`, `MACRO ~buffer()`.
+        return True
     return len(words) >= 2 or words == [b"operator"]
+
+
+def _annotates_declaration(source: bytes, line_end: int) -> bool:
+    """Whether the first line after ``line_end`` that is not itself a lone annotation reads
+    as a declaration head (after its specifiers and leading annotations)."""
+    position = line_end
+    while position < len(source):
+        start = position + 1
+        end = source.find(b"\n", start)
+        end = len(source) if end == -1 else end
+        line = source[start:end]
+        if _LONE.fullmatch(line) or _LONE_CALL.fullmatch(line):
+            position = end
+            continue
+        context = _LEADING_CONTEXT.match(source, start, end)
+        head_start = context.end() if context else start
+        # `_declaration_head` reads the text after an annotation: a blank, then the head.
+        return _declaration_head(b" " + source[head_start : head_start + _HEAD_LIMIT])
+    return False
+
+
+def _code_line(line: bytes) -> bytes:
+    """The line's code: without a `//` comment and surrounding blanks ("" for none)."""
+    return _LINE_COMMENT.sub(b"", line).strip()
+
+
+@dataclass
+class _Conditional:
+    """An open `#if` group: its directive lines, the code line before it, its first code
+    line, and whether it has an `#else` / `#elif`."""
+
+    lines: list[int]
+    before: bytes
+    first: bytes = b""
+    alternatives: bool = False
+
+    def splits_a_declaration(self) -> bool:
+        inside = bool(self.before) and not self.before.endswith((b";", b"{", b"}", b"\\"))
+        return (
+            bool(self.first)
+            and not self.alternatives
+            and (inside or self.first.startswith((b",", b":")))
+        )
+
+
+def _optional_parts_of_declarations(source: bytes) -> list[tuple[int, int]]:
+    """The directive lines of each `#if` group with no `#else` that sits inside a declaration
+    (the code line before it does not end a statement or a block, or its first line goes on a
+    list: `, use_thread(x)`), such as `#if defined(CPP_14)` / `constexpr` / `#endif` between
+    a template head and its function. Blanked, the parser reads the optional part as written
+    in place; tree-sitter cannot read a directive that splits a declaration."""
+    lines = source.split(b"\n")
+    offsets, position = [], 0
+    for line in lines:
+        offsets.append(position)
+        position += len(line) + 1
+    spans: list[tuple[int, int]] = []
+    groups: list[_Conditional] = []  # the open ones, innermost last
+    last_code = b""
+    continued = False  # the line goes on a directive (`#define A \\`)
+    commented = False  # the line is inside a block comment
+    for number, line in enumerate(lines):
+        directive = _CONDITIONAL.match(line)
+        if continued or (directive is None and line.lstrip().startswith(b"#")):
+            continued = line.rstrip().endswith(b"\\")
+            continue  # a directive's line is no code
+        if directive is None:
+            code = _code_line(line)
+            if commented:  # inside a `/* ... */` block: code only after its end
+                commented = b"*/" not in code
+                code = b"" if commented else code.rsplit(b"*/", 1)[1].strip()
+            if code.rfind(b"/*") > code.rfind(b"*/"):
+                commented = True
+                code = code[: code.rfind(b"/*")].strip()
+            if code:
+                for group in groups:
+                    group.first = group.first or code
+                last_code = code
+            continue
+        continued = line.rstrip().endswith(b"\\")
+        word = directive.group(1)
+        if word.startswith(b"if"):
+            groups.append(_Conditional([number], last_code))
+        elif groups:
+            group = groups[-1]
+            group.lines.append(number)
+            if word != b"endif":
+                group.alternatives = True
+                continue
+            groups.pop()
+            if group.splits_a_declaration():
+                spans.extend((offsets[i], offsets[i] + len(lines[i])) for i in group.lines)
+    return spans
 
 
 def blank_annotation_macros(source: bytes) -> bytes:
     """The source with its annotation macros replaced by spaces (same length, same lines):
     one leading a declaration (`FMT_CONSTEXPR text_style fg(rgb c)`, `MEM_STATIC size_t f(`),
     one after a parameter list (`) FMT_NOEXCEPT {`), one naming a class's export
-    (`class FMT_API format_error`), one alone on its line (`FMT_BEGIN_NAMESPACE`). A macro
-    in an expression, a `#define` or a comment, and a function-like macro
-    (`JSON_HEDLEY_NON_NULL(1)`), are left as they are."""
+    (`class FMT_API format_error`), one alone on its line (`FMT_BEGIN_NAMESPACE`), a
+    function-like one alone on its line above a declaration (`JSON_HEDLEY_NON_NULL(3)`), one
+    standing for an access specifier (`JSON_PRIVATE_UNLESS_TESTED:`). A
+    macro in an expression, a `#define` or a comment, and a function-like macro anywhere else
+    (`JSON_ASSERT(x);`), are left as they are."""
     spans: list[tuple[int, int]] = []
     for match in _MACRO_TOKEN.finditer(source):
         line_start = source.rfind(b"\n", 0, match.start()) + 1
@@ -170,6 +301,19 @@ def blank_annotation_macros(source: bytes) -> bytes:
     spans.extend(match.span(1) for match in _TRAILING.finditer(source))
     spans.extend(match.span(1) for match in _CLASS_HEAD.finditer(source))
     spans.extend(match.span(1) for match in _LONE.finditer(source))
+    spans.extend(match.span(1) for match in _ACCESS.finditer(source))
+    spans.extend(
+        match.span(1)
+        for match in _CONSTRUCTOR_HEAD.finditer(source)
+        if match.group(1) not in _SPECIFIERS
+    )
+    if b"#" in source:
+        spans.extend(_optional_parts_of_declarations(source))
+    spans.extend(
+        match.span(1)
+        for match in _LONE_CALL.finditer(source)
+        if _annotates_declaration(source, match.end())
+    )
     return blank_spans(source, spans)
 
 
