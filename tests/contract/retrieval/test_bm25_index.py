@@ -3,9 +3,11 @@ LOCUS_TEST_OPENSEARCH_URL points at a server (skipped visibly otherwise)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -676,6 +678,56 @@ async def test_a_project_indexed_by_the_analyzer_before_cjk_bigrams_is_reanalyse
         assert ids(await upgraded.search("upload", project, 10)) == ["upload"]
         assert json.loads(marker.read_text())["analyzer"] == tantivy_bm25.ANALYZER_VERSION
     finally:
+        await upgraded.close()
+
+
+async def test_a_project_rewritten_at_open_holds_up_no_other_project(
+    tmp_path: Path, make_chunk: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After an upgrade, the first request to a project rewrites it (seconds for a large one):
+    meanwhile every other project answers, and a second request to the same project waits for
+    that one opening instead of opening it again."""
+    cjk = [make_chunk(c, text, path=path, file_id=f"f-{c}") for c, text, path in CJK_CHUNKS]
+    upload = make_chunk("upload", "def upload(path): return send(path)", project_id="p2")
+    directory = tmp_path / "bm25"
+    index = TantivyBM25Index(directory)
+    await index.open()
+    await put(index, cjk, whole_files(cjk))
+    await index.write("p2", [], [upload], whole_files([upload]))
+    question, project = "多行输入还是不方便", ChunkFilter("p1")
+    wanted = await index.search(question, project, 10)
+    await index.close()
+    marker = directory / "projects" / project_key("p1") / "locus-schema.json"
+    marker.write_text(json.dumps({"version": tantivy_bm25.SCHEMA_VERSION}))  # analyzer 1's
+
+    entered, release = threading.Event(), threading.Event()
+    rewrite = tantivy_bm25._ProjectIndex._rewrite
+    rewrites = []
+
+    def held_rewrite(self: Any, *args: Any, **kwargs: Any) -> Any:
+        rewrites.append(self)
+        entered.set()
+        assert release.wait(60)
+        return rewrite(self, *args, **kwargs)
+
+    monkeypatch.setattr(tantivy_bm25._ProjectIndex, "_rewrite", held_rewrite)
+    upgraded = TantivyBM25Index(directory)
+    await upgraded.open()
+    try:
+        first = asyncio.create_task(upgraded.search(question, project, 10))
+        assert await asyncio.to_thread(entered.wait, 30)
+        other = await asyncio.wait_for(upgraded.search("upload", ChunkFilter("p2"), 10), timeout=20)
+        assert ids(other) == ["upload"]
+        second = asyncio.create_task(upgraded.search(question, project, 10))
+        await asyncio.sleep(0.2)
+        assert not first.done()
+        assert not second.done()
+        release.set()
+        assert await first == wanted
+        assert await second == wanted
+        assert len(rewrites) == 1
+    finally:
+        release.set()
         await upgraded.close()
 
 

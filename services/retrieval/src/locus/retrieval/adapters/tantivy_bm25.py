@@ -174,7 +174,11 @@ class TantivyBM25Index:
         self._max_writers = max_open_writers
         self._open_projects: dict[str, _ProjectIndex] = {}
         self._writing: OrderedDict[str, None] = OrderedDict()  # projects with writers, LRU
-        self._lock = threading.Lock()  # the two maps; taken before a project's own lock
+        self._lock = threading.Lock()  # the maps; taken before a project's own lock
+        # One gate per project being opened or deleted: opening can rewrite the project (an
+        # older analyzer's terms), which must not hold the router's lock meanwhile. Taken
+        # before the router's lock, never while holding it.
+        self._gates: dict[str, threading.Lock] = {}
         self._opened = False
 
     async def open(self) -> None:
@@ -250,20 +254,39 @@ class TantivyBM25Index:
 
     def _project(self, project_id: str, *, create: bool) -> _ProjectIndex | None:
         """The project's index, opened on first use; None when it has none and ``create`` is
-        False (nothing of it was ever written)."""
+        False (nothing of it was ever written). Opening (a rewrite, after an analyzer change)
+        holds only the project's gate: other projects' searches and writes go on meanwhile,
+        and this project's wait for the one opening."""
         with self._lock:
-            if not self._opened:
-                raise RuntimeError("TantivyBM25Index is not open")
-            found = self._open_projects.get(project_id)
+            found = self._open_project(project_id)
             if found is not None:
                 return found
+            gate = self._gates.setdefault(project_id, threading.Lock())
+        with gate:
+            with self._lock:
+                found = self._open_project(project_id)
+                if found is not None:  # opened by the caller this one waited for
+                    return found
             directory = self._projects / project_key(project_id)
             if not create and not directory.exists():
                 return None
             project = _ProjectIndex(directory, self._heap, project_id, self._compact_share)
             project.open()
-            self._open_projects[project_id] = project
+            with self._lock:
+                if not self._opened:  # closed while this one was opening
+                    project.close()
+                    raise RuntimeError("TantivyBM25Index is not open")
+                self._open_projects[project_id] = project
+                # Safe to drop now: whoever took the gate finds the project in the map. (A
+                # failed opening keeps it, so the next attempts still take turns.)
+                self._gates.pop(project_id, None)
             return project
+
+    def _open_project(self, project_id: str) -> _ProjectIndex | None:
+        """The project's index if it is open (the caller holds the router's lock)."""
+        if not self._opened:
+            raise RuntimeError("TantivyBM25Index is not open")
+        return self._open_projects.get(project_id)
 
     def _wrote(self, project_id: str) -> None:
         """``project_id`` holds writers now: keep the ``max_open_writers`` written last. The
@@ -339,12 +362,16 @@ class TantivyBM25Index:
         await asyncio.to_thread(self._delete_project, project_id)
 
     def _delete_project(self, project_id: str) -> None:
-        """Both of the project's indexes go, with their directories: durable at once."""
+        """Both of the project's indexes go, with their directories: durable at once (after
+        an opening of the project under way, which would read them)."""
         with self._lock:
-            if not self._opened:
-                raise RuntimeError("TantivyBM25Index is not open")
+            self._open_project(project_id)  # raises when closed
+            gate = self._gates.setdefault(project_id, threading.Lock())
+        with gate, self._lock:
             project = self._open_projects.pop(project_id, None)
             self._writing.pop(project_id, None)
+            # The gate stays: a caller may be waiting on it, and a second gate would let a
+            # later caller open the project beside it.
             if project is not None:
                 project.close()
             directory = self._projects / project_key(project_id)
