@@ -406,3 +406,5 @@ def test_a_conditional_inside_a_declaration_and_a_lowercase_annotation_hide_noth
     assert blanked[25].strip() == blanked[27].strip() == ""  # between template and function
     assert blanked[11].startswith(" " * len("simdjson_inline") + " document_stream::")
     assert blanked[32].startswith("inline simdjson::json")  # `inline` is a specifier
+    expression = b"void f() {\n  new Foo::Foo(1);\n}\n"  # `new` is no annotation either
+    assert blank_annotation_macros(expression) is expression

@@ -99,7 +99,7 @@ _CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef
 _LINE_COMMENT = re.compile(rb"//.*$")
 # An out-of-line constructor or destructor after one word (`simdjson_inline
 # document_stream::document_stream(`): a constructor has no return type, so the word is an
-# annotation macro, whatever its case (a specifier such as `inline` is left alone).
+# annotation macro, whatever its case (a specifier such as `inline`, or `new`, is left alone).
 _CONSTRUCTOR_HEAD = re.compile(
     rb"^[ \t]*(?:template[ \t]*<[^\n]*>[ \t]*)?([A-Za-z_]\w*)[ \t]+"
     rb"(?:[A-Za-z_]\w*(?:<[^\n(]*?>)?::)*([A-Za-z_]\w*)(?:<[^\n(]*?>)?::~?\2[ \t]*\(",
@@ -305,7 +305,7 @@ def blank_annotation_macros(source: bytes) -> bytes:
     spans.extend(
         match.span(1)
         for match in _CONSTRUCTOR_HEAD.finditer(source)
-        if match.group(1) not in _SPECIFIERS
+        if match.group(1) not in _SPECIFIERS and match.group(1) not in _NOT_A_NAME
     )
     if b"#" in source:
         spans.extend(_optional_parts_of_declarations(source))
