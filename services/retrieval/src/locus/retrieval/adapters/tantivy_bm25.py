@@ -175,9 +175,11 @@ class TantivyBM25Index:
         self._open_projects: dict[str, _ProjectIndex] = {}
         self._writing: OrderedDict[str, None] = OrderedDict()  # projects with writers, LRU
         self._lock = threading.Lock()  # the maps; taken before a project's own lock
-        # One gate per project being opened or deleted: opening can rewrite the project (an
-        # older analyzer's terms), which must not hold the router's lock meanwhile. Taken
-        # before the router's lock, never while holding it.
+        # One gate per project, for its opening and its deletion: opening can rewrite the
+        # project (an older analyzer's terms), which must not hold the router's lock
+        # meanwhile. Taken before the router's lock, never while holding it. Never dropped
+        # (one small lock per project id): a caller may hold a gate it read, and a second gate
+        # for the same project would let two openers run at once.
         self._gates: dict[str, threading.Lock] = {}
         self._opened = False
 
@@ -277,9 +279,6 @@ class TantivyBM25Index:
                     project.close()
                     raise RuntimeError("TantivyBM25Index is not open")
                 self._open_projects[project_id] = project
-                # Safe to drop now: whoever took the gate finds the project in the map. (A
-                # failed opening keeps it, so the next attempts still take turns.)
-                self._gates.pop(project_id, None)
             return project
 
     def _open_project(self, project_id: str) -> _ProjectIndex | None:
@@ -368,10 +367,9 @@ class TantivyBM25Index:
             self._open_project(project_id)  # raises when closed
             gate = self._gates.setdefault(project_id, threading.Lock())
         with gate, self._lock:
+            self._open_project(project_id)  # closed meanwhile: raises, deletes nothing
             project = self._open_projects.pop(project_id, None)
             self._writing.pop(project_id, None)
-            # The gate stays: a caller may be waiting on it, and a second gate would let a
-            # later caller open the project beside it.
             if project is not None:
                 project.close()
             directory = self._projects / project_key(project_id)
