@@ -19,7 +19,7 @@ from locus.ast.adapters.store import AstStore, FileIndex
 from locus.ast.domain import FileAnalysis, extract
 from locus.ast.domain.extraction import parse_tree
 from locus.ast.domain.languages import compiled_language
-from locus.ast.domain.specs.c_family import blank_annotation_macros
+from locus.ast.domain.specs.c_family import blank_annotation_macros, cpp_definition_name
 
 pytestmark = pytest.mark.unit
 
@@ -408,3 +408,27 @@ def test_a_conditional_inside_a_declaration_and_a_lowercase_annotation_hide_noth
     assert blanked[32].startswith("inline simdjson::json")  # `inline` is a specifier
     expression = b"void f() {\n  new Foo::Foo(1);\n}\n"  # `new` is no annotation either
     assert blank_annotation_macros(expression) is expression
+
+
+def test_what_only_looks_like_an_annotation_stays() -> None:
+    """The review's cases: a macro that is the return type below a function-like one, a C
+    return type spelled in capitals, a ternary's branch, an include guard after a one-line
+    comment, a macro call without `;` before a conditional; and a conditional continued on
+    the next line is blanked whole."""
+    kept = [
+        b"YAML_DECLARE(int)\nyaml_parser_initialize(yaml_parser_t *parser, int flags);\n",
+        b"int f(int c) {\n  return c ?\n    MODE_A :\n    MODE_B;\n}\n",
+        b"/* generated */\n#ifndef GUARD_H\n#define GUARD_H\nint f(void);\n#endif\n",
+        b'JMESSAGE(JMSG_NOMESSAGE, "Bogus")\n#if JPEG_LIB_VERSION >= 70\nJMESSAGE(A, "b")\n'
+        b"#endif\n",
+    ]
+    for source in kept:
+        assert blank_annotation_macros(source) is source
+    c_header = b"OSSL_PARAM OSSL_PARAM_construct_int(const char *key, int *buf);\n"
+    assert extract("include/openssl/params.h", c_header, "c").parse_errors == 0
+    assert cpp_definition_name("operator< <>") == "operator< <>"  # a specialization, not <<
+    continued = b"template <typename T>\n#if defined(A) && \\\n    defined(B)\nconstexpr\n#endif\n"
+    continued += b"auto f() -> T { return T{}; }\n"
+    analysis = extract("include/x.hpp", continued, "cpp")
+    assert analysis.parse_errors == 0
+    assert "f" in symbols_by_name(analysis)

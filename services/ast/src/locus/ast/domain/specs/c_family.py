@@ -16,6 +16,7 @@ read from the source as written.
 
 import posixpath
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from locus.ast.domain.language_spec import (
@@ -92,17 +93,19 @@ _LONE_CALL = re.compile(
     + rb"[ \t]*\((?:[^()\n]|\([^()\n]*\))*\))[ \t]*(?://[^\n]*)?\r?$",
     re.MULTILINE,
 )
-# An access specifier spelled as a macro, alone on its line (`JSON_PRIVATE_UNLESS_TESTED:`).
-_ACCESS = re.compile(rb"^[ \t]*(" + _MACRO.encode() + rb"[ \t]*:)[ \t]*\r?$", re.MULTILINE)
+# An access specifier spelled as a macro, alone on its line (`JSON_PRIVATE_UNLESS_TESTED:`;
+# a ternary's branch `MODE_A :` is written with a blank).
+_ACCESS = re.compile(rb"^[ \t]*(" + _MACRO.encode() + rb":)[ \t]*\r?$", re.MULTILINE)
 # A conditional directive, and what ends a statement or a block on the code line before one.
 _CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 _LINE_COMMENT = re.compile(rb"//.*$")
+_BLOCK_COMMENT = re.compile(rb"/\*.*?\*/")
 # An out-of-line constructor or destructor after one word (`simdjson_inline
 # document_stream::document_stream(`): a constructor has no return type, so the word is an
 # annotation macro, whatever its case (a specifier such as `inline`, or `new`, is left alone).
 _CONSTRUCTOR_HEAD = re.compile(
     rb"^[ \t]*(?:template[ \t]*<[^\n]*>[ \t]*)?([A-Za-z_]\w*)[ \t]+"
-    rb"(?:[A-Za-z_]\w*(?:<[^\n(]*?>)?::)*([A-Za-z_]\w*)(?:<[^\n(]*?>)?::~?\2[ \t]*\(",
+    rb"(?:[A-Za-z_]\w*(?:<[^\n(<>]*>)?::)*([A-Za-z_]\w*)(?:<[^\n(<>]*>)?::~?\2[ \t]*\(",
     re.MULTILINE,
 )
 _SPECIFIERS = frozenset(
@@ -146,8 +149,8 @@ def cpp_definition_name(written: str) -> str:
         symbol = tail.removeprefix("operator").strip()
         # `operator()` keeps its parentheses; `operator bool() const` loses the parameters.
         symbol = "()" if symbol.startswith("()") else symbol.split("(", 1)[0].strip()
-        if not (symbol[:1].isalnum() or symbol[:1] == "_"):
-            symbol = "".join(symbol.split())  # `operator "" _json` -> `operator""_json`
+        if symbol.startswith('""'):
+            symbol = '""' + symbol[2:].strip()  # `operator "" _json` -> `operator""_json`
         tail = (
             f"operator {symbol}"
             if symbol[:1].isalnum() or symbol[:1] == "_"
@@ -168,8 +171,9 @@ def cpp_reference(reference: str) -> str:
     return text
 
 
-def _declaration_head(after: bytes) -> bool:
-    """Whether the text after a leading annotation reads `type name(` or `operator T(`."""
+def _declaration_head(after: bytes, constructors: bool) -> bool:
+    """Whether the text after a leading annotation reads `type name(` or `operator T(` (or,
+    with ``constructors``, a C++ constructor's `name(`)."""
     end = _HEAD_END.search(after, 0, _HEAD_LIMIT)
     if end is None or after[end.start() : end.start() + 1] != b"(":
         return False
@@ -183,34 +187,47 @@ def _declaration_head(after: bytes) -> bool:
     if _HEAD.fullmatch(head) is None:
         return False
     words = _HEAD_WORD.findall(head)
-    if len(words) == 1 and words[0] not in _NOT_A_NAME:
+    if constructors and len(words) == 1 and words[0] not in _NOT_A_NAME:
         # A constructor or destructor: `FMT_CONSTEXPR text_style(...)`, `MACRO ~buffer()`.
         return True
     return len(words) >= 2 or words == [b"operator"]
 
 
-def _annotates_declaration(source: bytes, line_end: int) -> bool:
-    """Whether the first line after ``line_end`` that is not itself a lone annotation reads
-    as a declaration head (after its specifiers and leading annotations)."""
-    position = line_end
-    while position < len(source):
-        start = position + 1
-        end = source.find(b"\n", start)
-        end = len(source) if end == -1 else end
-        line = source[start:end]
+def _annotated_lone_calls(source: bytes) -> list[tuple[int, int]]:
+    """The function-like annotations alone on their lines whose next line that is not itself
+    a lone annotation reads `type name(` (so a macro that is the return type,
+    `YAML_DECLARE(int)` above `yaml_parser_initialize(`, stays). One pass from the end: a run
+    of thousands of macro lines (an X-macro table) costs one look at each."""
+    calls = list(_LONE_CALL.finditer(source))
+    if not calls:
+        return []
+    lines = source.split(b"\n")
+    starts, position = [], 0
+    for line in lines:
+        starts.append(position)
+        position += len(line) + 1
+    # Per line: whether the first line from it on that is no lone annotation reads as a head.
+    reads_as_head = [False] * (len(lines) + 1)
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
         if _LONE.fullmatch(line) or _LONE_CALL.fullmatch(line):
-            position = end
+            reads_as_head[index] = reads_as_head[index + 1]
             continue
-        context = _LEADING_CONTEXT.match(source, start, end)
-        head_start = context.end() if context else start
+        context = _LEADING_CONTEXT.match(line)
+        head = line[context.end() if context else 0 :]
         # `_declaration_head` reads the text after an annotation: a blank, then the head.
-        return _declaration_head(b" " + source[head_start : head_start + _HEAD_LIMIT])
-    return False
+        reads_as_head[index] = _declaration_head(b" " + head[:_HEAD_LIMIT], False)
+    return [
+        match.span(1)
+        for match in calls
+        if reads_as_head[bisect_right(starts, match.start())]  # the line after the call's
+    ]
 
 
 def _code_line(line: bytes) -> bytes:
-    """The line's code: without a `//` comment and surrounding blanks ("" for none)."""
-    return _LINE_COMMENT.sub(b"", line).strip()
+    """The line's code: without its `/* ... */` and `//` comments and surrounding blanks
+    ("" for none)."""
+    return _LINE_COMMENT.sub(b"", _BLOCK_COMMENT.sub(b" ", line)).strip()
 
 
 @dataclass
@@ -224,7 +241,9 @@ class _Conditional:
     alternatives: bool = False
 
     def splits_a_declaration(self) -> bool:
-        inside = bool(self.before) and not self.before.endswith((b";", b"{", b"}", b"\\"))
+        # A template head, a list or an expression goes on (`>`, `,`, `(`, `=`, `&&`, `||`);
+        # a statement, a block, a label or a macro call without `;` ends there.
+        inside = self.before.endswith((b">", b",", b"(", b"=", b"&&", b"||"))
         return (
             bool(self.first)
             and not self.alternatives
@@ -247,11 +266,15 @@ def _optional_parts_of_declarations(source: bytes) -> list[tuple[int, int]]:
     groups: list[_Conditional] = []  # the open ones, innermost last
     last_code = b""
     continued = False  # the line goes on a directive (`#define A \\`)
+    continuing: _Conditional | None = None  # whose directive it goes on
     commented = False  # the line is inside a block comment
     for number, line in enumerate(lines):
         directive = _CONDITIONAL.match(line)
         if continued or (directive is None and line.lstrip().startswith(b"#")):
+            if continued and continuing is not None:
+                continuing.lines.append(number)  # the rest of a conditional's condition
             continued = line.rstrip().endswith(b"\\")
+            continuing = continuing if continued else None
             continue  # a directive's line is no code
         if directive is None:
             code = _code_line(line)
@@ -268,11 +291,14 @@ def _optional_parts_of_declarations(source: bytes) -> list[tuple[int, int]]:
             continue
         continued = line.rstrip().endswith(b"\\")
         word = directive.group(1)
+        continuing = None
         if word.startswith(b"if"):
             groups.append(_Conditional([number], last_code))
+            continuing = groups[-1]
         elif groups:
             group = groups[-1]
             group.lines.append(number)
+            continuing = group
             if word != b"endif":
                 group.alternatives = True
                 continue
@@ -282,7 +308,14 @@ def _optional_parts_of_declarations(source: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-def blank_annotation_macros(source: bytes) -> bytes:
+def blank_c_annotation_macros(source: bytes) -> bytes:
+    """``blank_annotation_macros`` for C: no constructors, so a lone word before `(` after an
+    annotation-like name is a function whose return type is spelled in capitals
+    (`OSSL_PARAM OSSL_PARAM_construct_int(`), and stays."""
+    return blank_annotation_macros(source, constructors=False)
+
+
+def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> bytes:
     """The source with its annotation macros replaced by spaces (same length, same lines):
     one leading a declaration (`FMT_CONSTEXPR text_style fg(rgb c)`, `MEM_STATIC size_t f(`),
     one after a parameter list (`) FMT_NOEXCEPT {`), one naming a class's export
@@ -295,7 +328,7 @@ def blank_annotation_macros(source: bytes) -> bytes:
     for match in _MACRO_TOKEN.finditer(source):
         line_start = source.rfind(b"\n", 0, match.start()) + 1
         if _LEADING_CONTEXT.fullmatch(source, line_start, match.start()) and _declaration_head(
-            source[match.end() : match.end() + _HEAD_LIMIT]
+            source[match.end() : match.end() + _HEAD_LIMIT], constructors
         ):
             spans.append(match.span())
     spans.extend(match.span(1) for match in _TRAILING.finditer(source))
@@ -309,11 +342,7 @@ def blank_annotation_macros(source: bytes) -> bytes:
     )
     if b"#" in source:
         spans.extend(_optional_parts_of_declarations(source))
-    spans.extend(
-        match.span(1)
-        for match in _LONE_CALL.finditer(source)
-        if _annotates_declaration(source, match.end())
-    )
+    spans.extend(_annotated_lone_calls(source))
     return blank_spans(source, spans)
 
 
@@ -341,7 +370,7 @@ C = LanguageSpec(
     doc_comment_prefixes=_DOC_PREFIXES,
     transparent_node_types=_C_TRANSPARENT,
     dialect=_header_dialect,
-    parse_source=blank_annotation_macros,
+    parse_source=blank_c_annotation_macros,
 )
 
 CPP = LanguageSpec(
