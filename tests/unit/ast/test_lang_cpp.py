@@ -19,7 +19,11 @@ from locus.ast.adapters.store import AstStore, FileIndex
 from locus.ast.domain import FileAnalysis, extract
 from locus.ast.domain.extraction import parse_tree
 from locus.ast.domain.languages import compiled_language
-from locus.ast.domain.specs.c_family import blank_annotation_macros, cpp_definition_name
+from locus.ast.domain.specs.c_family import (
+    blank_annotation_macros,
+    blank_c_annotation_macros,
+    cpp_definition_name,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -415,8 +419,9 @@ def test_what_only_looks_like_an_annotation_stays() -> None:
     return type spelled in capitals, a ternary's branch, an include guard after a one-line
     comment, a macro call without `;` before a conditional; and a conditional continued on
     the next line is blanked whole."""
+    yaml = b"YAML_DECLARE(int)\nyaml_parser_initialize(yaml_parser_t *parser, int flags);\n"
+    assert blank_c_annotation_macros(yaml) is yaml  # C: no constructors, the macro is a type
     kept = [
-        b"YAML_DECLARE(int)\nyaml_parser_initialize(yaml_parser_t *parser, int flags);\n",
         b"int f(int c) {\n  return c ?\n    MODE_A :\n    MODE_B;\n}\n",
         b"/* generated */\n#ifndef GUARD_H\n#define GUARD_H\nint f(void);\n#endif\n",
         b'JMESSAGE(JMSG_NOMESSAGE, "Bogus")\n#if JPEG_LIB_VERSION >= 70\nJMESSAGE(A, "b")\n'

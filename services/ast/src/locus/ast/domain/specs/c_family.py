@@ -193,19 +193,26 @@ def _declaration_head(after: bytes, constructors: bool) -> bool:
     return len(words) >= 2 or words == [b"operator"]
 
 
-def _annotated_lone_calls(source: bytes) -> list[tuple[int, int]]:
-    """The function-like annotations alone on their lines whose next line that is not itself
-    a lone annotation reads `type name(` (so a macro that is the return type,
-    `YAML_DECLARE(int)` above `yaml_parser_initialize(`, stays). One pass from the end: a run
-    of thousands of macro lines (an X-macro table) costs one look at each."""
-    calls = list(_LONE_CALL.finditer(source))
-    if not calls:
-        return []
+def _lines(source: bytes) -> tuple[list[bytes], list[int]]:
+    """The source's lines (without their `\\n`) and the offset each starts at."""
     lines = source.split(b"\n")
     starts, position = [], 0
     for line in lines:
         starts.append(position)
         position += len(line) + 1
+    return lines, starts
+
+
+def _annotated_lone_calls(source: bytes, constructors: bool) -> list[tuple[int, int]]:
+    """The function-like annotations alone on their lines whose next line that is not itself
+    a lone annotation reads `type name(`, or in C++ a constructor's `name(` (so in C a macro
+    that is the return type, `YAML_DECLARE(int)` above `yaml_parser_initialize(`, stays).
+    One pass from the end: a run of thousands of macro lines (an X-macro table) costs one
+    look at each."""
+    calls = list(_LONE_CALL.finditer(source))
+    if not calls:
+        return []
+    lines, starts = _lines(source)
     # Per line: whether the first line from it on that is no lone annotation reads as a head.
     reads_as_head = [False] * (len(lines) + 1)
     for index in range(len(lines) - 1, -1, -1):
@@ -216,7 +223,7 @@ def _annotated_lone_calls(source: bytes) -> list[tuple[int, int]]:
         context = _LEADING_CONTEXT.match(line)
         head = line[context.end() if context else 0 :]
         # `_declaration_head` reads the text after an annotation: a blank, then the head.
-        reads_as_head[index] = _declaration_head(b" " + head[:_HEAD_LIMIT], False)
+        reads_as_head[index] = _declaration_head(b" " + head[:_HEAD_LIMIT], constructors)
     return [
         match.span(1)
         for match in calls
@@ -253,15 +260,12 @@ class _Conditional:
 
 def _optional_parts_of_declarations(source: bytes) -> list[tuple[int, int]]:
     """The directive lines of each `#if` group with no `#else` that sits inside a declaration
-    (the code line before it does not end a statement or a block, or its first line goes on a
-    list: `, use_thread(x)`), such as `#if defined(CPP_14)` / `constexpr` / `#endif` between
-    a template head and its function. Blanked, the parser reads the optional part as written
-    in place; tree-sitter cannot read a directive that splits a declaration."""
-    lines = source.split(b"\n")
-    offsets, position = [], 0
-    for line in lines:
-        offsets.append(position)
-        position += len(line) + 1
+    (the code line before it goes on: ends in `>`, `,`, `(`, `=`, `&&` or `||`; or its first
+    line goes on a list: `, use_thread(x)`), such as `#if defined(CPP_14)` / `constexpr` /
+    `#endif` between a template head and its function. Blanked, the parser reads the
+    optional part as written in place; tree-sitter cannot read a directive that splits a
+    declaration."""
+    lines, offsets = _lines(source)
     spans: list[tuple[int, int]] = []
     groups: list[_Conditional] = []  # the open ones, innermost last
     last_code = b""
@@ -321,8 +325,11 @@ def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> byte
     one after a parameter list (`) FMT_NOEXCEPT {`), one naming a class's export
     (`class FMT_API format_error`), one alone on its line (`FMT_BEGIN_NAMESPACE`), a
     function-like one alone on its line above a declaration (`JSON_HEDLEY_NON_NULL(3)`), one
-    standing for an access specifier (`JSON_PRIVATE_UNLESS_TESTED:`). A
-    macro in an expression, a `#define` or a comment, and a function-like macro anywhere else
+    standing for an access specifier (`JSON_PRIVATE_UNLESS_TESTED:`), the word before an
+    out-of-line constructor (`simdjson_inline X::X(`), the directives of an `#if` inside a
+    declaration (``_optional_parts_of_declarations``). With ``constructors`` (C++), one before
+    a lone name and its parameters (`FMT_CONSTEXPR text_style(`) too. A macro in an
+    expression, a `#define` or a comment, and a function-like macro anywhere else
     (`JSON_ASSERT(x);`), are left as they are."""
     spans: list[tuple[int, int]] = []
     for match in _MACRO_TOKEN.finditer(source):
@@ -342,7 +349,7 @@ def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> byte
     )
     if b"#" in source:
         spans.extend(_optional_parts_of_declarations(source))
-    spans.extend(_annotated_lone_calls(source))
+    spans.extend(_annotated_lone_calls(source, constructors))
     return blank_spans(source, spans)
 
 
