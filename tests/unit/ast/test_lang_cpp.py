@@ -437,3 +437,16 @@ def test_what_only_looks_like_an_annotation_stays() -> None:
     analysis = extract("include/x.hpp", continued, "cpp")
     assert analysis.parse_errors == 0
     assert "f" in symbols_by_name(analysis)
+
+
+def test_a_constructor_below_a_function_like_annotation_is_found() -> None:
+    """nlohmann/json's exceptions: `JSON_HEDLEY_NON_NULL(3)` above `exception(int id_, const
+    char* what_arg)` — in C++ a lone name and its parameters is a constructor's head."""
+    source = (
+        b"namespace detail {\nclass exception : public std::exception {\n  protected:\n"
+        b"    JSON_HEDLEY_NON_NULL(3)\n    exception(int id_, const char* what_arg)"
+        b" : id(id_), m(what_arg) {}\n};\n}\n"
+    )
+    analysis = extract("include/nlohmann/detail/exceptions.hpp", source, "cpp")
+    assert analysis.parse_errors == 0
+    assert symbols_by_name(analysis)["detail::exception::exception"].kind == "constructor"
