@@ -14,6 +14,7 @@ from language_fixtures import (
 
 from locus.ast.adapters.store import AstStore, FileIndex
 from locus.ast.domain import FileAnalysis, extract, module_name_for_path
+from locus.ast.domain.specs.c_family import blank_c_annotation_macros
 
 pytestmark = pytest.mark.unit
 
@@ -130,6 +131,36 @@ def test_annotation_macros_before_functions_are_read_as_written() -> None:
     assert symbols["MEM_read"].signature == "U32 MEM_read(void)"
     assert (symbols["ok"].start_line, symbols["ok"].end_line) == (2, 2)
     assert ("MEM_read", "helper", "helper") in relation_triples(analysis, "calls")
+
+
+def test_annotations_before_a_macro_that_writes_a_definition_hide_nothing_after_it() -> None:
+    """xxhash.h (vendored by zstd and many others) writes one accumulator per instruction set
+    with a macro: `XXH_FORCE_INLINE XXH_TARGET_AVX2 XXH3_ACCUMULATE_TEMPLATE(avx2)`. With the
+    annotations in place tree-sitter lost the functions after each such line."""
+    source = (
+        b"#define XXH3_ACCUMULATE_TEMPLATE(name) void XXH3_accumulate_##name(int n) { }\n"
+        b"XXH_FORCE_INLINE XXH_TARGET_AVX2 XXH3_ACCUMULATE_TEMPLATE(avx2)\n"
+        b"\n"
+        b"XXH_FORCE_INLINE XXH_TARGET_AVX2 void\n"
+        b"XXH3_scrambleAcc_avx2(void* acc, const void* secret)\n"
+        b"{\n    helper(acc);\n}\n"
+        b"XXH_FORCE_INLINE XXH3_ACCUMULATE_TEMPLATE(scalar)\n"
+        b"XXH_PUBLIC_API XXH32_hash_t XXH32 (const void* input, unsigned len)\n"
+        b"{\n    return 0;\n}\n"
+    )
+    analysis = extract("lib/common/xxhash.h", source, "c")
+    assert analysis.parse_errors == 0
+    symbols = symbols_by_name(analysis)
+    assert (
+        symbols["XXH3_scrambleAcc_avx2"].start_line,
+        symbols["XXH3_scrambleAcc_avx2"].end_line,
+    ) == (4, 8)
+    assert (symbols["XXH32"].start_line, symbols["XXH32"].end_line) == (10, 13)
+    # The line is blanked whole (the parser cannot read what the macro writes); a macro call
+    # that ends a statement stays.
+    assert blank_c_annotation_macros(source).splitlines()[1].strip() == b""
+    statement = b"void f(void) {\n    RETRY_ON_EINTR LOG_ERROR(x);\n}\n"
+    assert blank_c_annotation_macros(statement) is statement
 
 
 def test_macros_the_parser_cannot_read_degrade_gracefully() -> None:

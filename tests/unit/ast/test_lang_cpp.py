@@ -450,3 +450,26 @@ def test_a_constructor_below_a_function_like_annotation_is_found() -> None:
     analysis = extract("include/nlohmann/detail/exceptions.hpp", source, "cpp")
     assert analysis.parse_errors == 0
     assert symbols_by_name(analysis)["detail::exception::exception"].kind == "constructor"
+
+
+def test_a_pragma_above_a_template_head_keeps_the_class_around_it() -> None:
+    """fmt's base.h: `FMT_PRAGMA_CLANG(diagnostic ignored "...")` above `template <typename
+    FormatContext>` and a method; read as written, the pragma took native_formatter's methods
+    out of their struct."""
+    source = (
+        b"template <typename T, typename Char> struct native_formatter {\n"
+        b" public:\n"
+        b"  FMT_CONSTEXPR auto parse(parse_context<Char>& ctx) -> const Char* {\n"
+        b"    return ctx.begin();\n  }\n"
+        b'  FMT_PRAGMA_CLANG(diagnostic ignored "-Wundefined-inline")\n'
+        b"  template <typename FormatContext>\n"
+        b"  FMT_CONSTEXPR auto format(const T& val, FormatContext& ctx) const\n"
+        b"      -> decltype(ctx.out());\n"
+        b"  void reset() { }\n"
+        b"};\n"
+    )
+    lines = blank_annotation_macros(source).decode().splitlines()
+    assert lines[5].strip() == ""  # the pragma: a declaration follows its template head
+    symbols = symbols_by_name(extract("include/fmt/base.h", source, "cpp"))
+    assert symbols["native_formatter::parse"].kind == "method"
+    assert symbols["native_formatter::reset"].kind == "method"

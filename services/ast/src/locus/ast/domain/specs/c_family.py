@@ -116,6 +116,12 @@ _NOT_A_NAME = frozenset(
     b"if while for switch return sizeof do else case goto typeof decltype alignof alignas "
     b"static_assert defined new delete throw co_return co_await co_yield".split()
 )
+# After annotations, a macro call that closes its line (`XXH_FORCE_INLINE XXH_TARGET_AVX2
+# XXH3_ACCUMULATE_TEMPLATE(avx2)`): it writes a definition the parser cannot see, and read as
+# written it swallows the next one (or loses it), so the whole line is blanked.
+_DEFINING_CALL = re.compile(
+    rb"[ \t]+(" + _MACRO.encode() + rb"[ \t]*\([^()\n]*\))[ \t]*(?://[^\n]*)?\r?(?:\n|$)"
+)
 # Between `class` / `struct` / `union` and the type's name (`class FMT_API format_error`).
 _CLASS_HEAD = re.compile(
     rb"\b(?:class|struct|union)[ \t]+(" + _MACRO.encode() + rb")[ \t]+(?=[A-Za-z_])"
@@ -220,7 +226,13 @@ def _annotated_lone_calls(source: bytes, constructors: bool) -> list[tuple[int, 
         if _LONE.fullmatch(line) or _LONE_CALL.fullmatch(line):
             reads_as_head[index] = reads_as_head[index + 1]
             continue
-        context = _LEADING_CONTEXT.match(line)
+        written = line.rstrip()
+        context = _LEADING_CONTEXT.match(written + b" ")
+        if written.strip() and context is not None and context.end() > len(written):
+            # Only a template head or specifiers (`template <typename Context>`): the
+            # declaration goes on below.
+            reads_as_head[index] = reads_as_head[index + 1]
+            continue
         head = line[context.end() if context else 0 :]
         # `_declaration_head` reads the text after an annotation: a blank, then the head.
         reads_as_head[index] = _declaration_head(b" " + head[:_HEAD_LIMIT], constructors)
@@ -334,9 +346,12 @@ def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> byte
     spans: list[tuple[int, int]] = []
     for match in _MACRO_TOKEN.finditer(source):
         line_start = source.rfind(b"\n", 0, match.start()) + 1
-        if _LEADING_CONTEXT.fullmatch(source, line_start, match.start()) and _declaration_head(
-            source[match.end() : match.end() + _HEAD_LIMIT], constructors
-        ):
+        if not _LEADING_CONTEXT.fullmatch(source, line_start, match.start()):
+            continue
+        after = source[match.end() : match.end() + _HEAD_LIMIT]
+        if (call := _DEFINING_CALL.match(after)) is not None:
+            spans.append((match.start(), match.end() + call.end(1)))
+        elif _declaration_head(after, constructors):
             spans.append(match.span())
     spans.extend(match.span(1) for match in _TRAILING.finditer(source))
     spans.extend(match.span(1) for match in _CLASS_HEAD.finditer(source))
