@@ -473,3 +473,26 @@ def test_a_pragma_above_a_template_head_keeps_the_class_around_it() -> None:
     symbols = symbols_by_name(extract("include/fmt/base.h", source, "cpp"))
     assert symbols["native_formatter::parse"].kind == "method"
     assert symbols["native_formatter::reset"].kind == "method"
+
+
+def test_out_of_line_conversion_operators_are_methods_of_their_class() -> None:
+    """simdjson's `inline document::element_result<bool>::operator bool() const`: with the
+    specifier in place tree-sitter read a function named `bool`, and without it the nested
+    scope hid the operator from the definitions query."""
+    source = (
+        b"namespace simdjson {\n"
+        b"inline document::element_result<bool>::operator bool() const noexcept(false) {\n"
+        b"  return get();\n}\n"
+        b"template<typename T>\n"
+        b"really_inline result<T>::operator T() && noexcept(false) {\n"
+        b"  return std::move(value);\n}\n"
+        b"inline void *document::operator new(size_t size) { return alloc(size); }\n"
+        b"}\n"
+    )
+    analysis = extract("include/simdjson/inline/document.h", source, "cpp")
+    callables = {s.qualified_name: s for s in analysis.symbols if s.kind == "method"}
+    assert callables["simdjson::document::element_result::operator bool"].start_line == 2
+    assert "simdjson::result::operator T" in callables
+    assert "bool" not in symbols_by_name(analysis)
+    # `operator new` has a return type: the words before it stay.
+    assert b"inline void *document::operator new" in blank_annotation_macros(source)

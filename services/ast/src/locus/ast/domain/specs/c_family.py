@@ -108,6 +108,15 @@ _CONSTRUCTOR_HEAD = re.compile(
     rb"(?:[A-Za-z_]\w*(?:<[^\n(<>]*>)?::)*([A-Za-z_]\w*)(?:<[^\n(<>]*>)?::~?\2[ \t]*\(",
     re.MULTILINE,
 )
+# The words before an out-of-line conversion operator (`inline document::element_result<bool>::
+# operator bool()`): it has no return type, so they are specifiers or annotations, and with
+# them tree-sitter reads `document::element_result<bool>::operator` as a type and `bool()` as
+# the function (`operator new` and `operator delete` have return types).
+_CONVERSION_HEAD = re.compile(
+    rb"^[ \t]*(?:template[ \t]*<[^\n]*>[ \t]*)?((?:[A-Za-z_]\w*[ \t]+)+)"
+    rb"(?:[A-Za-z_]\w*(?:<[^\n(<>]*>)?::)+operator[ \t]+(?!(?:new|delete|co_await)\b)[A-Za-z_]",
+    re.MULTILINE,
+)
 _SPECIFIERS = frozenset(
     b"inline constexpr consteval explicit static virtual friend extern template".split()
 )
@@ -361,6 +370,11 @@ def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> byte
         match.span(1)
         for match in _CONSTRUCTOR_HEAD.finditer(source)
         if match.group(1) not in _SPECIFIERS and match.group(1) not in _NOT_A_NAME
+    )
+    spans.extend(
+        match.span(1)
+        for match in _CONVERSION_HEAD.finditer(source)
+        if not _NOT_A_NAME.intersection(match.group(1).split())
     )
     if b"#" in source:
         spans.extend(_optional_parts_of_declarations(source))

@@ -92,6 +92,14 @@
     (operator_cast) @name
     (qualified_identifier
       name: (operator_cast)) @name
+    ; `ns::result<T>::operator T()`: each scope nests one level deeper.
+    (qualified_identifier
+      name: (qualified_identifier
+        name: (operator_cast))) @name
+    (qualified_identifier
+      name: (qualified_identifier
+        name: (qualified_identifier
+          name: (operator_cast)))) @name
   ]
   body: (_) @body) @definition.function
 
