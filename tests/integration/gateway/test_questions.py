@@ -45,7 +45,7 @@ async def ask_status(stub: Any, request: Any) -> tuple[grpc.StatusCode, str]:
     [
         ({"question": ""}, "question must not be empty"),
         ({"question": "   \n"}, "question must not be empty"),
-        ({"question": "q" * 100_001}, "question is 100001 characters long; the limit is 100000"),
+        ({"question": "q" * 250_001}, "question is 250001 characters long; the limit is 250000"),
         ({"max_files": -2}, "max_files must not be negative"),
         ({"max_symbols": 100_000}, "max_symbols must be at most"),
         ({"impact_depth": 50}, "impact_depth must be at most"),
@@ -64,7 +64,7 @@ async def test_invalid_ask_requests(stack, gateway) -> None:
     stack.require("ingestion")
     for request, message in (
         (gateway_pb2.AskRequest(project_id="shop", question=""), "must not be empty"),
-        (gateway_pb2.AskRequest(project_id="shop", question="x" * 100_001), "the limit is 100000"),
+        (gateway_pb2.AskRequest(project_id="shop", question="x" * 250_001), "the limit is 250000"),
         (
             gateway_pb2.AskRequest(project_id="shop", question="why?", max_context_chunks=999),
             "max_context_chunks must be at most",

@@ -527,7 +527,7 @@ async def test_file_history_of_a_git_source_and_its_bad_requests(stub: tuple[Stu
             grpc.StatusCode.INVALID_ARGUMENT,
         ),
         "long question": (
-            ingestion_pb2.ScoreFileHistoryRequest(project_id="shop", question="x" * 100_001),
+            ingestion_pb2.ScoreFileHistoryRequest(project_id="shop", question="x" * 250_001),
             grpc.StatusCode.INVALID_ARGUMENT,
         ),
     }

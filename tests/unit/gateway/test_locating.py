@@ -37,7 +37,7 @@ async def open_request(service: Any, question: str = "q") -> OpenRequest:
     ("query", "message"),
     [
         (LocateQuery("shop", "   "), "question must not be empty"),
-        (LocateQuery("shop", "q" * 100_001), "the limit is 100000"),
+        (LocateQuery("shop", "q" * 250_001), "the limit is 250000"),
         (LocateQuery("shop", "q", max_files=-1), "max_files must not be negative"),
         (LocateQuery("shop", "q", max_symbols=10_000), "max_symbols must be at most 200"),
         (LocateQuery("shop", "q", impact_depth=99), "impact_depth must be at most 5"),

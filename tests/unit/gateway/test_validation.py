@@ -30,7 +30,7 @@ def test_an_empty_question_is_refused(question: str) -> None:
 
 def test_the_question_length_limit() -> None:
     assert validate_question("q" * MAX_QUESTION_CHARS) == "q" * MAX_QUESTION_CHARS
-    with pytest.raises(InvalidRequest, match="100001 characters long; the limit is 100000"):
+    with pytest.raises(InvalidRequest, match="250001 characters long; the limit is 250000"):
         validate_question("q" * (MAX_QUESTION_CHARS + 1))
 
 

@@ -82,7 +82,7 @@ log = logging.getLogger(__name__)
 MAX_PATH_LENGTH = 4096
 MAX_CONTENTS_PER_CALL = 256  # GetFileContents
 MAX_HISTORY_PATHS = 2000  # ScoreFileHistory: a ranking's candidate files, with room
-MAX_HISTORY_QUESTION_CHARS = 100_000  # what Locate accepts
+MAX_HISTORY_QUESTION_CHARS = 250_000  # what Locate accepts
 _CHANGE_TYPES = {
     ChangeType.ADDED: common_pb2.CHANGE_TYPE_ADDED,
     ChangeType.MODIFIED: common_pb2.CHANGE_TYPE_MODIFIED,
