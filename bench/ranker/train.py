@@ -83,7 +83,7 @@ BAG = {"models": 3}
 # Out-of-fold file scores for the symbol model's training rows: the file model of each fold
 # never saw the repositories it scores (folds are whole repositories, assigned in order).
 FILE_MODEL_FOLDS = 5
-# The last scoring's first 20 files and functions of each instance (``--scores-out``).
+# The last scoring's first 100 files and functions of each instance (``--scores-out``).
 RANKED: dict[str, tuple[list[str], list[str]]] = {}
 # A repository's instances together weigh at most this many instances' worth in training (0: every
 # instance weighs 1). The held-out measure averages over repositories, and a few repositories
@@ -464,7 +464,7 @@ def score_with(
             instance, file_scores, predict(models[1], kind, symbol_rows, symbol_columns)
         )
         out[instance.instance_id] = locbench.score_instance(instance.gold, files, functions)
-        RANKED[instance.instance_id] = (files[:20], functions[:20])
+        RANKED[instance.instance_id] = (files[:100], functions[:100])
     return out
 
 
