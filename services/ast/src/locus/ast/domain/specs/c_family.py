@@ -75,6 +75,9 @@ _HEAD_WORD = re.compile(rb"[A-Za-z_]\w*")
 _HEAD_OPERATOR = re.compile(rb"\boperator\b")
 _ANGLE_BYTES = re.compile(rb"<[^<>;{}()]*>")
 _HEAD_LIMIT = 240
+# How far into its line a leading annotation may start (indentation, a template head and the
+# specifiers and annotations before it).
+_CONTEXT_LIMIT = 400
 # After a parameter list (and `const`, `&`): annotations before the body, an initializer list,
 # `;`, `= default`, a trailing return type or another specifier.
 _TRAILING = re.compile(
@@ -353,9 +356,14 @@ def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> byte
     expression, a `#define` or a comment, and a function-like macro anywhere else
     (`JSON_ASSERT(x);`), are left as they are."""
     spans: list[tuple[int, int]] = []
+    _, starts = _lines(source)
     for match in _MACRO_TOKEN.finditer(source):
-        line_start = source.rfind(b"\n", 0, match.start()) + 1
-        if not _LEADING_CONTEXT.fullmatch(source, line_start, match.start()):
+        line_start = starts[bisect_right(starts, match.start()) - 1]
+        # A leading annotation sits in its line's first few hundred bytes: the bound keeps a
+        # line of thousands of macro-like words (generated tables) linear, not quadratic.
+        if match.start() - line_start > _CONTEXT_LIMIT or not _LEADING_CONTEXT.fullmatch(
+            source, line_start, match.start()
+        ):
             continue
         after = source[match.end() : match.end() + _HEAD_LIMIT]
         if (call := _DEFINING_CALL.match(after)) is not None:
