@@ -221,7 +221,9 @@ def _lines(source: bytes) -> tuple[list[bytes], list[int]]:
     return lines, starts
 
 
-def _annotated_lone_calls(source: bytes, constructors: bool) -> list[tuple[int, int]]:
+def _annotated_lone_calls(
+    source: bytes, lines: list[bytes], starts: list[int], constructors: bool
+) -> list[tuple[int, int]]:
     """The function-like annotations alone on their lines whose next line that is not itself
     a lone annotation reads `type name(`, or in C++ a constructor's `name(` (so in C a macro
     that is the return type, `YAML_DECLARE(int)` above `yaml_parser_initialize(`, stays).
@@ -230,7 +232,6 @@ def _annotated_lone_calls(source: bytes, constructors: bool) -> list[tuple[int, 
     calls = list(_LONE_CALL.finditer(source))
     if not calls:
         return []
-    lines, starts = _lines(source)
     # Per line: whether the first line from it on that is no lone annotation reads as a head.
     reads_as_head = [False] * (len(lines) + 1)
     for index in range(len(lines) - 1, -1, -1):
@@ -356,7 +357,7 @@ def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> byte
     expression, a `#define` or a comment, and a function-like macro anywhere else
     (`JSON_ASSERT(x);`), are left as they are."""
     spans: list[tuple[int, int]] = []
-    _, starts = _lines(source)
+    lines, starts = _lines(source)  # once, for the leading annotations and the lone calls
     for match in _MACRO_TOKEN.finditer(source):
         line_start = starts[bisect_right(starts, match.start()) - 1]
         # A leading annotation sits in its line's first few hundred bytes: the bound keeps a
@@ -386,7 +387,7 @@ def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> byte
     )
     if b"#" in source:
         spans.extend(_optional_parts_of_declarations(source))
-    spans.extend(_annotated_lone_calls(source, constructors))
+    spans.extend(_annotated_lone_calls(source, lines, starts, constructors))
     return blank_spans(source, spans)
 
 
