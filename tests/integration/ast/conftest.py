@@ -190,6 +190,10 @@ class Recorder:
     events: list[Any] = field(default_factory=list)
     raw: list[Any] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
+    # Set at teardown. Cancelling the task alone is not enough: Python 3.11's asyncio.wait_for
+    # (inside nats-py's fetch) can swallow a cancellation that lands as its timeout fires, and
+    # the pull loop, which goes on after a timeout, then never ends (a teardown hung for 300 s).
+    stopping: bool = False
 
     def of_job(self, job_id: str) -> list[Any]:
         return [event for event in self.events if event.job_id == job_id]
@@ -280,7 +284,7 @@ class LocusStack:
         )
 
         async def pull() -> None:
-            while True:
+            while not recorder.stopping:
                 try:
                     messages = await subscription.fetch(batch=256, timeout=0.2)
                 except TimeoutError:  # nats-py raises its own subclass and asyncio's
@@ -416,6 +420,7 @@ async def start_stack(tmp_path: Path) -> AsyncIterator[StackFactory]:
     for nats_server, stack, processes in reversed(started):
         if stack is not None:
             for recorder in stack.recorders:
+                recorder.stopping = True
                 if recorder.task is not None:
                     recorder.task.cancel()
                     await asyncio.gather(recorder.task, return_exceptions=True)
