@@ -227,32 +227,42 @@ def _annotated_lone_calls(
     """The function-like annotations alone on their lines whose next line that is not itself
     a lone annotation reads `type name(`, or in C++ a constructor's `name(` (so in C a macro
     that is the return type, `YAML_DECLARE(int)` above `yaml_parser_initialize(`, stays).
-    One pass from the end: a run of thousands of macro lines (an X-macro table) costs one
-    look at each."""
+    Only the lines below a call are read, each once: a run of thousands of macro lines (an
+    X-macro table) costs one look at each, and a file without such calls none."""
     calls = list(_LONE_CALL.finditer(source))
     if not calls:
         return []
-    # Per line: whether the first line from it on that is no lone annotation reads as a head.
-    reads_as_head = [False] * (len(lines) + 1)
-    for index in range(len(lines) - 1, -1, -1):
-        line = lines[index]
-        if _LONE.fullmatch(line) or _LONE_CALL.fullmatch(line):
-            reads_as_head[index] = reads_as_head[index + 1]
-            continue
-        written = line.rstrip()
-        context = _LEADING_CONTEXT.match(written + b" ")
-        if written.strip() and context is not None and context.end() > len(written):
-            # Only a template head or specifiers (`template <typename Context>`): the
-            # declaration goes on below.
-            reads_as_head[index] = reads_as_head[index + 1]
-            continue
-        head = line[context.end() if context else 0 :]
-        # `_declaration_head` reads the text after an annotation: a blank, then the head.
-        reads_as_head[index] = _declaration_head(b" " + head[:_HEAD_LIMIT], constructors)
+    # Line index -> whether the first line from it on that is no lone annotation reads as a
+    # head (the index past the last line: no).
+    known: dict[int, bool] = {len(lines): False}
+
+    def reads_as_head(index: int) -> bool:
+        passed = []
+        while index not in known:
+            line = lines[index]
+            written = line.rstrip()
+            context = _LEADING_CONTEXT.match(written + b" ")
+            if (
+                _LONE.fullmatch(line)
+                or _LONE_CALL.fullmatch(line)
+                # Only a template head or specifiers (`template <typename Context>`): the
+                # declaration goes on below.
+                or (written.strip() and context is not None and context.end() > len(written))
+            ):
+                passed.append(index)
+                index += 1
+                continue
+            head = line[context.end() if context else 0 :]
+            # `_declaration_head` reads the text after an annotation: a blank, then the head.
+            known[index] = _declaration_head(b" " + head[:_HEAD_LIMIT], constructors)
+        for line_index in passed:
+            known[line_index] = known[index]
+        return known[index]
+
     return [
         match.span(1)
         for match in calls
-        if reads_as_head[bisect_right(starts, match.start())]  # the line after the call's
+        if reads_as_head(bisect_right(starts, match.start()))  # the line after the call's
     ]
 
 
