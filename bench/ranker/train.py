@@ -67,7 +67,7 @@ LGB_PARAMS: dict[str, Any] = {
     "force_row_wise": True,
     "seed": SEED,
     "verbosity": -1,
-    "rounds": 300,
+    "rounds": 100,
 }
 ABLATIONS = {
     "without graph": ("graph", "cue_graph", "best_symbol_cue_graph", "graph_symbols"),
