@@ -293,14 +293,15 @@ class _Conditional:
         )
 
 
-def _optional_parts_of_declarations(source: bytes) -> list[tuple[int, int]]:
+def _optional_parts_of_declarations(
+    lines: list[bytes], offsets: list[int]
+) -> list[tuple[int, int]]:
     """The directive lines of each `#if` group with no `#else` that sits inside a declaration
     (the code line before it goes on: ends in `>`, `,`, `(`, `=`, `&&` or `||`; or its first
     line goes on a list: `, use_thread(x)`), such as `#if defined(CPP_14)` / `constexpr` /
     `#endif` between a template head and its function. Blanked, the parser reads the
     optional part as written in place; tree-sitter cannot read a directive that splits a
-    declaration."""
-    lines, offsets = _lines(source)
+    declaration. ``lines`` and ``offsets`` are the source's (``_lines``)."""
     spans: list[tuple[int, int]] = []
     groups: list[_Conditional] = []  # the open ones, innermost last
     last_code = b""
@@ -367,7 +368,7 @@ def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> byte
     expression, a `#define` or a comment, and a function-like macro anywhere else
     (`JSON_ASSERT(x);`), are left as they are."""
     spans: list[tuple[int, int]] = []
-    lines, starts = _lines(source)  # once, for the leading annotations and the lone calls
+    lines, starts = _lines(source)  # once, for every pass below that reads lines
     for match in _MACRO_TOKEN.finditer(source):
         line_start = starts[bisect_right(starts, match.start()) - 1]
         # A leading annotation sits in its line's first few hundred bytes: the bound keeps a
@@ -396,7 +397,7 @@ def blank_annotation_macros(source: bytes, *, constructors: bool = True) -> byte
         if not _NOT_A_NAME.intersection(match.group(1).split())
     )
     if b"#" in source:
-        spans.extend(_optional_parts_of_declarations(source))
+        spans.extend(_optional_parts_of_declarations(lines, starts))
     spans.extend(_annotated_lone_calls(source, lines, starts, constructors))
     return blank_spans(source, spans)
 
