@@ -37,6 +37,7 @@ from locus.gateway.domain.ranking import (
     FileMatch,
     GraphNeighbor,
     PartHit,
+    Ranking,
     RankingInput,
     RankingV1,
     SymbolRef,
@@ -550,6 +551,34 @@ def test_the_learned_ranking_orders_by_the_model_and_keeps_the_evidence() -> Non
     assert any(e.signal == "identifier" for e in ranking.symbols[0].evidence)
     assert ranking.files[0].relative_path == "src/client/uploads.py"
     assert ranker.name == "learned:test"
+
+
+def test_a_documentation_question_lists_sections_and_documentation_files_first() -> None:
+    # The model values only an identifier match, so it ranks the code first; a question that
+    # asks what the documentation says still gets the sections, and their files, above it.
+    upgrading = ref("docs/manual.md > Manual > Upgrading", "docs/manual.md", kind="section")
+    code = ref("check_upgrade", "src/shop/upgrade.py")
+    ranker = LearnedRanking(RankerModel.from_json(model_json()), RankingV1())
+
+    def ranked(question: str) -> Ranking:
+        return ranker.rank(
+            RankingInput(
+                cues=extract_cues(question),
+                chunks=[chunk(1, 0.03, code, lexical=1), chunk(2, 0.03, upgrading, lexical=2)],
+                named_symbols=[code],
+                max_files=10,
+                max_symbols=10,
+            )
+        )
+
+    asked = ranked("What does the documentation say about check_upgrade?")
+    assert [s.symbol for s in asked.symbols] == [upgrading, code]
+    assert [f.relative_path for f in asked.files] == ["docs/manual.md", "src/shop/upgrade.py"]
+    assert asked.symbols[1].score > asked.symbols[0].score  # the model's scores are kept
+
+    where = ranked("Where is check_upgrade implemented?")
+    assert [s.symbol for s in where.symbols] == [code, upgrading]
+    assert where.files[0].relative_path == "src/shop/upgrade.py"
 
 
 def test_the_file_models_verdict_fills_each_symbols_columns() -> None:

@@ -33,6 +33,7 @@ from locus.gateway.domain.ranking import (
     RankingInput,
     RankingV1,
 )
+from locus.gateway.domain.symbol_kinds import DOCUMENT_KINDS
 
 MODEL_FORMAT = 1
 SHIPPED_MODEL = "ranker.json"  # in locus.gateway.models
@@ -298,6 +299,12 @@ class LearnedRanking:
         # answer shows are rebuilt with their new score (a thousand candidates, a few dozen
         # shown).
         symbol_order = np.argsort(-symbol_scores, kind="stable").tolist()
+        if request.cues.about_docs:
+            # No training split asks what the documentation says (every instance is a bug
+            # report), so the model never learned to put documents first when asked for them:
+            # such a question lists the document sections first, and below the documentation
+            # files, each group in the model's order (a stable sort keeps it).
+            symbol_order.sort(key=lambda i: ranking.symbols[i].symbol.kind not in DOCUMENT_KINDS)
         rescored: dict[int, RankedSymbol] = {}
 
         def shown(i: int) -> RankedSymbol:
@@ -312,10 +319,6 @@ class LearnedRanking:
         per_file = self.hand.weights.symbols_per_file
         file_order = np.argsort(-file_scores, kind="stable").tolist()
         if request.cues.about_docs:
-            # No training split asks what the documentation says (every instance is a bug
-            # report), so the model never learned to put documents first when asked for them:
-            # such a question lists the documentation files first, each group in the model's
-            # order (the symbols need no rule: the asked-for sections come first already).
             file_order.sort(
                 key=lambda i: classify_path(ranking.files[i].relative_path) != PathRole.DOCS
             )
