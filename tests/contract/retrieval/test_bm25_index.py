@@ -731,6 +731,43 @@ async def test_a_project_rewritten_at_open_holds_up_no_other_project(
         await upgraded.close()
 
 
+async def test_a_rewrite_at_open_that_fails_leaves_the_project_to_open_again(
+    tmp_path: Path, make_chunk: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rewrite at open that fails (a full disk, say) fails that request with its error and
+    releases the project's writers: the next request opens and rewrites the project anew."""
+    cjk = [make_chunk(c, text, path=path, file_id=f"f-{c}") for c, text, path in CJK_CHUNKS]
+    directory = tmp_path / "bm25"
+    index = TantivyBM25Index(directory)
+    await index.open()
+    await put(index, cjk, whole_files(cjk))
+    question, project = "多行输入还是不方便", ChunkFilter("p1")
+    wanted = await index.search(question, project, 10)
+    await index.close()
+    marker = directory / "projects" / project_key("p1") / "locus-schema.json"
+    marker.write_text(json.dumps({"version": tantivy_bm25.SCHEMA_VERSION}))  # analyzer 1's
+
+    documents = tantivy_bm25._ProjectIndex._documents
+    failures = [OSError(28, "No space left on device")]
+
+    def failing_documents(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return documents(self, *args, **kwargs)
+
+    monkeypatch.setattr(tantivy_bm25._ProjectIndex, "_documents", failing_documents)
+    upgraded = TantivyBM25Index(directory)
+    await upgraded.open()
+    try:
+        with pytest.raises(OSError, match="No space left") as failed:
+            await upgraded.search(question, project, 10)
+        assert failed.value is not None  # the error (and what it holds) is still alive here
+        assert await upgraded.search(question, project, 10) == wanted
+        assert json.loads(marker.read_text())["analyzer"] == tantivy_bm25.ANALYZER_VERSION
+    finally:
+        await upgraded.close()
+
+
 async def test_writers_beyond_the_limit_are_dropped_and_made_again(
     tmp_path: Path, make_chunk: Any
 ) -> None:
@@ -757,6 +794,61 @@ async def test_writers_beyond_the_limit_are_dropped_and_made_again(
             assert sorted(ids(found)) == [f"c{n}-0", f"c{n}-1"]
     finally:
         await reopened.close()
+
+
+async def test_a_compaction_that_fails_loses_nothing_at_the_next_write(
+    tmp_path: Path, make_chunk: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compaction fails partway (after its first batch of files): the write that asked for it
+    fails, and the next write commits none of its half-done work — every chunk is still
+    there, once, and the project is compacted then."""
+    monkeypatch.setattr(tantivy_bm25, "COMPACT_BATCH_FILES", 2)
+
+    def chunk(k: int, version: int) -> IndexedChunk:
+        text = f"def retry_upload_{k}(): return backoff({version})"
+        return make_chunk(f"c{k}", text, path=f"src/c{k}.py")
+
+    documents, rewrite = tantivy_bm25._ProjectIndex._documents, tantivy_bm25._ProjectIndex._rewrite
+    compacting, failing = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def failing_rewrite(self: Any, *args: Any, **kwargs: Any) -> Any:
+        failing.set()
+        try:
+            return rewrite(self, *args, **kwargs)
+        finally:
+            failing.clear()
+
+    def documents_failing_in_compaction(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if compacting.is_set() and failing.is_set():
+            calls.append(1)
+            if len(calls) == 2:  # the second batch of the rewrite
+                raise OSError(28, "No space left on device")
+        return documents(self, *args, **kwargs)
+
+    monkeypatch.setattr(tantivy_bm25._ProjectIndex, "_rewrite", failing_rewrite)
+    monkeypatch.setattr(tantivy_bm25._ProjectIndex, "_documents", documents_failing_in_compaction)
+    index = TantivyBM25Index(tmp_path / "bm25", compact_deleted_share=0.2)
+    await index.open()
+    try:
+        first = [chunk(k, 0) for k in range(6)]
+        await index.write("p1", [], first, whole_files(first))
+        compacting.set()
+        replaced = chunk(0, 1)
+        await index.write("p1", ["f-src/c0.py"], [replaced], whole_files([replaced]))  # 1 of 7
+        replaced = chunk(1, 1)
+        with pytest.raises(OSError, match="No space left"):  # 2 of 8 deleted: compacted
+            await index.write("p1", ["f-src/c1.py"], [replaced], whole_files([replaced]))
+        assert len(calls) == 2
+        compacting.clear()
+        await index.write("p1", ["f-src/c5.py"], [chunk(5, 1)], whole_files([chunk(5, 1)]))
+        assert await index.count("p1") == 6
+        found = await index.search("retry upload backoff", ChunkFilter("p1"), 20)
+        assert sorted(ids(found)) == [f"c{k}" for k in range(6)]
+        files = await index.search_whole_files("retry upload backoff", ChunkFilter("p1"), 20)
+        assert len(files) == 6
+    finally:
+        await index.close()
 
 
 @pytest.mark.parametrize("batch_files", [tantivy_bm25.COMPACT_BATCH_FILES, 5])

@@ -439,8 +439,10 @@ class _ProjectIndex:
         self._files = self._open_files(index)
         if analyzer != ANALYZER_VERSION:
             with self._lock:
-                self._rewrite(index, self._files, f"analyzer {analyzer} → {ANALYZER_VERSION}")
-                self.close_writers()
+                try:
+                    self._rewrite(index, self._files, f"analyzer {analyzer} → {ANALYZER_VERSION}")
+                finally:  # a failed rewrite must not keep the directory's writer lock
+                    self.close_writers()
             self._write_marker()
 
     def _write_marker(self) -> None:
@@ -574,26 +576,34 @@ class _ProjectIndex:
         # Deleted by term, not delete_all_documents: that drops the segments at once, and a merge
         # of them still running would bring their documents back when it ends; a delete goes
         # through the queue every merge applies. Fully deleted segments are dropped at commit.
-        writer.delete_documents_by_term("project_id", self._project_id)
-        files_writer.delete_documents_by_term("project_id", self._project_id)
-        keys = list(by_file)
-        chunk_count = file_count = 0
-        for start in range(0, len(keys), COMPACT_BATCH_FILES):
-            chunks = [
-                _chunk_at(searcher, address)
-                for key in keys[start : start + COMPACT_BATCH_FILES]
-                for address in by_file[key]
-            ]
-            documents, file_documents = self._documents(chunks, whole_files(chunks))
-            for document in documents:
-                writer.add_document(document)
-            for file_document in file_documents:
-                files_writer.add_document(file_document)
-            chunk_count += len(chunks)
-            file_count += len(file_documents)
-        writer.commit()
+        try:
+            writer.delete_documents_by_term("project_id", self._project_id)
+            files_writer.delete_documents_by_term("project_id", self._project_id)
+            keys = list(by_file)
+            chunk_count = file_count = 0
+            for start in range(0, len(keys), COMPACT_BATCH_FILES):
+                chunks = [
+                    _chunk_at(searcher, address)
+                    for key in keys[start : start + COMPACT_BATCH_FILES]
+                    for address in by_file[key]
+                ]
+                documents, file_documents = self._documents(chunks, whole_files(chunks))
+                for document in documents:
+                    writer.add_document(document)
+                for file_document in file_documents:
+                    files_writer.add_document(file_document)
+                chunk_count += len(chunks)
+                file_count += len(file_documents)
+            writer.commit()
+            files_writer.commit()
+        except BaseException:
+            # Nothing of a rewrite that failed may reach the next commit (a write's): its
+            # queued deletion of every document and the part it added would leave the project
+            # holding that part alone.
+            writer.rollback()
+            files_writer.rollback()
+            raise
         index.reload()
-        files_writer.commit()
         files_index.reload()
         log.info(
             "rewrote the BM25 indexes of project %s (%s): %d chunks and %d files in %.1fs",
