@@ -761,7 +761,9 @@ async def test_a_rewrite_at_open_that_fails_leaves_the_project_to_open_again(
     try:
         with pytest.raises(OSError, match="No space left") as failed:
             await upgraded.search(question, project, 10)
-        assert failed.value is not None  # the error (and what it holds) is still alive here
+        # The request gets the disk's error itself; ``failed`` keeps its traceback, and with it
+        # the failed opening, alive while the project is opened again.
+        assert failed.value.errno == 28
         assert await upgraded.search(question, project, 10) == wanted
         assert json.loads(marker.read_text())["analyzer"] == tantivy_bm25.ANALYZER_VERSION
     finally:
@@ -809,7 +811,7 @@ async def test_a_compaction_that_fails_loses_nothing_at_the_next_write(
         return make_chunk(f"c{k}", text, path=f"src/c{k}.py")
 
     documents, rewrite = tantivy_bm25._ProjectIndex._documents, tantivy_bm25._ProjectIndex._rewrite
-    compacting, failing = threading.Event(), threading.Event()
+    failing = threading.Event()  # set while a rewrite runs
     calls: list[int] = []
 
     def failing_rewrite(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -820,7 +822,7 @@ async def test_a_compaction_that_fails_loses_nothing_at_the_next_write(
             failing.clear()
 
     def documents_failing_in_compaction(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if compacting.is_set() and failing.is_set():
+        if failing.is_set():
             calls.append(1)
             if len(calls) == 2:  # the second batch of the rewrite
                 raise OSError(28, "No space left on device")
@@ -833,14 +835,12 @@ async def test_a_compaction_that_fails_loses_nothing_at_the_next_write(
     try:
         first = [chunk(k, 0) for k in range(6)]
         await index.write("p1", [], first, whole_files(first))
-        compacting.set()
         replaced = chunk(0, 1)
         await index.write("p1", ["f-src/c0.py"], [replaced], whole_files([replaced]))  # 1 of 7
         replaced = chunk(1, 1)
         with pytest.raises(OSError, match="No space left"):  # 2 of 8 deleted: compacted
             await index.write("p1", ["f-src/c1.py"], [replaced], whole_files([replaced]))
         assert len(calls) == 2
-        compacting.clear()
         await index.write("p1", ["f-src/c5.py"], [chunk(5, 1)], whole_files([chunk(5, 1)]))
         assert await index.count("p1") == 6
         found = await index.search("retry upload backoff", ChunkFilter("p1"), 20)

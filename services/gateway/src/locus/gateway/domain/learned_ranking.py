@@ -302,8 +302,8 @@ class LearnedRanking:
         if request.cues.about_docs:
             # No training split asks what the documentation says (every instance is a bug
             # report), so the model never learned to put documents first when asked for them:
-            # such a question lists the document sections first, and below the documentation
-            # files, each group in the model's order (a stable sort keeps it).
+            # such a question lists the document sections first (and, below, the documentation
+            # files first), each group in the model's order (a stable sort keeps it).
             symbol_order.sort(key=lambda i: ranking.symbols[i].symbol.kind not in DOCUMENT_KINDS)
         rescored: dict[int, RankedSymbol] = {}
 
@@ -318,7 +318,7 @@ class LearnedRanking:
             by_file.setdefault(ranking.symbols[i].symbol.file_id, []).append(i)
         per_file = self.hand.weights.symbols_per_file
         file_order = np.argsort(-file_scores, kind="stable").tolist()
-        if request.cues.about_docs:
+        if request.cues.about_docs:  # the documentation files first (see the symbols above)
             file_order.sort(
                 key=lambda i: classify_path(ranking.files[i].relative_path) != PathRole.DOCS
             )
