@@ -32,6 +32,7 @@ SHAPE_H = "include/shapes/shape.h"
 CIRCLE_HPP = "include/shapes/circle.hpp"
 CIRCLE_CPP = "src/circle.cpp"
 MAIN_CPP = "src/main.cpp"
+CIRCLE_TEST = "tests/circle_test.cpp"  # includes the headers through include/, as -Iinclude
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def analyses() -> dict[str, FileAnalysis]:
     """Each file under the language ingestion gives it (`.h` is C)."""
     return {
         path: extract(path, (ROOT / path).read_bytes(), "c" if path.endswith(".h") else "cpp")
-        for path in (SHAPE_H, CIRCLE_HPP, CIRCLE_CPP, MAIN_CPP)
+        for path in (SHAPE_H, CIRCLE_HPP, CIRCLE_CPP, MAIN_CPP, CIRCLE_TEST)
     }
 
 
@@ -116,10 +117,15 @@ def test_calls_resolve_within_namespaces_and_leave_members_of_objects_alone(
 
 def test_includes(analyses: dict[str, FileAnalysis]) -> None:
     assert relation_triples(analyses[MAIN_CPP], "imports") == {
-        (MAIN_CPP, "<iostream>", None),
+        (MAIN_CPP, "<iostream>", "iostream"),
         (MAIN_CPP, "../include/shapes/circle.hpp", CIRCLE_HPP),
     }
     assert [d.target_module for d in analyses[CIRCLE_HPP].dependencies] == [SHAPE_H]
+    # An angle include names its path as written; a quoted one the path beside its includer.
+    assert [d.target_module for d in analyses[CIRCLE_TEST].dependencies] == [
+        "shapes/circle.hpp",
+        "tests/shapes/shape.h",
+    ]
 
 
 def test_chunks_are_symbol_aligned(analyses: dict[str, FileAnalysis]) -> None:
@@ -140,6 +146,21 @@ def test_chunks_are_symbol_aligned(analyses: dict[str, FileAnalysis]) -> None:
         ("function", "report")
     ]
     assert (report.start_line, report.end_line) == (7, 9)
+
+
+async def test_an_include_names_a_path_never_a_type_of_that_name(
+    sqlite_ast_store: AstStore,
+) -> None:
+    # fmt declares `class ostream`; `#include <ostream>` is still the standard library's.
+    sources = {
+        "include/fmt/os.h": b"namespace fmt {}\nclass ostream {\n public:\n  void flush();\n};\n",
+        "src/os.cc": b"#include <ostream>\n#include <vector>\n\nvoid f() {}\n",
+    }
+    indexes = await store_tree(
+        sqlite_ast_store, {p: extract(p, data, "cpp") for p, data in sources.items()}, "cpp"
+    )
+    dependencies = {(d.target_module, d.target_file_id) for d in indexes["src/os.cc"].dependencies}
+    assert dependencies == {("ostream", ""), ("vector", "")}
 
 
 def _resolved(index: FileIndex, kind: str) -> dict[str, str]:
@@ -165,7 +186,17 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
         indexes[SHAPE_H], "shapes::Shape"
     )
     dependencies = {(d.target_module, d.target_file_id) for d in main.dependencies}
-    assert dependencies == {(CIRCLE_HPP, fixture_version(CIRCLE_HPP, "cpp").file_id)}
+    assert dependencies == {
+        (CIRCLE_HPP, fixture_version(CIRCLE_HPP, "cpp").file_id),
+        ("iostream", ""),  # the standard library's: no file of the project
+    }
+    # Through the include directory (-Iinclude): `<shapes/circle.hpp>` and `"shapes/shape.h"`
+    # from tests/ name the headers under include/.
+    dependencies = {(d.target_module, d.target_file_id) for d in indexes[CIRCLE_TEST].dependencies}
+    assert dependencies == {
+        (CIRCLE_HPP, fixture_version(CIRCLE_HPP, "cpp").file_id),
+        (SHAPE_H, fixture_version(SHAPE_H, "cpp").file_id),
+    }
 
     assert await sqlite_ast_store.retract_file(fixture_version(CIRCLE_CPP, "cpp", seq=2))
     after = await sqlite_ast_store.file_index(fixture_version(MAIN_CPP, "cpp").file_id)

@@ -117,6 +117,53 @@ def test_file_dependencies_link_module_nodes_by_file_id_or_module_name(
     assert ("imports", "n:uploads") not in graph.outgoing["n:uploads"]
 
 
+def test_a_c_include_beside_no_file_resolves_through_the_projects_directories(
+    parts: Any,
+) -> None:
+    def c_file(file_id: str, path: str) -> GraphFile:
+        return GraphFile(file_id=file_id, relative_path=path, module_name=path, language="cpp")
+
+    files = [
+        c_file("format", "include/fmt/format.h"),
+        c_file("vendored", "third_party/other/fmt/format.h"),
+        c_file("test", "test/format_test.cc"),
+        c_file("config_a", "lib/a/config.h"),
+        c_file("config_b", "lib/b/config.h"),
+        c_file("user", "lib/b/sub/user.c"),
+        c_file("python", "tools/fmt/format.h.py"),
+    ]
+    symbols = [parts.symbol(f.relative_path, "module", f.file_id) for f in files]
+    graph = build_graph(
+        files,
+        symbols,
+        [],
+        [
+            # `#include "fmt/format.h"` in test/: no test/fmt/format.h, so -Iinclude's (and the
+            # vendored copy's: both end with what was written, equally far from test/).
+            parts.dependency("test", "test/fmt/format.h"),
+            # `#include <config.h>` in lib/b/sub/: the nearest of two is lib/b's.
+            parts.dependency("user", "config.h"),
+            # `<vector>`: no file of the project.
+            parts.dependency("user", "vector"),
+        ],
+    )
+
+    assert graph.outgoing["n:test/format_test.cc"] == [
+        ("imports", "n:include/fmt/format.h"),
+        ("imports", "n:third_party/other/fmt/format.h"),
+    ]
+    assert graph.outgoing["n:lib/b/sub/user.c"] == [("imports", "n:lib/b/config.h")]
+    # Other languages import modules, not paths: a Python file's dependency stays unresolved.
+    python = GraphFile("py", "tools/run.py", "tools.run", language="python")
+    graph = build_graph(
+        [*files, python],
+        [*symbols, parts.symbol("tools.run", "module", "py")],
+        [],
+        [parts.dependency("py", "fmt/format.h")],
+    )
+    assert "n:tools.run" not in graph.outgoing
+
+
 def test_rows_of_files_the_graph_does_not_hold_are_ignored(
     parts: Any, uploads_files: Files, uploads_symbols: Symbols
 ) -> None:

@@ -42,6 +42,7 @@ from locus.ast.adapters.tables import (
 )
 from locus.ast.domain import FileAnalysis
 from locus.ast.identifiers import chunk_id_for, node_id_for
+from locus.codepaths.includes import INCLUDE_LANGUAGES, IncludeDirectories, written_include
 from locus.database import Database, DeletedProjects, slices, table_of
 from locus.database.migrations import prepare_schema
 
@@ -257,7 +258,13 @@ class AstStore:
                         for relation in (_transient(RelationRow, v) for v in r.relations)
                     ],
                     dependencies=_resolve_dependencies(
-                        file, dependencies, visible.files_by_module(file_id, r.dependencies)
+                        file,
+                        dependencies,
+                        visible.files_by_module(
+                            file_id,
+                            r.dependencies,
+                            types_too=file.language not in INCLUDE_LANGUAGES,
+                        ),
                     ),
                     chunks=[_transient(ChunkRow, values) for values in r.chunks],
                 )
@@ -814,10 +821,10 @@ class _GroupDefinitions:
         return _preferred_target([(d.file_id, d.node_id) for d in options], relation.file_id)
 
     def files_by_module(
-        self, file_id: str, dependencies: Sequence[Mapping[str, object]]
+        self, file_id: str, dependencies: Sequence[Mapping[str, object]], types_too: bool = True
     ) -> dict[str, list[str]]:
         """``_module_files`` for one file of the group, from what it sees."""
-        return _files_by_module(dependencies, lambda name: self._seen_by(file_id, name))
+        return _files_by_module(dependencies, lambda name: self._seen_by(file_id, name), types_too)
 
 
 def _preferred_target(options: Sequence[tuple[str, str]], own_file: str) -> str:
@@ -831,9 +838,11 @@ def _preferred_target(options: Sequence[tuple[str, str]], own_file: str) -> str:
 def _files_by_module(
     dependencies: Sequence[Mapping[str, object]],
     named: Callable[[str], Sequence[_Definition]],
+    types_too: bool = True,
 ) -> dict[str, list[str]]:
     """Module name → files defining it, for every candidate module of ``dependencies``
-    (``named``: the definitions of a qualified name)."""
+    (``named``: the definitions of a qualified name). ``types_too``: an import may name a type
+    (not so a C/C++ include, which names a path: `<ostream>` is no `class ostream`)."""
     candidates_per_import = [
         _candidate_modules(str(d["target_module"]), str(d["imported_names"])) for d in dependencies
     ]
@@ -842,6 +851,8 @@ def _files_by_module(
         files = [d.file_id for d in named(module) if d.kind == "module"]
         if files:
             files_by_module[module] = files
+    if not types_too:
+        return files_by_module
     # Languages that import types rather than files (Java `import a.b.Foo`): an import none of
     # whose candidate names is a module resolves to the file(s) defining a type of that name.
     missing = sorted(
@@ -890,7 +901,61 @@ async def _file_dependencies(session: AsyncSession, file: FileRow) -> list[Resol
         )
     )
     values = [{"target_module": r.target_module, "imported_names": r.imported_names} for r in rows]
-    return _resolve_dependencies(file, rows, await _module_files(session, file.project_id, values))
+    files_by_module = await _module_files(
+        session, file.project_id, values, types_too=file.language not in INCLUDE_LANGUAGES
+    )
+    elsewhere = (
+        await _through_include_directories(session, file, rows, files_by_module)
+        if file.language in INCLUDE_LANGUAGES
+        else {}
+    )
+    return _resolve_dependencies(file, rows, files_by_module, elsewhere)
+
+
+# File names per query when looking for headers by name: one LIKE term each (SQLite parses a
+# chain of ORs as a tree as deep as it is long; its limit is 1,000).
+_NAMES_PER_LIKE_QUERY = 50
+
+
+async def _through_include_directories(
+    session: AsyncSession,
+    file: FileRow,
+    rows: Sequence[FileDependencyRow],
+    files_by_module: Mapping[str, list[str]],
+) -> dict[str, list[tuple[str, str]]]:
+    """The C/C++ includes of ``rows`` that name no file beside their includer (not in
+    ``files_by_module``), resolved through the project's directories
+    (``locus.codepaths.includes``): module → (path, file id) of each file found."""
+    missing = sorted(
+        {
+            r.target_module
+            for r in rows
+            if r.target_module and r.target_module not in files_by_module
+        }
+    )
+    if not missing:
+        return {}
+    names = sorted({written_include(m, file.relative_path).rsplit("/", 1)[-1] for m in missing})
+    paths: dict[str, str] = {}
+    for batch in slices(names, _NAMES_PER_LIKE_QUERY):
+        # A prefilter by file name (LIKE's `_` matches any character: the paths are checked
+        # exactly below).
+        named = [FileRow.relative_path.in_(batch)] + [
+            FileRow.relative_path.like(f"%/{name}") for name in batch
+        ]
+        rows_found = await session.execute(
+            select(FileRow.relative_path, FileRow.file_id).where(
+                FileRow.project_id == file.project_id, FileRow.deleted.is_(False), or_(*named)
+            )
+        )
+        paths.update((str(path), str(file_id)) for path, file_id in rows_found)
+    directories = IncludeDirectories(paths)
+    found: dict[str, list[tuple[str, str]]] = {}
+    for module in missing:
+        targets = directories.targets(module, file.relative_path)
+        if targets:
+            found[module] = [(path, paths[path]) for path in targets]
+    return found
 
 
 def _candidate_modules(target_module: str, imported_names: str) -> list[str]:
@@ -900,7 +965,10 @@ def _candidate_modules(target_module: str, imported_names: str) -> list[str]:
 
 
 async def _module_files(
-    session: AsyncSession, project_id: str, dependencies: Sequence[Mapping[str, object]]
+    session: AsyncSession,
+    project_id: str,
+    dependencies: Sequence[Mapping[str, object]],
+    types_too: bool = True,
 ) -> dict[str, list[str]]:
     """Module name → files of the project defining it, for every candidate module."""
     names = sorted(
@@ -913,14 +981,19 @@ async def _module_files(
     named: dict[str, list[_Definition]] = {}
     for definition in await _definitions_named(session, project_id, names):
         named.setdefault(definition.qualified_name, []).append(definition)
-    return _files_by_module(dependencies, lambda name: named.get(name, []))
+    return _files_by_module(dependencies, lambda name: named.get(name, []), types_too)
 
 
 def _resolve_dependencies(
-    file: FileRow, rows: Sequence[FileDependencyRow], files_by_module: dict[str, list[str]]
+    file: FileRow,
+    rows: Sequence[FileDependencyRow],
+    files_by_module: dict[str, list[str]],
+    elsewhere: Mapping[str, Sequence[tuple[str, str]]] | None = None,
 ) -> list[ResolvedDependency]:
     """One entry per (module, file defining it); a self-import (``from . import x`` in the
-    package's own module) is left out; an import no file defines stays with target "" ."""
+    package's own module) is left out; an import no file defines stays with target "" unless
+    ``elsewhere`` found it under another name (a C include through an include directory: the
+    entry names the module found)."""
     resolved: list[ResolvedDependency] = []
     for row in rows:
         matched = False
@@ -932,7 +1005,13 @@ def _resolve_dependencies(
                         ResolvedDependency(file.file_id, module, target_file_id, row.line)
                     )
         if not matched:
-            resolved.append(ResolvedDependency(file.file_id, row.target_module, "", row.line))
+            found = (elsewhere or {}).get(row.target_module, ())
+            resolved.extend(
+                ResolvedDependency(file.file_id, path, target_file_id, row.line)
+                for path, target_file_id in found
+            )
+            if not found:
+                resolved.append(ResolvedDependency(file.file_id, row.target_module, "", row.line))
     return resolved
 
 

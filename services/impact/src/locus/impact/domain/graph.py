@@ -5,6 +5,8 @@ adjacency in both directions for fast traversal.
 empty (or names a node that no longer exists) is resolved by its ``target_qualified_name``
 against this project's symbols, following re-exports (``from .client import UploadClient`` in
 ``uploads/__init__.py`` makes ``uploads.UploadClient`` resolve to ``uploads.client.UploadClient``).
+A C/C++ include that names no file beside its includer is resolved through the project's
+directories, as a build's include directories would (``locus.codepaths.includes``).
 Resolution happens at build time, so a target file that arrives later, or is deleted, is
 picked up by the next build.
 """
@@ -15,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from locus.codepaths.includes import INCLUDE_LANGUAGES, IncludeDirectories
 from locus.impact.domain.model import (
     GraphDependency,
     GraphFile,
@@ -162,6 +165,8 @@ def build_graph(
         if symbol.kind == "module":
             module_of_file.setdefault(symbol.file_id, symbol.node_id)
 
+    includes: IncludeDirectories | None = None
+    file_of_path = {f.relative_path: f.file_id for f in file_map.values()}
     for dependency in dependencies:
         importer = module_of_file.get(dependency.source_file_id)
         if importer is None:
@@ -173,6 +178,16 @@ def build_graph(
                 node
                 for node in resolver.resolve(dependency.target_module)
                 if symbol_map[node].kind == "module"
+            ]
+        includer = file_map[dependency.source_file_id]
+        if not targets and includer.language in INCLUDE_LANGUAGES:
+            # A C/C++ include that names no file beside its includer: through the project's
+            # directories, as a build's include directories would find it.
+            includes = includes or IncludeDirectories(file_of_path)
+            targets = [
+                module_of_file[file_of_path[path]]
+                for path in includes.targets(dependency.target_module, includer.relative_path)
+                if file_of_path[path] in module_of_file
             ]
         for target in targets:
             if target != importer:

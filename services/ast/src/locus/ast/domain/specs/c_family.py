@@ -142,11 +142,17 @@ _SCOPE = re.compile(r"\s*::\s*")
 
 
 def resolve_include(written: str, module_name: str, is_package: bool) -> str | None:
-    """`"../common/mem.h"` included by `lib/compress/zstd.c` -> `lib/common/mem.h`; a system
-    header `<stdio.h>` (or one climbing out of the repository) names no file of the project."""
-    if written.startswith("<") or not written:
+    """`"../common/mem.h"` included by `lib/compress/zstd.c` -> `lib/common/mem.h`; an angle
+    include keeps its path as written (`<nlohmann/json.hpp>` -> `nlohmann/json.hpp`): it names
+    a file of the project only through an include directory, which the store and impact
+    resolve by path (``locus.codepaths.includes``); `<stdio.h>` stays an unresolved import.
+    One climbing out of the repository names no file of the project."""
+    angle = written.startswith("<")
+    written = written.strip("<>").strip()
+    if not written:
         return None
-    path = posixpath.normpath(posixpath.join(posixpath.dirname(module_name), written))
+    directory = "" if angle else posixpath.dirname(module_name)
+    path = posixpath.normpath(posixpath.join(directory, written))
     if path.startswith("../") or path == ".." or path.startswith("/"):
         return None
     return path

@@ -1,4 +1,5 @@
-; #include "x.h" (relative to the including file) and #include <x> (system, unresolved).
+; #include "x.h" (relative to the including file, then any include directory) and #include <x>
+; (include directories only; a system header stays unresolved).
 (preproc_include
   path: (string_literal
     (string_content) @import.module)) @import.statement

@@ -1,0 +1,64 @@
+"""Which file a C/C++ include names through the project's directories."""
+
+import pytest
+
+from locus.codepaths.includes import IncludeDirectories, written_include
+
+pytestmark = pytest.mark.unit
+
+PROJECT = IncludeDirectories(
+    [
+        "include/fmt/format.h",
+        "include/fmt/core.h",
+        "src/format.cc",
+        "test/gtest/gtest.h",
+        "lib/a/config.h",
+        "lib/b/config.h",
+        "lib/b/sub/user.c",
+        "config.h.in",
+        "contrib/kernel/test/include/linux/stddef.h",
+        "contrib/kernel/test/include/sys/types.h",
+        "compat/vector",
+    ]
+)
+
+
+def test_the_written_path_is_what_follows_the_includers_directory() -> None:
+    assert written_include("test/fmt/core.h", "test/core_test.cc") == "fmt/core.h"
+    assert written_include("fmt/core.h", "test/core_test.cc") == "fmt/core.h"  # an angle include
+    assert written_include("lib/x.h", "lib/sub/y.c") == "lib/x.h"  # `../x.h` climbed out
+    assert written_include("x.h", "main.c") == "x.h"  # an includer at the root
+
+
+def test_a_header_is_found_below_any_directory_by_its_path_as_written() -> None:
+    assert PROJECT.targets("test/fmt/core.h", "test/core_test.cc") == ["include/fmt/core.h"]
+    assert PROJECT.targets("fmt/format.h", "src/format.cc") == ["include/fmt/format.h"]
+    assert PROJECT.targets("gtest/gtest.h", "test/core_test.cc") == ["test/gtest/gtest.h"]
+
+
+def test_the_nearest_of_several_wins_and_equals_are_all_kept() -> None:
+    assert PROJECT.targets("config.h", "lib/b/sub/user.c") == ["lib/b/config.h"]
+    assert PROJECT.targets("tools/config.h", "tools/run.c") == ["lib/a/config.h", "lib/b/config.h"]
+
+
+def test_what_the_project_does_not_hold_names_nothing() -> None:
+    assert PROJECT.targets("vector", "src/format.cc") == []
+    assert PROJECT.targets("stdio.h", "src/format.cc") == []
+    assert PROJECT.targets("src/other/format.h", "src/format.cc") == []  # no other/format.h
+    assert PROJECT.targets("src/h", "src/format.cc") == []  # a file name is matched whole
+    assert PROJECT.targets("", "src/format.cc") == []
+
+
+def test_the_standard_and_system_headers_are_the_compilers() -> None:
+    # A kernel test harness's shims and a compatibility copy: not what `<stddef.h>`,
+    # `<sys/types.h>` or `<vector>` name elsewhere in the project.
+    assert PROJECT.targets("stddef.h", "src/format.cc") == []
+    assert PROJECT.targets("sys/types.h", "src/format.cc") == []
+    assert PROJECT.targets("vector", "src/format.cc") == []
+    assert PROJECT.targets("linux/stddef.h", "src/format.cc") == [
+        "contrib/kernel/test/include/linux/stddef.h"
+    ]
+
+
+def test_an_include_never_names_its_own_file() -> None:
+    assert IncludeDirectories(["a/x.h"]).targets("a/x.h", "a/x.h") == []
