@@ -128,6 +128,23 @@ def test_includes(analyses: dict[str, FileAnalysis]) -> None:
     ]
 
 
+def test_a_cast_is_no_call() -> None:
+    source = b"""namespace a {
+int g(int);
+int f(long x) {
+  int y = static_cast<int>(x);
+  char* bytes = reinterpret_cast<char*>(&y);
+  return g(const_cast<int&>(y)) + (dynamic_cast<int*>(nullptr) != nullptr) + to<int>(bytes);
+}
+}  // namespace a
+"""
+    analysis = extract("src/a.cc", source, "cpp")
+    assert relation_triples(analysis, "calls") == {
+        ("a::f", "g", "a::g"),
+        ("a::f", "to<int>", "a::to"),
+    }
+
+
 def test_chunks_are_symbol_aligned(analyses: dict[str, FileAnalysis]) -> None:
     chunks = {(c.kind, c.symbol_qualified_name): c for c in analyses[CIRCLE_CPP].chunks}
     area = chunks[("method", "shapes::Circle::area")]
