@@ -2,7 +2,7 @@
 tree-sitter parse of the same files (same run, same process), and how much of what the files
 reference resolves through the real ast store (SQLite): calls with a target symbol, imports
 with a target file (per import line; C/C++ includes of the compiler's and the system's headers,
-`<stdio.h>`, `<vector>`, left out).
+`<stdio.h>`, `<vector>`, are no imports of the project).
 
 Usage: python bench/languages.py REPO_DIR LANGUAGE [REPO_DIR LANGUAGE ...] [--max-files N]
 A REPO_DIR is a checkout (or `git archive` of one); files are taken by ingestion's language
@@ -24,7 +24,6 @@ from locus.ast.adapters.store import AstStore, FileVersion
 from locus.ast.domain import extract
 from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.domain.languages import language_spec
-from locus.codepaths.includes import INCLUDE_LANGUAGES, is_system_header
 from locus.database import Database
 from locus.ingestion.domain.languages import detect_language
 from locus.ingestion.domain.source_roots import detect_source_roots, layout_files_to_read
@@ -104,16 +103,9 @@ async def report(repo: Path, language: str, limit: int) -> str:
                 if relation.relation.kind == "calls":
                     calls += 1
                     resolved_calls += bool(relation.target_node_id)
-            # One include or import per line (one that names several files counts once); the
-            # compiler's and the system's headers (`<stdio.h>`) are no file of any project.
+            # One include or import per line (one that names several files counts once).
             by_line: dict[int, bool] = {}
             for dependency in index.dependencies:
-                if (
-                    language in INCLUDE_LANGUAGES
-                    and not dependency.target_file_id
-                    and is_system_header(dependency.target_module)
-                ):
-                    continue
                 by_line[dependency.line] = by_line.get(dependency.line, False) or bool(
                     dependency.target_file_id
                 )

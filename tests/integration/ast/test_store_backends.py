@@ -113,29 +113,36 @@ async def test_targets_resolve_across_files_whenever_the_target_arrives(store: A
 async def test_an_include_resolves_through_the_projects_directories(store: AstStore) -> None:
     """`#include "fmt/format_spec.h"` in test/ names include/fmt/format_spec.h (as -Iinclude
     would); `_` in the name is no wildcard (formatXspec.h is another file), a deleted header is
-    no target, and `<stdio.h>` stays the system's."""
-    headers = ("include/fmt/format_spec.h", "include/fmt/formatXspec.h", "old/fmt/format_spec.h")
-    for path in headers:
+    no target, `<stdio.h>` is no dependency, and of two sources holding the same header the
+    includer's own is taken."""
+
+    async def write(path: str, source: bytes, *, source_id: str = "src_1") -> Any:
+        file_id = f"f_{source_id}_{path.replace('/', '_')}"
+        at = replace(version(path, 1), language="cpp", source_id=source_id, file_id=file_id)
         written = await store.replace_file(
-            replace(version(path, 1), language="cpp"),
-            extract(path, b"int f();\n", "cpp"),
-            unsupported_language=False,
+            at, extract(path, source, "cpp"), unsupported_language=False
         )
         assert written is not None
-    assert await store.retract_file(replace(version("old/fmt/format_spec.h", 2), language="cpp"))
-    source = b'#include "fmt/format_spec.h"\n#include <stdio.h>\n\nint main() { return f(); }\n'
-    test = await store.replace_file(
-        replace(version("test/format_test.cc", 1), language="cpp"),
-        extract("test/format_test.cc", source, "cpp"),
-        unsupported_language=False,
+        return written
+
+    for path in ("include/fmt/format_spec.h", "include/fmt/formatXspec.h", "old/fmt/format_spec.h"):
+        await write(path, b"int f();\n")
+    await write("include/fmt/format_spec.h", b"int f();\n", source_id="src_2")
+    assert await store.retract_file(
+        replace(
+            version("old/fmt/format_spec.h", 2),
+            language="cpp",
+            file_id="f_src_1_old_fmt_format_spec.h",
+        )
     )
-    assert test is not None
-    index = await store.file_index(test.file.file_id)
-    assert index is not None
-    assert [(d.target_module, d.target_file_id) for d in index.dependencies] == [
-        ("include/fmt/format_spec.h", "f_include_fmt_format_spec.h"),
-        ("stdio.h", ""),
-    ]
+    source = b'#include "fmt/format_spec.h"\n#include <stdio.h>\n\nint main() { return f(); }\n'
+    for source_id in ("src_1", "src_2"):
+        test = await write("test/format_test.cc", source, source_id=source_id)
+        index = await store.file_index(test.file.file_id)
+        assert index is not None
+        assert [(d.target_module, d.target_file_id) for d in index.dependencies] == [
+            ("include/fmt/format_spec.h", f"f_{source_id}_include_fmt_format_spec.h")
+        ]
 
 
 async def test_files_written_in_one_transaction_each_get_their_own_outcome(

@@ -117,13 +117,14 @@ def test_calls_resolve_within_namespaces_and_leave_members_of_objects_alone(
 
 def test_includes(analyses: dict[str, FileAnalysis]) -> None:
     assert relation_triples(analyses[MAIN_CPP], "imports") == {
-        (MAIN_CPP, "<iostream>", "iostream"),
+        (MAIN_CPP, "<iostream>", None),  # the standard library's
         (MAIN_CPP, "../include/shapes/circle.hpp", CIRCLE_HPP),
     }
     assert [d.target_module for d in analyses[CIRCLE_HPP].dependencies] == [SHAPE_H]
-    # An angle include names its path as written; a quoted one the path beside its includer.
+    # An angle include names its path as written, in brackets; a quoted one the path beside
+    # its includer.
     assert [d.target_module for d in analyses[CIRCLE_TEST].dependencies] == [
-        "shapes/circle.hpp",
+        "<shapes/circle.hpp>",
         "tests/shapes/shape.h",
     ]
 
@@ -165,19 +166,29 @@ def test_chunks_are_symbol_aligned(analyses: dict[str, FileAnalysis]) -> None:
     assert (report.start_line, report.end_line) == (7, 9)
 
 
-async def test_an_include_names_a_path_never_a_type_of_that_name(
-    sqlite_ast_store: AstStore,
-) -> None:
-    # fmt declares `class ostream`; `#include <ostream>` is still the standard library's.
+async def test_an_include_names_a_path_never_a_name(sqlite_ast_store: AstStore) -> None:
+    # The project declares `class ostream` and `format`; `#include <ostream>` and
+    # `#include <format>` are still the standard library's, and `format(...)` in namespace
+    # `text` still looks `text::format` up first. `<fmt/os.h>` is the project's header.
     sources = {
-        "include/fmt/os.h": b"namespace fmt {}\nclass ostream {\n public:\n  void flush();\n};\n",
-        "src/os.cc": b"#include <ostream>\n#include <vector>\n\nvoid f() {}\n",
+        "include/fmt/os.h": b"class ostream {\n public:\n  void flush();\n};\nint format(int);\n",
+        "src/os.cc": (
+            b"#include <ostream>\n#include <format>\n#include <fmt/os.h>\n\n"
+            b"namespace text {\nint format(int);\nint f() { return format(1); }\n}\n"
+        ),
     }
-    indexes = await store_tree(
-        sqlite_ast_store, {p: extract(p, data, "cpp") for p, data in sources.items()}, "cpp"
-    )
-    dependencies = {(d.target_module, d.target_file_id) for d in indexes["src/os.cc"].dependencies}
-    assert dependencies == {("ostream", ""), ("vector", "")}
+    analyses = {p: extract(p, data, "cpp") for p, data in sources.items()}
+    assert relation_triples(analyses["src/os.cc"], "calls") == {
+        ("text::f", "format", "text::format")
+    }
+    indexes = await store_tree(sqlite_ast_store, analyses, "cpp")
+    os_cc = indexes["src/os.cc"]
+    assert {(d.target_module, d.target_file_id) for d in os_cc.dependencies} == {
+        ("include/fmt/os.h", fixture_version("include/fmt/os.h", "cpp").file_id)
+    }
+    imports = {r.relation.target_name: r.target_node_id for r in os_cc.relations}
+    assert imports["<ostream>"] == imports["<format>"] == ""  # not `class ostream`
+    assert imports["<fmt/os.h>"] == ""  # a path: no symbol of that name
 
 
 def _resolved(index: FileIndex, kind: str) -> dict[str, str]:
@@ -203,10 +214,7 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
         indexes[SHAPE_H], "shapes::Shape"
     )
     dependencies = {(d.target_module, d.target_file_id) for d in main.dependencies}
-    assert dependencies == {
-        (CIRCLE_HPP, fixture_version(CIRCLE_HPP, "cpp").file_id),
-        ("iostream", ""),  # the standard library's: no file of the project
-    }
+    assert dependencies == {(CIRCLE_HPP, fixture_version(CIRCLE_HPP, "cpp").file_id)}
     # Through the include directory (-Iinclude): `<shapes/circle.hpp>` and `"shapes/shape.h"`
     # from tests/ name the headers under include/.
     dependencies = {(d.target_module, d.target_file_id) for d in indexes[CIRCLE_TEST].dependencies}

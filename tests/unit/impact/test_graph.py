@@ -142,9 +142,9 @@ def test_a_c_include_beside_no_file_resolves_through_the_projects_directories(
             # vendored copy's: both end with what was written, equally far from test/).
             parts.dependency("test", "test/fmt/format.h"),
             # `#include <config.h>` in lib/b/sub/: the nearest of two is lib/b's.
-            parts.dependency("user", "config.h"),
-            # `<vector>`: no file of the project.
-            parts.dependency("user", "vector"),
+            parts.dependency("user", "<config.h>"),
+            # `#include "vector.h"` in lib/b/sub/: no file of the project.
+            parts.dependency("user", "lib/b/sub/vector.h"),
         ],
     )
 

@@ -7,10 +7,11 @@ includer's directory; an angle include by its path as written). The build's incl
 are not known to Locus, so when that path is no file, every directory of the project counts as
 one: the files whose path ends with the path as written are the candidates, and of those the
 ones nearest the includer (the most leading directories in common) are taken. Several equally
-near are all kept: an impact answer would rather name one header too many than miss one. The C
-and C++ standard libraries' headers and the common system ones (`<stddef.h>`, `<vector>`,
-`<sys/types.h>`) are the compiler's: a project's shim of the same name (a kernel test harness's
-`include/linux/stddef.h`) is not what they name.
+near are all kept: an impact answer would rather name one header too many than miss one. An
+angle include of the C and C++ standard libraries' headers or the common system ones
+(`<stddef.h>`, `<vector>`, `<sys/types.h>`) is the compiler's (``is_system_header``; the ast
+service does not record it): a project's shim of the same name (a kernel test harness's
+`include/linux/stddef.h`) is not what it names.
 """
 
 from __future__ import annotations
@@ -52,13 +53,16 @@ SYSTEM_HEADERS = frozenset(
     [f"{name}.h" for name in (_C_STANDARD + " " + _SYSTEM).split()] + _CPP_STANDARD.split()
 )
 # Directories of system headers (`<sys/stat.h>`, `<netinet/in.h>`).
-_SYSTEM_DIRECTORIES = ("sys/", "arpa/", "netinet/", "net/", "bits/")
+_SYSTEM_DIRECTORIES = ("sys/", "arpa/", "netinet/", "bits/")
 
 
 def written_include(target_module: str, includer_path: str) -> str:
     """The path an include was written with, from the module the ast service gave it:
-    `bench/dom/simdjson.h` included by `bench/dom/parse.cpp` was written `simdjson.h`. An
-    include that climbed out of its directory (`../x.h`) or an angle include keeps its module."""
+    `bench/dom/simdjson.h` included by `bench/dom/parse.cpp` was written `simdjson.h`; an angle
+    include's module is its path in brackets (`<fmt/core.h>` -> `fmt/core.h`). An include that
+    climbed out of its directory (`../x.h`) keeps its module."""
+    if target_module.startswith("<") and target_module.endswith(">"):
+        return target_module[1:-1]
     directory = posixpath.dirname(includer_path)
     if directory and target_module.startswith(directory + "/"):
         return target_module[len(directory) + 1 :]
@@ -75,9 +79,10 @@ class IncludeDirectories:
 
     def targets(self, target_module: str, includer_path: str) -> list[str]:
         """The paths an include with ``target_module`` in ``includer_path`` names through an
-        include directory, nearest first (sorted by path among equals); [] when none."""
+        include directory: the nearest to the includer (sorted by path among equals); [] when
+        none."""
         written = written_include(target_module, includer_path)
-        if not written or written.startswith("../") or is_system_header(written):
+        if not written:
             return []
         suffix = "/" + written
         matches = [
@@ -93,7 +98,8 @@ class IncludeDirectories:
 
 
 def is_system_header(written: str) -> bool:
-    """Whether an include written ``written`` names a header of the compiler or the system."""
+    """Whether an angle include written ``written`` names a header of the compiler or the
+    system."""
     return written in SYSTEM_HEADERS or written.startswith(_SYSTEM_DIRECTORIES)
 
 

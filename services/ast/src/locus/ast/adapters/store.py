@@ -924,8 +924,9 @@ async def _through_include_directories(
     files_by_module: Mapping[str, list[str]],
 ) -> dict[str, list[tuple[str, str]]]:
     """The C/C++ includes of ``rows`` that name no file beside their includer (not in
-    ``files_by_module``), resolved through the project's directories
-    (``locus.codepaths.includes``): module → (path, file id) of each file found."""
+    ``files_by_module``) or are angle includes, resolved through the project's directories
+    (``locus.codepaths.includes``): module → (path, file id) of each file found. Of several
+    files at one path (the project has several sources) the includer's source's is taken."""
     missing = sorted(
         {
             r.target_module
@@ -936,25 +937,25 @@ async def _through_include_directories(
     if not missing:
         return {}
     names = sorted({written_include(m, file.relative_path).rsplit("/", 1)[-1] for m in missing})
-    paths: dict[str, str] = {}
+    files_at: dict[str, list[tuple[str, str]]] = {}  # path → (file id, source id)
     for batch in slices(names, _NAMES_PER_LIKE_QUERY):
-        # A prefilter by file name (LIKE's `_` matches any character: the paths are checked
-        # exactly below).
         named = [FileRow.relative_path.in_(batch)] + [
-            FileRow.relative_path.like(f"%/{name}") for name in batch
+            FileRow.relative_path.endswith(f"/{name}", autoescape=True) for name in batch
         ]
-        rows_found = await session.execute(
-            select(FileRow.relative_path, FileRow.file_id).where(
+        found_rows = await session.execute(
+            select(FileRow.relative_path, FileRow.file_id, FileRow.source_id).where(
                 FileRow.project_id == file.project_id, FileRow.deleted.is_(False), or_(*named)
             )
         )
-        paths.update((str(path), str(file_id)) for path, file_id in rows_found)
-    directories = IncludeDirectories(paths)
+        for path, file_id, source_id in found_rows:
+            files_at.setdefault(str(path), []).append((str(file_id), str(source_id)))
+    directories = IncludeDirectories(files_at)
     found: dict[str, list[tuple[str, str]]] = {}
     for module in missing:
-        targets = directories.targets(module, file.relative_path)
-        if targets:
-            found[module] = [(path, paths[path]) for path in targets]
+        for path in directories.targets(module, file.relative_path):
+            candidates = files_at[path]
+            own = [c for c in candidates if c[1] == file.source_id] or candidates
+            found.setdefault(module, []).extend((path, file_id) for file_id, _ in sorted(own))
     return found
 
 

@@ -166,7 +166,9 @@ def build_graph(
             module_of_file.setdefault(symbol.file_id, symbol.node_id)
 
     includes: IncludeDirectories | None = None
-    file_of_path = {f.relative_path: f.file_id for f in file_map.values()}
+    files_at: dict[str, list[str]] = defaultdict(list)  # path → file ids (one per source)
+    for graph_file in file_map.values():
+        files_at[graph_file.relative_path].append(graph_file.file_id)
     for dependency in dependencies:
         importer = module_of_file.get(dependency.source_file_id)
         if importer is None:
@@ -183,11 +185,12 @@ def build_graph(
         if not targets and includer.language in INCLUDE_LANGUAGES:
             # A C/C++ include that names no file beside its includer: through the project's
             # directories, as a build's include directories would find it.
-            includes = includes or IncludeDirectories(file_of_path)
+            includes = includes or IncludeDirectories(files_at)
             targets = [
-                module_of_file[file_of_path[path]]
+                module_of_file[file_id]
                 for path in includes.targets(dependency.target_module, includer.relative_path)
-                if file_of_path[path] in module_of_file
+                for file_id in sorted(files_at[path])
+                if file_id in module_of_file
             ]
         for target in targets:
             if target != importer:

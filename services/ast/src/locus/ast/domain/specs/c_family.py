@@ -26,6 +26,7 @@ from locus.ast.domain.language_spec import (
     path_module_name,
     without_angle_arguments,
 )
+from locus.codepaths.includes import is_system_header
 
 _DOC_PREFIXES = ("/**", "/*!", "///", "//!")
 # `#ifdef` include guards, `#if` blocks and `extern "C" {}` hold most of a header's
@@ -142,11 +143,12 @@ _SCOPE = re.compile(r"\s*::\s*")
 
 
 def resolve_include(written: str, module_name: str, is_package: bool) -> str | None:
-    """`"../common/mem.h"` included by `lib/compress/zstd.c` -> `lib/common/mem.h`; an angle
-    include keeps its path as written (`<nlohmann/json.hpp>` -> `nlohmann/json.hpp`): it names
-    a file of the project only through an include directory, which the store and impact
-    resolve by path (``locus.codepaths.includes``); `<stdio.h>` stays an unresolved import.
-    One climbing out of the repository names no file of the project."""
+    """`"../common/mem.h"` included by `lib/compress/zstd.c` -> `lib/common/mem.h`. An angle
+    include names a file of the project only through an include directory: it keeps its path
+    as written, in its brackets (`<nlohmann/json.hpp>`), for the store and impact to resolve by
+    path (``locus.codepaths.includes``); the brackets also keep it from reading as a name (no
+    call or type is bound to it). A header of the compiler or the system (`<stdio.h>`,
+    `<vector>`) or one climbing out of the repository names no file of the project."""
     angle = written.startswith("<")
     written = written.strip("<>").strip()
     if not written:
@@ -155,6 +157,8 @@ def resolve_include(written: str, module_name: str, is_package: bool) -> str | N
     path = posixpath.normpath(posixpath.join(directory, written))
     if path.startswith("../") or path == ".." or path.startswith("/"):
         return None
+    if angle:
+        return None if is_system_header(path) else f"<{path}>"
     return path
 
 
