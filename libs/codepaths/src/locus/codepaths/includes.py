@@ -2,13 +2,13 @@
 
 A compiler looks for `#include "fmt/format.h"` beside the including file, then in the include
 directories the build passes (`-I include`); `#include <nlohmann/json.hpp>` in those directories
-only. The ast service names an include's module by the first rule (the path joined to the
-includer's directory; an angle include by its path as written). The build's include directories
-are not known to Locus, so when that path is no file, every directory of the project counts as
-one: the files whose path ends with the path as written are the candidates, and of those the
-ones nearest the includer (the most leading directories in common) are taken. Several equally
-near are all kept: an impact answer would rather name one header too many than miss one. An
-angle include of the C and C++ standard libraries' headers or the common system ones
+only. The ast service names a quoted include's module by the first rule (the path joined to the
+includer's directory) and an angle include's by its path in brackets. The build's include
+directories are not known to Locus, so when that path is no file, every directory of the project
+counts as one: the files whose path ends with the path as written are the candidates, and of
+those the ones nearest the includer (the most leading directories in common) are taken. Several
+equally near are all kept: an impact answer would rather name one header too many than miss one.
+An angle include of the C and C++ standard libraries' headers or the common system ones
 (`<stddef.h>`, `<vector>`, `<sys/types.h>`) is the compiler's (``is_system_header``; the ast
 service does not record it): a project's shim of the same name (a kernel test harness's
 `include/linux/stddef.h`) is not what it names.
