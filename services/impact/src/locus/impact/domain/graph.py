@@ -165,10 +165,9 @@ def build_graph(
         if symbol.kind == "module":
             module_of_file.setdefault(symbol.file_id, symbol.node_id)
 
+    # Built at the first C/C++ include that needs them: path → file ids (one per source).
     includes: IncludeDirectories | None = None
-    files_at: dict[str, list[str]] = defaultdict(list)  # path → file ids (one per source)
-    for graph_file in file_map.values():
-        files_at[graph_file.relative_path].append(graph_file.file_id)
+    files_at: dict[str, list[str]] = {}
     for dependency in dependencies:
         importer = module_of_file.get(dependency.source_file_id)
         if importer is None:
@@ -185,7 +184,10 @@ def build_graph(
         if not targets and includer.language in INCLUDE_LANGUAGES:
             # A C/C++ include that names no file beside its includer: through the project's
             # directories, as a build's include directories would find it.
-            includes = includes or IncludeDirectories(files_at)
+            if includes is None:
+                for graph_file in file_map.values():
+                    files_at.setdefault(graph_file.relative_path, []).append(graph_file.file_id)
+                includes = IncludeDirectories(files_at)
             targets = [
                 module_of_file[file_id]
                 for path in includes.targets(dependency.target_module, includer.relative_path)
