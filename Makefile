@@ -13,7 +13,8 @@ SERVICES := services/ingestion services/ast services/retrieval services/impact s
 PYPROJECTS := $(foreach p,$(LIBS) $(SERVICES),$(p)/pyproject.toml)
 # cryptography: the tests' own CA and certificates for mTLS (tests/support/certificates.py).
 DEV_DEPS := pytest==9.2.0 pytest-asyncio==1.5.0 pytest-timeout==2.4.0 ruff==0.17.5 mypy==2.4.1 \
-	types-protobuf pyyaml==6.0.3 cryptography==50.0.2
+	types-protobuf types-grpcio==1.85.0.20261028 mypy-protobuf==5.1.0 pyyaml==6.0.3 \
+	cryptography==50.0.2
 MODEL_DIR := .locus/models/all-minilm-l6-v2
 SRC_DIRS := $(foreach p,$(LIBS) $(SERVICES),$(p)/src)
 
@@ -37,7 +38,9 @@ $(PROTO_STAMP): $(PROTO_SRC) $(STAMP)
 	rm -rf $(PROTO_OUT)/locus/v1
 	mkdir -p $(PROTO_OUT)
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=$(PROTO_OUT) --pyi_out=$(PROTO_OUT) \
-		--grpc_python_out=$(PROTO_OUT) $(PROTO_SRC)
+		--grpc_python_out=$(PROTO_OUT) \
+		--plugin=protoc-gen-mypy_grpc=$(VENV)/bin/protoc-gen-mypy_grpc --mypy_grpc_out=$(PROTO_OUT) \
+		$(PROTO_SRC)
 	touch $@
 
 $(MODEL_DIR)/model.onnx: $(STAMP)

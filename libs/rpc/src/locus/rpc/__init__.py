@@ -25,7 +25,7 @@ from locus.rpc.lifecycle import (
     run_until_signalled,
 )
 from locus.rpc.mesh import SERVICE_TOKEN_HEADER, MeshCredentials, TlsMaterial
-from locus.rpc.server import RpcServer
+from locus.rpc.server import RpcContext, RpcServer
 from locus.rpc.worker_processes import die_with_parent
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "OutOfRange",
     "PermissionDenied",
     "ResourceExhausted",
+    "RpcContext",
     "RpcServer",
     "ServiceError",
     "ServiceRuntime",

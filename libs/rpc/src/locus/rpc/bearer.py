@@ -56,7 +56,7 @@ class _Details(grpc.ClientCallDetails):
     def __init__(self, details: Any, credential: str) -> None:
         self.method = details.method
         self.timeout = details.timeout
-        self.metadata = _metadata_with(details.metadata, credential)
+        self.metadata = tuple(_metadata_with(details.metadata, credential))
         self.credentials = details.credentials
         self.wait_for_ready = getattr(details, "wait_for_ready", None)
         self.compression = getattr(details, "compression", None)

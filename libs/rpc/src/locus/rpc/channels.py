@@ -26,9 +26,9 @@ def _with_defaults(
 ) -> grpc.aio.ClientCallDetails:
     metadata = grpc.aio.Metadata(*(tuple(details.metadata) if details.metadata else ()))
     request_id = current_request_id()
-    if request_id and REQUEST_ID_HEADER not in metadata:
+    if request_id and not metadata.get_all(REQUEST_ID_HEADER):
         metadata.add(REQUEST_ID_HEADER, request_id)
-    if mesh is not None and SERVICE_TOKEN_HEADER not in metadata:
+    if mesh is not None and not metadata.get_all(SERVICE_TOKEN_HEADER):
         for key, value in mesh.metadata():
             metadata.add(key, value)
     return grpc.aio.ClientCallDetails(

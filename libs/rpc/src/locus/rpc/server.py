@@ -15,7 +15,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -41,15 +41,22 @@ log = logging.getLogger(__name__)
 
 Behavior = Callable[..., Any]
 
+# The context every handler receives. Messages are typed by each handler's own request and
+# response annotations; the context's parameters would only repeat them.
+RpcContext = grpc.aio.ServicerContext[Any, Any]
+if TYPE_CHECKING:  # grpc's handler class is generic in its stubs only
+    Handler: TypeAlias = grpc.RpcMethodHandler[Any, Any]
+    Continuation: TypeAlias = Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]]
 
-def _request_id_for(context: grpc.aio.ServicerContext) -> str:
+
+def _request_id_for(context: RpcContext) -> str:
     incoming = dict(context.invocation_metadata() or ()).get(REQUEST_ID_HEADER)
     if isinstance(incoming, str) and is_valid_request_id(incoming):
         return incoming
     return current_request_id() or new_request_id()
 
 
-async def _fail(context: grpc.aio.ServicerContext, error: Exception) -> None:
+async def _fail(context: RpcContext, error: Exception) -> None:
     if isinstance(error, ServiceError):
         await context.abort(error.code, safe_message(error.message))
     log.exception("unhandled error in %s", type(error).__name__)
@@ -73,7 +80,7 @@ def _decode(deserializer: Deserializer | None, raw: Any) -> Any:
         ) from None
 
 
-def _code_of(context: grpc.aio.ServicerContext, error: BaseException) -> str:
+def _code_of(context: RpcContext, error: BaseException) -> str:
     """The status a call that ended with ``error`` answered (its abort's code, else why)."""
     code = context.code()
     if not isinstance(code, grpc.StatusCode) or code == grpc.StatusCode.OK:
@@ -83,7 +90,7 @@ def _code_of(context: grpc.aio.ServicerContext, error: BaseException) -> str:
 
 
 @contextlib.asynccontextmanager
-async def _serving(method: str, context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+async def _serving(method: str, context: RpcContext) -> AsyncIterator[None]:
     """One call of ``method``: its request ID made current, set on the span and returned to the
     caller; ServiceError and unexpected errors turned into their status; its RED metrics
     (duration, status code) recorded however it ends."""
@@ -110,7 +117,7 @@ async def _serving(method: str, context: grpc.aio.ServicerContext) -> AsyncItera
 def _wrap_unary(
     behavior: Behavior, deserializer: Deserializer | None = None, method: str = ""
 ) -> Behavior:
-    async def wrapped(raw: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def wrapped(raw: Any, context: RpcContext) -> Any:
         async with _serving(method, context):
             return await behavior(_decode(deserializer, raw), context)
 
@@ -120,7 +127,7 @@ def _wrap_unary(
 def _wrap_stream(
     behavior: Behavior, deserializer: Deserializer | None = None, method: str = ""
 ) -> Behavior:
-    async def wrapped(raw: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+    async def wrapped(raw: Any, context: RpcContext) -> AsyncIterator[Any]:
         async with _serving(method, context):
             async for item in behavior(_decode(deserializer, raw), context):
                 yield item
@@ -134,9 +141,9 @@ class RequestContextInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Continuation,
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> Handler | None:
         handler = await continuation(handler_call_details)
         if handler is None or handler_call_details.method.startswith("/grpc."):
             return handler
@@ -188,9 +195,9 @@ class ServiceTokenInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Continuation,
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> Handler | None:
         method = handler_call_details.method
         if method.startswith(HEALTH_METHODS):
             return await continuation(handler_call_details)
@@ -207,8 +214,8 @@ class ServiceTokenInterceptor(grpc.aio.ServerInterceptor):
         )
         return self._refusing(handler, method, why)
 
-    def _refusing(self, handler: grpc.RpcMethodHandler, method: str, why: str) -> Any:
-        async def refuse(request: Any, context: grpc.aio.ServicerContext) -> None:
+    def _refusing(self, handler: Handler, method: str, why: str) -> Handler:
+        async def refuse(request: Any, context: RpcContext) -> None:
             self._note(method, why, context.peer())
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, REFUSAL.format(why=why))
 

@@ -14,8 +14,6 @@ import hashlib
 import json
 from collections.abc import Sequence
 
-import grpc
-
 from locus.ast.adapters.messages import (
     SYMBOL_KIND_NAMES,
     chunk_message,
@@ -26,7 +24,7 @@ from locus.ast.adapters.messages import (
 )
 from locus.ast.adapters.store import AstStore, SymbolQuery
 from locus.ast.adapters.tables import FileRow, SymbolRow
-from locus.rpc import InvalidArgument, NotFound
+from locus.rpc import InvalidArgument, NotFound, RpcContext
 from locus.v1 import ast_pb2, ast_pb2_grpc, common_pb2
 
 DEFAULT_PAGE = 50
@@ -101,7 +99,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         self._store = store
 
     async def GetNode(
-        self, request: ast_pb2.GetNodeRequest, context: grpc.aio.ServicerContext
+        self, request: ast_pb2.GetNodeRequest, context: RpcContext
     ) -> ast_pb2.GetNodeResponse:
         node_id = _required_id(
             "node_id", request.node_id, "take one from FindSymbols or a chunk's symbol_node_id"
@@ -127,7 +125,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         return response
 
     async def FindSymbols(
-        self, request: ast_pb2.FindSymbolsRequest, context: grpc.aio.ServicerContext
+        self, request: ast_pb2.FindSymbolsRequest, context: RpcContext
     ) -> ast_pb2.FindSymbolsResponse:
         project_id = _project_id(request.project_id)
         name = request.name.strip()
@@ -166,7 +164,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         )
 
     async def Enrich(
-        self, request: ast_pb2.EnrichRequest, context: grpc.aio.ServicerContext
+        self, request: ast_pb2.EnrichRequest, context: RpcContext
     ) -> ast_pb2.EnrichResponse:
         project_id = _project_id(request.project_id)
         _at_most(len(request.chunk_ids), MAX_ENRICH_CHUNKS, "chunk ids")
@@ -212,7 +210,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         return response
 
     async def GetFileOutline(
-        self, request: ast_pb2.GetFileOutlineRequest, context: grpc.aio.ServicerContext
+        self, request: ast_pb2.GetFileOutlineRequest, context: RpcContext
     ) -> ast_pb2.GetFileOutlineResponse:
         project_id = _project_id(request.project_id)
         file_id = request.file_id.strip()
@@ -243,7 +241,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         )
 
     async def ListFileSymbols(
-        self, request: ast_pb2.ListFileSymbolsRequest, context: grpc.aio.ServicerContext
+        self, request: ast_pb2.ListFileSymbolsRequest, context: RpcContext
     ) -> ast_pb2.ListFileSymbolsResponse:
         project_id = _project_id(request.project_id)
         file_ids = _required_ids(
@@ -273,7 +271,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         return response
 
     async def GetSymbolTexts(
-        self, request: ast_pb2.GetSymbolTextsRequest, context: grpc.aio.ServicerContext
+        self, request: ast_pb2.GetSymbolTextsRequest, context: RpcContext
     ) -> ast_pb2.GetSymbolTextsResponse:
         project_id = _project_id(request.project_id)
         node_ids = _required_ids(

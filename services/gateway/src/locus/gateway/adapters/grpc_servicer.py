@@ -14,7 +14,6 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
-import grpc
 from opentelemetry import trace
 
 from locus.gateway.access_control import MAX_KEY_LIFETIME, AccessControl, ProjectIdentity
@@ -68,6 +67,7 @@ from locus.rpc import (
     OutOfRange,
     PermissionDenied,
     ResourceExhausted,
+    RpcContext,
     ServiceError,
     Unauthenticated,
     Unavailable,
@@ -129,21 +129,23 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # delegated to ingestion
 
-    async def CreateProject(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def CreateProject(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "CreateProject")
         async with _mapped_errors():
             await self._access.require_everywhere(
                 principal, Role.ADMIN, "creating a project", method="CreateProject"
             )
-        return await self._peers.ingestion.call("CreateProject", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.CreateProject, request)
 
-    async def GetProject(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetProject(self, request: Any, context: RpcContext) -> Any:
         await self._project_call(context, "GetProject", Role.READER, request.project_id)
-        return await self._peers.ingestion.call("GetProject", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.GetProject, request)
 
-    async def ListProjects(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ListProjects(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "ListProjects")
-        response = await self._peers.ingestion.call("ListProjects", request)
+        response = await self._peers.ingestion.unary(
+            self._peers.ingestion.stub.ListProjects, request
+        )
         if principal.may_everywhere(Role.READER):
             return response
         # A page may hold fewer projects than page_size: those the caller may not see are
@@ -153,101 +155,109 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             projects=visible, next_page_token=response.next_page_token
         )
 
-    async def AddSource(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def AddSource(self, request: Any, context: RpcContext) -> Any:
         await self._project_call(context, "AddSource", Role.WRITER, request.project_id)
-        return await self._peers.ingestion.call("AddSource", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.AddSource, request)
 
-    async def ListSources(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ListSources(self, request: Any, context: RpcContext) -> Any:
         await self._project_call(context, "ListSources", Role.READER, request.project_id)
-        return await self._peers.ingestion.call("ListSources", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.ListSources, request)
 
-    async def StartScan(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def StartScan(self, request: Any, context: RpcContext) -> Any:
         await self._project_call(context, "StartScan", Role.WRITER, request.project_id)
-        return await self._peers.ingestion.call("StartScan", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.StartScan, request)
 
-    async def NotifyPush(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def NotifyPush(self, request: Any, context: RpcContext) -> Any:
         await self._project_call(context, "NotifyPush", Role.WRITER, request.project_id)
-        return await self._peers.ingestion.call("NotifyPush", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.NotifyPush, request)
 
-    async def DeleteProject(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def DeleteProject(self, request: Any, context: RpcContext) -> Any:
         """Admin on the project. Returns once ingestion deleted its part and published
         project.deleted; ast, retrieval and impact retract the project asynchronously."""
         await self._project_call(context, "DeleteProject", Role.ADMIN, request.project_id)
-        return await self._peers.ingestion.call("DeleteProject", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.DeleteProject, request)
 
-    async def UpsertKnowledgeDocument(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def UpsertKnowledgeDocument(self, request: Any, context: RpcContext) -> Any:
         """Writer on the project; ingestion validates the document (format, size)."""
         await self._project_call(
             context, "UpsertKnowledgeDocument", Role.WRITER, request.project_id
         )
-        return await self._peers.ingestion.call("UpsertKnowledgeDocument", request)
+        return await self._peers.ingestion.unary(
+            self._peers.ingestion.stub.UpsertKnowledgeDocument, request
+        )
 
-    async def DeleteKnowledgeDocument(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def DeleteKnowledgeDocument(self, request: Any, context: RpcContext) -> Any:
         await self._project_call(
             context, "DeleteKnowledgeDocument", Role.WRITER, request.project_id
         )
-        return await self._peers.ingestion.call("DeleteKnowledgeDocument", request)
+        return await self._peers.ingestion.unary(
+            self._peers.ingestion.stub.DeleteKnowledgeDocument, request
+        )
 
-    async def ImportChm(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ImportChm(self, request: Any, context: RpcContext) -> Any:
         """Writer on the project; ingestion extracts the package whole before writing."""
         await self._project_call(context, "ImportChm", Role.WRITER, request.project_id)
-        return await self._peers.ingestion.call("ImportChm", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.ImportChm, request)
 
     # the registry: reads for any valid credential, writes for a system admin (admin:*)
 
-    async def UpdateProject(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def UpdateProject(self, request: Any, context: RpcContext) -> Any:
         """Admin on the project: rename it (grants name it by id, so they follow) or move it."""
         await self._project_call(context, "UpdateProject", Role.ADMIN, request.project_id)
-        return await self._peers.ingestion.call("UpdateProject", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.UpdateProject, request)
 
-    async def CreateSystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def CreateSystem(self, request: Any, context: RpcContext) -> Any:
         await self._registry_write(context, "CreateSystem", "creating a system")
-        return await self._peers.ingestion.call("CreateSystem", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.CreateSystem, request)
 
-    async def GetSystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetSystem(self, request: Any, context: RpcContext) -> Any:
         await self._caller(context, "GetSystem")
-        return await self._peers.ingestion.call("GetSystem", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.GetSystem, request)
 
-    async def ListSystems(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ListSystems(self, request: Any, context: RpcContext) -> Any:
         await self._caller(context, "ListSystems")
-        return await self._peers.ingestion.call("ListSystems", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.ListSystems, request)
 
-    async def UpdateSystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def UpdateSystem(self, request: Any, context: RpcContext) -> Any:
         await self._registry_write(context, "UpdateSystem", "changing a system")
-        return await self._peers.ingestion.call("UpdateSystem", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.UpdateSystem, request)
 
-    async def DeleteSystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def DeleteSystem(self, request: Any, context: RpcContext) -> Any:
         await self._registry_write(context, "DeleteSystem", "deleting a system")
-        return await self._peers.ingestion.call("DeleteSystem", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.DeleteSystem, request)
 
-    async def CreateSubsystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def CreateSubsystem(self, request: Any, context: RpcContext) -> Any:
         await self._registry_write(context, "CreateSubsystem", "creating a subsystem")
-        return await self._peers.ingestion.call("CreateSubsystem", request)
+        return await self._peers.ingestion.unary(
+            self._peers.ingestion.stub.CreateSubsystem, request
+        )
 
-    async def GetSubsystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetSubsystem(self, request: Any, context: RpcContext) -> Any:
         await self._caller(context, "GetSubsystem")
-        return await self._peers.ingestion.call("GetSubsystem", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.GetSubsystem, request)
 
-    async def ListSubsystems(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ListSubsystems(self, request: Any, context: RpcContext) -> Any:
         await self._caller(context, "ListSubsystems")
-        return await self._peers.ingestion.call("ListSubsystems", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.ListSubsystems, request)
 
-    async def UpdateSubsystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def UpdateSubsystem(self, request: Any, context: RpcContext) -> Any:
         await self._registry_write(context, "UpdateSubsystem", "changing a subsystem")
-        return await self._peers.ingestion.call("UpdateSubsystem", request)
+        return await self._peers.ingestion.unary(
+            self._peers.ingestion.stub.UpdateSubsystem, request
+        )
 
-    async def DeleteSubsystem(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def DeleteSubsystem(self, request: Any, context: RpcContext) -> Any:
         await self._registry_write(context, "DeleteSubsystem", "deleting a subsystem")
-        return await self._peers.ingestion.call("DeleteSubsystem", request)
+        return await self._peers.ingestion.unary(
+            self._peers.ingestion.stub.DeleteSubsystem, request
+        )
 
-    async def _registry_write(
-        self, context: grpc.aio.ServicerContext, method: str, what: str
-    ) -> None:
+    async def _registry_write(self, context: RpcContext, method: str, what: str) -> None:
         principal = await self._caller(context, method)
         async with _mapped_errors():
             await self._access.require_everywhere(principal, Role.ADMIN, what, method=method)
 
-    async def RemoveSource(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def RemoveSource(self, request: Any, context: RpcContext) -> Any:
         """Writer on the source's project. Returns the job that retracts its files."""
         principal = await self._caller(context, "RemoveSource")
         async with _mapped_errors():
@@ -256,22 +266,23 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             await self._access.require_owner(
                 principal,
                 Role.WRITER,
-                lambda: self._peers.ingestion.call(
-                    "GetSource", ingestion_pb2.GetSourceRequest(source_id=source_id)
+                lambda: self._peers.ingestion.unary(
+                    self._peers.ingestion.stub.GetSource,
+                    ingestion_pb2.GetSourceRequest(source_id=source_id),
                 ),
                 lambda source: str(source.project_id),
                 method="RemoveSource",
                 shown_as=f"the project of source {source_id}",
             )
-        return await self._peers.ingestion.call("RemoveSource", request)
+        return await self._peers.ingestion.unary(self._peers.ingestion.stub.RemoveSource, request)
 
-    async def GetScan(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetScan(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "GetScan")
         async with _mapped_errors():
             return await self._access.require_owner(
                 principal,
                 Role.READER,
-                lambda: self._peers.ingestion.call("GetScan", request),
+                lambda: self._peers.ingestion.unary(self._peers.ingestion.stub.GetScan, request),
                 lambda job: str(job.project_id),
                 method="GetScan",
                 shown_as=f"the project of scan job {request.job_id}",
@@ -279,28 +290,28 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # delegated to ast and retrieval
 
-    async def GetAstNode(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetAstNode(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "GetAstNode")
         async with _mapped_errors():
             return await self._access.require_owner(
                 principal,
                 Role.READER,
-                lambda: self._peers.ast.call("GetNode", request),
+                lambda: self._peers.ast.unary(self._peers.ast.stub.GetNode, request),
                 lambda response: str(response.symbol.location.project_id),
                 method="GetAstNode",
                 shown_as=f"the project of node {request.node_id}",
             )
 
-    async def FindSymbols(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def FindSymbols(self, request: Any, context: RpcContext) -> Any:
         found = await self._project_call(context, "FindSymbols", Role.READER, request.project_id)
         forwarded = ast_pb2.FindSymbolsRequest()
         forwarded.CopyFrom(request)
         forwarded.project_id = await self._project_id(request.project_id, found)
-        return await self._peers.ast.call("FindSymbols", forwarded)
+        return await self._peers.ast.unary(self._peers.ast.stub.FindSymbols, forwarded)
 
     # code
 
-    async def ReadFile(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ReadFile(self, request: Any, context: RpcContext) -> Any:
         await self._project_call(context, "ReadFile", Role.READER, request.project_id)
         async with _mapped_errors():
             excerpt = await self._files.read(
@@ -312,7 +323,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
         return read_file_response(excerpt)
 
-    async def GetFileOutline(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetFileOutline(self, request: Any, context: RpcContext) -> Any:
         found = await self._project_call(context, "GetFileOutline", Role.READER, request.project_id)
         async with _mapped_errors():
             forwarded = ast_pb2.GetFileOutlineRequest()
@@ -324,13 +335,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         forwarded.project_id = await self._project_id(request.project_id, found)
         return await self._peers.ast.get_file_outline(forwarded)
 
-    async def Search(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def Search(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "Search")
         async with self._admitted(self._questions) as waited:
             return await self._search(principal, request, context, waited)
 
     async def _search(
-        self, principal: Principal, request: Any, context: grpc.aio.ServicerContext, waited: float
+        self, principal: Principal, request: Any, context: RpcContext, waited: float
     ) -> Any:
         async with _mapped_errors():
             scope = scope_of(request.scope)
@@ -385,13 +396,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # the gateway's own
 
-    async def Locate(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def Locate(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "Locate")
         async with self._admitted(self._questions) as waited:
             return await self._locate(principal, request, context, waited)
 
     async def _locate(
-        self, principal: Principal, request: Any, context: grpc.aio.ServicerContext, waited: float
+        self, principal: Principal, request: Any, context: RpcContext, waited: float
     ) -> Any:
         async with _mapped_errors():
             scope = scope_of(request.scope)
@@ -443,7 +454,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
             return located.response
 
-    async def Ask(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+    async def Ask(self, request: Any, context: RpcContext) -> AsyncIterator[Any]:
         principal = await self._caller(context, "Ask")
         async with self._admitted(self._answers) as waited:
             async with _mapped_errors():
@@ -458,7 +469,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
             session = AskSession(entry)
             # However the client goes away, the answer stream (and its LLM request) stops at once.
-            context.add_done_callback(lambda _: session.cancel())
+            # types-grpcio declares the callback a class no function matches.
+            context.add_done_callback(lambda _: session.cancel())  # type: ignore[arg-type]
             async with self._recording(entry):
                 if scope.given:
                     if request.project_id.strip():
@@ -479,7 +491,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                     async for event in events:
                         yield event
 
-    async def ListRequests(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ListRequests(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "ListRequests")
         async with _mapped_errors():
             status = None
@@ -509,14 +521,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             next_page_token=page.next_page_token,
         )
 
-    async def GetRequest(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def GetRequest(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "GetRequest")
         async with _mapped_errors():
             details = await self._history.details(request.request_id)
             await self._own_request(principal, "GetRequest", details.request)
         return request_details(details)
 
-    async def RecordFeedback(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def RecordFeedback(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "RecordFeedback")
         async with _mapped_errors():
             validate_rating(request.rating)  # a bad value is refused before any lookup
@@ -528,7 +540,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
         return gateway_pb2.RecordFeedbackResponse(feedback_id=feedback.feedback_id)
 
-    async def ListFeedback(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ListFeedback(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "ListFeedback")
         async with _mapped_errors():
             request_id = request.request_id.strip()
@@ -557,7 +569,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # access
 
-    async def CreateApiKey(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def CreateApiKey(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "CreateApiKey")
         async with _mapped_errors():
             if not 0 <= request.expires_in_seconds <= MAX_KEY_LIFETIME.total_seconds():
@@ -579,22 +591,22 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
         return gateway_pb2.CreateApiKeyResponse(key=api_key_message(key), api_key=credential)
 
-    async def ListApiKeys(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def ListApiKeys(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "ListApiKeys")
         keys = await self._access.list_keys(principal, include_revoked=request.include_revoked)
         return gateway_pb2.ListApiKeysResponse(keys=[api_key_message(k) for k in keys])
 
-    async def RevokeApiKey(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def RevokeApiKey(self, request: Any, context: RpcContext) -> Any:
         principal = await self._caller(context, "RevokeApiKey")
         async with _mapped_errors():
             key_id = require_id("key_id", request.key_id)
             revoked = await self._access.revoke_key(principal, key_id, method="RevokeApiKey")
         return api_key_message(revoked)
 
-    async def WhoAmI(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+    async def WhoAmI(self, request: Any, context: RpcContext) -> Any:
         return who_am_i(await self._caller(context, "WhoAmI"))
 
-    async def _caller(self, context: grpc.aio.ServicerContext, method: str) -> Principal:
+    async def _caller(self, context: RpcContext, method: str) -> Principal:
         """The authenticated principal of this call; UNAUTHENTICATED (logged and audited)
         without a valid credential."""
         metadata = {
@@ -609,7 +621,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             raise Unauthenticated(str(error)) from None
 
     async def _project_call(
-        self, context: grpc.aio.ServicerContext, method: str, role: Role, project_ref: str
+        self, context: RpcContext, method: str, role: Role, project_ref: str
     ) -> ProjectIdentity | None:
         """Authenticate the caller and check its ``role`` on the project; the project when the
         check had to look it up (None for a caller with that role everywhere)."""
@@ -662,7 +674,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         kind: RequestKind,
         project_ref: str,
         question: str,
-        context: grpc.aio.ServicerContext,
+        context: RpcContext,
         principal: Principal,
         waited_seconds: float = 0.0,
     ) -> OpenRequest:

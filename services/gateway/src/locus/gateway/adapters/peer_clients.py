@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import grpc
 
@@ -22,15 +22,22 @@ from locus.rpc import (
 )
 from locus.telemetry import Telemetry
 from locus.v1 import (
+    answer_pb2,
     answer_pb2_grpc,
+    ast_pb2,
     ast_pb2_grpc,
+    impact_pb2,
     impact_pb2_grpc,
     ingestion_pb2,
     ingestion_pb2_grpc,
+    retrieval_pb2,
     retrieval_pb2_grpc,
 )
 
 log = logging.getLogger(__name__)
+
+Request = TypeVar("Request")
+Response = TypeVar("Response")
 
 
 class DownstreamError(ServiceError):
@@ -64,35 +71,39 @@ def translate_error(peer: Peer, error: grpc.aio.AioRpcError) -> ServiceError:
 
 
 class PeerClient:
-    """A stub of one peer with deadlines and error translation."""
+    """A stub of one peer with deadlines and error translation. Each subclass names its stub's
+    type and has one typed method per RPC it calls."""
 
     def __init__(self, peer: Peer, channel: grpc.aio.Channel, stub: Any) -> None:
         self.peer = peer
         self.channel = channel
         self.stub = stub
 
-    async def call(self, method: str, request: Any) -> Any:
+    async def unary(
+        self, method: grpc.aio.UnaryUnaryMultiCallable[Request, Response], request: Request
+    ) -> Response:
         try:
-            return await getattr(self.stub, method)(request, timeout=self.peer.timeout_seconds)
+            return await method(request, timeout=self.peer.timeout_seconds)
         except grpc.aio.AioRpcError as error:
             raise translate_error(self.peer, error) from None
 
-    def stream(self, method: str, request: Any) -> PeerStream:
-        call = getattr(self.stub, method)(request, timeout=self.peer.timeout_seconds)
-        return PeerStream(self.peer, call)
+    def stream(
+        self, method: grpc.aio.UnaryStreamMultiCallable[Request, Response], request: Request
+    ) -> PeerStream[Response]:
+        return PeerStream(self.peer, method(request, timeout=self.peer.timeout_seconds))
 
 
-class PeerStream:
+class PeerStream(Generic[Response]):
     """A server-streaming call: iterate it once; ``cancel`` ends it on both sides."""
 
-    def __init__(self, peer: Peer, call: Any) -> None:
+    def __init__(self, peer: Peer, call: grpc.aio.UnaryStreamCall[Any, Response]) -> None:
         self._peer = peer
         self._call = call
 
-    def __aiter__(self) -> AsyncIterator[Any]:
+    def __aiter__(self) -> AsyncIterator[Response]:
         return self._events()
 
-    async def _events(self) -> AsyncIterator[Any]:
+    async def _events(self) -> AsyncIterator[Response]:
         try:
             async for event in self._call:
                 yield event
@@ -105,57 +116,86 @@ class PeerStream:
 
 
 class IngestionClient(PeerClient):
-    async def get_project(self, project_ref: str) -> Any:
-        return await self.call(
-            "GetProject", ingestion_pb2.GetProjectRequest(project_id=project_ref)
-        )
+    stub: ingestion_pb2_grpc.IngestionServiceAsyncStub
 
-    async def list_projects(self, request: Any) -> Any:
-        return await self.call("ListProjects", request)
+    async def get_project(self, project_ref: str) -> ingestion_pb2.Project:
+        request = ingestion_pb2.GetProjectRequest(project_id=project_ref)
+        return await self.unary(self.stub.GetProject, request)
 
-    async def score_file_history(self, request: Any) -> Any:
-        return await self.call("ScoreFileHistory", request)
+    async def list_projects(
+        self, request: ingestion_pb2.ListProjectsRequest
+    ) -> ingestion_pb2.ListProjectsResponse:
+        return await self.unary(self.stub.ListProjects, request)
 
-    async def list_files(self, request: Any) -> Any:
-        return await self.call("ListFiles", request)
+    async def score_file_history(
+        self, request: ingestion_pb2.ScoreFileHistoryRequest
+    ) -> ingestion_pb2.ScoreFileHistoryResponse:
+        return await self.unary(self.stub.ScoreFileHistory, request)
 
-    async def get_file_content(self, request: Any) -> Any:
-        return await self.call("GetFileContent", request)
+    async def list_files(
+        self, request: ingestion_pb2.ListFilesRequest
+    ) -> ingestion_pb2.ListFilesResponse:
+        return await self.unary(self.stub.ListFiles, request)
+
+    async def get_file_content(
+        self, request: ingestion_pb2.GetFileContentRequest
+    ) -> ingestion_pb2.GetFileContentResponse:
+        return await self.unary(self.stub.GetFileContent, request)
 
 
 class AstClient(PeerClient):
-    async def enrich(self, request: Any) -> Any:
-        return await self.call("Enrich", request)
+    stub: ast_pb2_grpc.AstServiceAsyncStub
 
-    async def list_file_symbols(self, request: Any) -> Any:
-        return await self.call("ListFileSymbols", request)
+    async def enrich(self, request: ast_pb2.EnrichRequest) -> ast_pb2.EnrichResponse:
+        return await self.unary(self.stub.Enrich, request)
 
-    async def get_symbol_texts(self, request: Any) -> Any:
-        return await self.call("GetSymbolTexts", request)
+    async def list_file_symbols(
+        self, request: ast_pb2.ListFileSymbolsRequest
+    ) -> ast_pb2.ListFileSymbolsResponse:
+        return await self.unary(self.stub.ListFileSymbols, request)
 
-    async def find_symbols(self, request: Any) -> Any:
-        return await self.call("FindSymbols", request)
+    async def get_symbol_texts(
+        self, request: ast_pb2.GetSymbolTextsRequest
+    ) -> ast_pb2.GetSymbolTextsResponse:
+        return await self.unary(self.stub.GetSymbolTexts, request)
 
-    async def get_file_outline(self, request: Any) -> Any:
-        return await self.call("GetFileOutline", request)
+    async def find_symbols(
+        self, request: ast_pb2.FindSymbolsRequest
+    ) -> ast_pb2.FindSymbolsResponse:
+        return await self.unary(self.stub.FindSymbols, request)
+
+    async def get_file_outline(
+        self, request: ast_pb2.GetFileOutlineRequest
+    ) -> ast_pb2.GetFileOutlineResponse:
+        return await self.unary(self.stub.GetFileOutline, request)
 
 
 class RetrievalClient(PeerClient):
-    async def search(self, request: Any) -> Any:
-        return await self.call("Search", request)
+    stub: retrieval_pb2_grpc.RetrievalServiceAsyncStub
 
-    async def score_symbols(self, request: Any) -> Any:
-        return await self.call("ScoreSymbols", request)
+    async def search(self, request: retrieval_pb2.SearchRequest) -> retrieval_pb2.SearchResponse:
+        return await self.unary(self.stub.Search, request)
+
+    async def score_symbols(
+        self, request: retrieval_pb2.ScoreSymbolsRequest
+    ) -> retrieval_pb2.ScoreSymbolsResponse:
+        return await self.unary(self.stub.ScoreSymbols, request)
 
 
 class ImpactClient(PeerClient):
-    async def compute(self, request: Any) -> Any:
-        return await self.call("Compute", request)
+    stub: impact_pb2_grpc.ImpactServiceAsyncStub
+
+    async def compute(
+        self, request: impact_pb2.ComputeImpactRequest
+    ) -> impact_pb2.ComputeImpactResponse:
+        return await self.unary(self.stub.Compute, request)
 
 
 class AnswerClient(PeerClient):
-    def generate(self, request: Any) -> PeerStream:
-        return self.stream("Generate", request)
+    stub: answer_pb2_grpc.AnswerServiceAsyncStub
+
+    def generate(self, request: answer_pb2.GenerateRequest) -> PeerStream[answer_pb2.GenerateEvent]:
+        return self.stream(self.stub.Generate, request)
 
 
 @dataclass(frozen=True)

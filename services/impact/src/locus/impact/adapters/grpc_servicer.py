@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import grpc
-
 from locus.impact.adapters.graph_cache import ProjectGraphs
 from locus.impact.adapters.messages import impacted_file_message, impacted_symbol_message
 from locus.impact.domain import (
@@ -23,7 +21,7 @@ from locus.impact.domain import (
     compute_impact,
     validate_query,
 )
-from locus.rpc import InvalidArgument, NotFound
+from locus.rpc import InvalidArgument, NotFound, RpcContext
 from locus.v1 import impact_pb2, impact_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -42,7 +40,7 @@ class ImpactServicer(impact_pb2_grpc.ImpactServiceServicer):
         self._graphs = graphs
 
     async def Compute(
-        self, request: impact_pb2.ComputeImpactRequest, context: grpc.aio.ServicerContext
+        self, request: impact_pb2.ComputeImpactRequest, context: RpcContext
     ) -> impact_pb2.ComputeImpactResponse:
         try:
             query = validate_query(
@@ -108,7 +106,7 @@ class ImpactServicer(impact_pb2_grpc.ImpactServiceServicer):
 
 
 def _report_unknown_seeds(
-    context: grpc.aio.ServicerContext,
+    context: RpcContext,
     project_id: str,
     node_ids: tuple[str, ...],
     file_ids: tuple[str, ...],

@@ -7,8 +7,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
-import grpc
-
 from locus.ingestion.adapters.chm_extractor import ChmUnavailable
 from locus.ingestion.adapters.registry_rpcs import RegistryRpcs
 from locus.ingestion.adapters.tables import JobRow, KnowledgeDocumentRow, ProjectRow, SourceRow
@@ -22,6 +20,7 @@ from locus.rpc import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    RpcContext,
     Unavailable,
 )
 from locus.v1 import common_pb2, ingestion_pb2, ingestion_pb2_grpc
@@ -190,7 +189,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         return message
 
     async def CreateProject(
-        self, request: ingestion_pb2.CreateProjectRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.CreateProjectRequest, context: RpcContext
     ) -> ingestion_pb2.Project:
         async def create() -> ProjectRow:
             subsystem_id = await self._registry.subsystem_for_new_project(
@@ -202,13 +201,13 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         return (await self._project_messages([row]))[0]
 
     async def GetProject(
-        self, request: ingestion_pb2.GetProjectRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.GetProjectRequest, context: RpcContext
     ) -> ingestion_pb2.Project:
         row = await self._call(lambda: self._ingestion.get_project(request.project_id))
         return (await self._project_messages([row]))[0]
 
     async def ListProjects(
-        self, request: ingestion_pb2.ListProjectsRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.ListProjectsRequest, context: RpcContext
     ) -> ingestion_pb2.ListProjectsResponse:
         offset, limit = page_bounds(request.page.page_size, request.page.page_token)
         rows = await self._call(
@@ -220,7 +219,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         )
 
     async def UpdateProject(
-        self, request: ingestion_pb2.UpdateProjectRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.UpdateProjectRequest, context: RpcContext
     ) -> ingestion_pb2.Project:
         if not request.project_id.strip():
             raise InvalidArgument("give the id or name of the project to change in 'project_id'")
@@ -230,14 +229,14 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         return (await self._project_messages([row]))[0]
 
     async def GetSource(
-        self, request: ingestion_pb2.GetSourceRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.GetSourceRequest, context: RpcContext
     ) -> ingestion_pb2.Source:
         return source_message(
             await self._call(lambda: self._ingestion.get_source(request.source_id))
         )
 
     async def RemoveSource(
-        self, request: ingestion_pb2.RemoveSourceRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.RemoveSourceRequest, context: RpcContext
     ) -> ingestion_pb2.RemoveSourceResponse:
         source, job = await self._call(lambda: self._ingestion.remove_source(request.source_id))
         return ingestion_pb2.RemoveSourceResponse(
@@ -245,7 +244,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         )
 
     async def AddSource(
-        self, request: ingestion_pb2.AddSourceRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.AddSourceRequest, context: RpcContext
     ) -> ingestion_pb2.Source:
         if not request.path and not request.git_url:
             raise InvalidArgument(
@@ -265,7 +264,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         return source_message(row)
 
     async def NotifyPush(
-        self, request: ingestion_pb2.NotifyPushRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.NotifyPushRequest, context: RpcContext
     ) -> ingestion_pb2.NotifyPushResponse:
         if not request.project_id.strip():
             raise InvalidArgument("give the project's id or name in 'project_id'")
@@ -281,7 +280,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         )
 
     async def DeleteProject(
-        self, request: ingestion_pb2.DeleteProjectRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.DeleteProjectRequest, context: RpcContext
     ) -> ingestion_pb2.DeleteProjectResponse:
         if not request.project_id.strip():
             raise InvalidArgument("give the id or name of the project to delete in 'project_id'")
@@ -296,7 +295,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
     async def UpsertKnowledgeDocument(
         self,
         request: ingestion_pb2.UpsertKnowledgeDocumentRequest,
-        context: grpc.aio.ServicerContext,
+        context: RpcContext,
     ) -> ingestion_pb2.UpsertKnowledgeDocumentResponse:
         if not request.project_id.strip():
             raise InvalidArgument("give the project's id or name in 'project_id'")
@@ -315,7 +314,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
     async def DeleteKnowledgeDocument(
         self,
         request: ingestion_pb2.DeleteKnowledgeDocumentRequest,
-        context: grpc.aio.ServicerContext,
+        context: RpcContext,
     ) -> ingestion_pb2.DeleteKnowledgeDocumentResponse:
         if not request.project_id.strip():
             raise InvalidArgument("give the project's id or name in 'project_id'")
@@ -330,7 +329,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         return response
 
     async def ImportChm(
-        self, request: ingestion_pb2.ImportChmRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.ImportChmRequest, context: RpcContext
     ) -> ingestion_pb2.ImportChmResponse:
         if not request.project_id.strip():
             raise InvalidArgument("give the project's id or name in 'project_id'")
@@ -349,13 +348,13 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         return response
 
     async def ListSources(
-        self, request: ingestion_pb2.ListSourcesRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.ListSourcesRequest, context: RpcContext
     ) -> ingestion_pb2.ListSourcesResponse:
         rows = await self._call(lambda: self._ingestion.list_sources(request.project_id))
         return ingestion_pb2.ListSourcesResponse(sources=[source_message(r) for r in rows])
 
     async def StartScan(
-        self, request: ingestion_pb2.StartScanRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.StartScanRequest, context: RpcContext
     ) -> ingestion_pb2.ScanJob:
         job = await self._call(
             lambda: self._ingestion.start_scan(request.project_id, list(request.source_ids))
@@ -363,13 +362,13 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         return await self._job_message(job)
 
     async def GetScan(
-        self, request: ingestion_pb2.GetScanRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.GetScanRequest, context: RpcContext
     ) -> ingestion_pb2.ScanJob:
         job = await self._call(lambda: self._ingestion.get_job(request.job_id))
         return await self._job_message(job)
 
     async def ListSkippedFiles(
-        self, request: ingestion_pb2.ListSkippedFilesRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.ListSkippedFilesRequest, context: RpcContext
     ) -> ingestion_pb2.ListSkippedFilesResponse:
         job = await self._call(lambda: self._ingestion.get_job(request.job_id))
         offset, limit = page_bounds(request.page.page_size, request.page.page_token)
@@ -385,7 +384,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         )
 
     async def ListFiles(
-        self, request: ingestion_pb2.ListFilesRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.ListFilesRequest, context: RpcContext
     ) -> ingestion_pb2.ListFilesResponse:
         if len(request.path_prefix) > MAX_PATH_CHARS:
             raise InvalidArgument(f"path_prefix is longer than {MAX_PATH_CHARS} characters")
@@ -412,7 +411,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         )
 
     async def GetFileContent(
-        self, request: ingestion_pb2.GetFileContentRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.GetFileContentRequest, context: RpcContext
     ) -> ingestion_pb2.GetFileContentResponse:
         content = await self._call(
             lambda: self._ingestion.file_content(
@@ -422,7 +421,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         return _content_message(content)
 
     async def GetFileContents(
-        self, request: ingestion_pb2.GetFileContentsRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.GetFileContentsRequest, context: RpcContext
     ) -> ingestion_pb2.GetFileContentsResponse:
         found = await self._call(lambda: self._ingestion.file_contents(list(request.sha256)))
         return ingestion_pb2.GetFileContentsResponse(
@@ -432,7 +431,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         )
 
     async def ScoreFileHistory(
-        self, request: ingestion_pb2.ScoreFileHistoryRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.ScoreFileHistoryRequest, context: RpcContext
     ) -> ingestion_pb2.ScoreFileHistoryResponse:
         if not request.project_id.strip():
             raise InvalidArgument("give the project's id or name in 'project_id'")

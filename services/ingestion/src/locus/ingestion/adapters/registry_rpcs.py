@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
-import grpc
 from google.protobuf.message import Message
 
 from locus.ingestion.adapters.registry_store import Placement, SubsystemEntry, SystemEntry
 from locus.ingestion.adapters.tables import ProjectRow
 from locus.ingestion.registry import Registry
-from locus.rpc import InvalidArgument
+from locus.rpc import InvalidArgument, RpcContext
 from locus.v1 import common_pb2, ingestion_pb2
 
 T = TypeVar("T")
@@ -83,7 +82,7 @@ class RegistryRpcs:
         return [project_message(row, placements.get(row.subsystem_id or "")) for row in rows]
 
     async def CreateSystem(
-        self, request: ingestion_pb2.CreateSystemRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.CreateSystemRequest, context: RpcContext
     ) -> ingestion_pb2.System:
         entry = await self._call(
             lambda: self._registry.create_system(request.name, request.description)
@@ -91,14 +90,14 @@ class RegistryRpcs:
         return system_message(entry)
 
     async def GetSystem(
-        self, request: ingestion_pb2.GetSystemRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.GetSystemRequest, context: RpcContext
     ) -> ingestion_pb2.System:
         return system_message(
             await self._call(lambda: self._registry.get_system(request.system_id))
         )
 
     async def ListSystems(
-        self, request: ingestion_pb2.ListSystemsRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.ListSystemsRequest, context: RpcContext
     ) -> ingestion_pb2.ListSystemsResponse:
         offset, limit = self._page(request.page)
         entries = await self._registry.list_systems(offset, limit)
@@ -108,7 +107,7 @@ class RegistryRpcs:
         )
 
     async def UpdateSystem(
-        self, request: ingestion_pb2.UpdateSystemRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.UpdateSystemRequest, context: RpcContext
     ) -> ingestion_pb2.System:
         entry = await self._call(
             lambda: self._registry.update_system(
@@ -118,14 +117,14 @@ class RegistryRpcs:
         return system_message(entry)
 
     async def DeleteSystem(
-        self, request: ingestion_pb2.DeleteSystemRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.DeleteSystemRequest, context: RpcContext
     ) -> ingestion_pb2.System:
         return system_message(
             await self._call(lambda: self._registry.delete_system(request.system_id))
         )
 
     async def CreateSubsystem(
-        self, request: ingestion_pb2.CreateSubsystemRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.CreateSubsystemRequest, context: RpcContext
     ) -> ingestion_pb2.Subsystem:
         entry = await self._call(
             lambda: self._registry.create_subsystem(
@@ -135,7 +134,7 @@ class RegistryRpcs:
         return subsystem_message(entry)
 
     async def GetSubsystem(
-        self, request: ingestion_pb2.GetSubsystemRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.GetSubsystemRequest, context: RpcContext
     ) -> ingestion_pb2.Subsystem:
         entry = await self._call(
             lambda: self._registry.get_subsystem(request.subsystem_id, request.system_id)
@@ -143,7 +142,7 @@ class RegistryRpcs:
         return subsystem_message(entry)
 
     async def ListSubsystems(
-        self, request: ingestion_pb2.ListSubsystemsRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.ListSubsystemsRequest, context: RpcContext
     ) -> ingestion_pb2.ListSubsystemsResponse:
         offset, limit = self._page(request.page)
         entries = await self._call(
@@ -155,7 +154,7 @@ class RegistryRpcs:
         )
 
     async def UpdateSubsystem(
-        self, request: ingestion_pb2.UpdateSubsystemRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.UpdateSubsystemRequest, context: RpcContext
     ) -> ingestion_pb2.Subsystem:
         entry = await self._call(
             lambda: self._registry.update_subsystem(
@@ -168,7 +167,7 @@ class RegistryRpcs:
         return subsystem_message(entry)
 
     async def DeleteSubsystem(
-        self, request: ingestion_pb2.DeleteSubsystemRequest, context: grpc.aio.ServicerContext
+        self, request: ingestion_pb2.DeleteSubsystemRequest, context: RpcContext
     ) -> ingestion_pb2.Subsystem:
         entry = await self._call(
             lambda: self._registry.delete_subsystem(request.subsystem_id, request.system_id)

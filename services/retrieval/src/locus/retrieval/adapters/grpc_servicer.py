@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import grpc
-
 from locus.retrieval.adapters.proto_mapping import SEARCH_MODES, search_hit, search_mode_value
 from locus.retrieval.domain.errors import (
     EmbedderUnavailable,
@@ -15,7 +13,7 @@ from locus.retrieval.domain.model import FileHit
 from locus.retrieval.domain.search_request import SearchLimits, plan_search, plan_symbol_scores
 from locus.retrieval.foreground import ForegroundActivity
 from locus.retrieval.searching import Searcher
-from locus.rpc import FailedPrecondition, InvalidArgument, Unavailable
+from locus.rpc import FailedPrecondition, InvalidArgument, RpcContext, Unavailable
 from locus.v1 import retrieval_pb2, retrieval_pb2_grpc
 
 
@@ -28,7 +26,7 @@ class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
         self._activity = activity or ForegroundActivity(quiet_seconds=0)
 
     async def Search(
-        self, request: retrieval_pb2.SearchRequest, context: grpc.aio.ServicerContext
+        self, request: retrieval_pb2.SearchRequest, context: RpcContext
     ) -> retrieval_pb2.SearchResponse:
         with self._activity.working():  # the vectors lane waits while searches come
             return await self._search(request)
@@ -78,7 +76,7 @@ class RetrievalServicer(retrieval_pb2_grpc.RetrievalServiceServicer):
         )
 
     async def ScoreSymbols(
-        self, request: retrieval_pb2.ScoreSymbolsRequest, context: grpc.aio.ServicerContext
+        self, request: retrieval_pb2.ScoreSymbolsRequest, context: RpcContext
     ) -> retrieval_pb2.ScoreSymbolsResponse:
         with self._activity.working():
             try:
