@@ -1,6 +1,6 @@
 """Batches that can never be processed end on ``locus.v1.dlq.files.changed`` (at once when
-malformed, after bounded retries when ingestion cannot serve contents) and the ast consumer
-goes on with the next event."""
+malformed, after bounded retries when ingestion cannot serve contents), their files are
+reported failed, and the ast consumer goes on with the next event."""
 
 from __future__ import annotations
 
@@ -73,6 +73,7 @@ async def test_undeliverable_batches_are_dead_lettered_and_the_consumer_goes_on(
         )
     ]
     stack.ingestion.stop()
+    updates = await stack.record(f"{PREFIX}.index.updated", events_pb2.IndexUpdated)
     unreachable = events_pb2.FilesChanged(
         job_id="job_while_ingestion_is_down",
         project_id=project_id,
@@ -97,3 +98,18 @@ async def test_undeliverable_batches_are_dead_lettered_and_the_consumer_goes_on(
     assert "DEADLINE_EXCEEDED" in parked.error or "UNAVAILABLE" in parked.error
     assert events_pb2.FilesChanged.FromString(parked.payload) == unreachable
     assert stack.ast_rows("SELECT * FROM ast_files WHERE file_id = 'f_unfetchable'") == []
+    # ...and its files are reported failed, so the scan job that sent them completes (with
+    # those files failed) instead of waiting for them until it is stale.
+    [given_up] = [u for u in await updates.wait_for_count(1) if u.job_id == unreachable.job_id]
+    assert (given_up.project_id, given_up.snapshot_id, given_up.stage) == (
+        project_id,
+        "snap_later",
+        "ast",
+    )
+    [failed] = given_up.files
+    assert (failed.file_id, failed.sha256, failed.status) == (
+        "f_unfetchable",
+        indexed,
+        events_pb2.INDEX_STATUS_FAILED,
+    )
+    assert failed.error.startswith("ast gave up on the batch: ContentUnavailable: ingestion")

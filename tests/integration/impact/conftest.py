@@ -19,10 +19,12 @@ from nats.aio.msg import Msg
 from stores import drop_everything
 
 from locus.ast.domain import FileAnalysis, extract
+from locus.ast.identifiers import node_id_for
 from locus.database import Database
 from locus.impact.adapters.store import ImpactStore
 from locus.impact.main import ImpactRuntime, build
 from locus.impact.settings import ImpactSettings
+from locus.ingestion.scanning import file_id_for
 from locus.messaging import EmbeddedNatsServer, EventBus, Subjects
 from locus.telemetry import setup_telemetry
 from locus.v1 import common_pb2, events_pb2, impact_pb2, impact_pb2_grpc
@@ -43,12 +45,17 @@ _RELATIONS = {
 }
 
 
+SOURCE_ID = "src1"
+
+
 def file_id_of(project_id: str, name: str) -> str:
-    return "f_" + hashlib.sha256(f"{project_id}\0src/uploads/{name}".encode()).hexdigest()[:30]
+    """The id ingestion gives `src/uploads/<name>` (its own function, never a copy)."""
+    return file_id_for(project_id, SOURCE_ID, f"src/uploads/{name}")
 
 
 def node_id_of(file_id: str, qualified_name: str, kind: str) -> str:
-    return "n_" + hashlib.sha256(f"{file_id}\0{qualified_name}\0{kind}".encode()).hexdigest()[:30]
+    """The id ast gives a symbol (its own function)."""
+    return node_id_for(file_id, qualified_name, kind)
 
 
 @dataclass
@@ -127,7 +134,7 @@ class ParsedUploads:
         ]
         changed = events_pb2.ChangedFile(
             file_id=self.file_id,
-            source_id="src1",
+            source_id=SOURCE_ID,
             relative_path=path,
             change_type=common_pb2.CHANGE_TYPE_ADDED,
             sha256=self.sha256,
@@ -165,7 +172,7 @@ class ParsedUploads:
             snapshot_seq=snapshot_seq,
             file=events_pb2.ChangedFile(
                 file_id=self.file_id,
-                source_id="src1",
+                source_id=SOURCE_ID,
                 relative_path=f"src/uploads/{self.name}",
                 change_type=common_pb2.CHANGE_TYPE_DELETED,
                 previous_sha256=self.sha256,

@@ -41,6 +41,8 @@ from locus.v1 import common_pb2, events_pb2
 log = logging.getLogger(__name__)
 
 STAGE = "ast"
+# A failed file's error, as stored and shown by GetScan.
+_GIVEN_UP_ERROR_LIMIT = 500
 _GROUP_LIMIT = 64  # files per store transaction
 
 
@@ -78,6 +80,42 @@ class AstIndexer:
         (idempotent)."""
         files = await self._store.delete_project(event.project_id)
         log.info("deleted project %s: %d files retracted", event.project_id, files)
+
+    async def report_given_up(self, event: events_pb2.FilesChanged, reason: str) -> None:
+        """A batch dead-lettered after its last delivery (ingestion could not serve its
+        contents, say): its ``index.updated`` reports every file FAILED with the reason, so the
+        scan job completes with those files failed instead of waiting an hour for them. The
+        message id is the one a processed batch publishes under: one of the two counts."""
+        files = [
+            events_pb2.IndexedFile(
+                file_id=changed.file_id,
+                sha256=changed.sha256,
+                change_type=changed.change_type,
+                status=events_pb2.INDEX_STATUS_FAILED,
+                error=f"ast gave up on the batch: {reason}"[:_GIVEN_UP_ERROR_LIMIT],
+            )
+            for changed in event.files
+            if changed.file_id
+        ]
+        if not event.job_id or not event.project_id or not files:
+            return  # nothing a job could wait for
+        await self._bus.publish(
+            self._bus.subjects.index_updated,
+            events_pb2.IndexUpdated(
+                job_id=event.job_id,
+                project_id=event.project_id,
+                snapshot_id=event.snapshot_id,
+                stage=STAGE,
+                files=files,
+            ),
+            message_id=f"index.updated:{STAGE}:{event.job_id}:{event.batch_index}",
+        )
+        log.warning(
+            "job %s batch %d: %d files failed, the batch was dead-lettered",
+            event.job_id,
+            event.batch_index,
+            len(files),
+        )
 
     async def index_batch(
         self,

@@ -1,6 +1,7 @@
 """NATS consumers of ast: ``files.changed`` (durable consumer ``ast``; a batch of a deleted
-project is dropped and acknowledged) and ``project.deleted`` (durable consumer ``ast-projects``:
-the project's rows deleted, its tombstone kept)."""
+project is dropped and acknowledged; a dead-lettered batch's files are reported FAILED) and
+``project.deleted`` (durable consumer ``ast-projects``: the project's rows deleted, its
+tombstone kept)."""
 
 from __future__ import annotations
 
@@ -31,13 +32,23 @@ def register_event_handlers(bus: EventBus, indexer: AstIndexer) -> None:
             event, progress=delivery.progress, final_attempt=delivery.is_last_attempt
         )
 
+    async def on_files_changed_dead_lettered(
+        event: events_pb2.FilesChanged | None, reason: str
+    ) -> None:
+        if event is not None:
+            await indexer.report_given_up(event, reason)
+
     async def on_project_deleted(event: events_pb2.ProjectDeleted, delivery: Delivery) -> None:
         if not event.project_id:
             raise MalformedEvent("project.deleted needs project_id")
         await indexer.delete_project(event)
 
     bus.subscribe(
-        bus.subjects.files_changed, events_pb2.FilesChanged, AST_CONSUMER, on_files_changed
+        bus.subjects.files_changed,
+        events_pb2.FilesChanged,
+        AST_CONSUMER,
+        on_files_changed,
+        on_dead_letter=on_files_changed_dead_lettered,
     )
     bus.subscribe(
         bus.subjects.project_deleted,
