@@ -1,5 +1,7 @@
-"""Content-addressed file snapshots on disk: ``<root>/ab/cd/<sha256>``; written atomically and
-verified, so any service can read the exact text of any snapshot by hash."""
+"""Content-addressed file snapshots on disk: ``<root>/ab/cd/<sha256>``, written atomically, so
+any service can read the exact text of any snapshot by hash. The key must be a sha256 hex digest
+(nothing else names a path); the content is not hashed again: ``put`` trusts a digest its caller
+computed (the scanner, from the same bytes)."""
 
 from __future__ import annotations
 
