@@ -62,7 +62,7 @@ from locus.gateway.downstream import ChunkSearch, ImpactAnalysis, ProjectDirecto
 from locus.gateway.request_log import OpenRequest
 from locus.gateway.settings import GatewaySettings
 from locus.rpc import ServiceError
-from locus.v1 import ast_pb2, common_pb2, impact_pb2, ingestion_pb2, retrieval_pb2
+from locus.v1 import ast_pb2, common_pb2, gateway_pb2, impact_pb2, ingestion_pb2, retrieval_pb2
 
 log = logging.getLogger(__name__)
 SYMBOL_TEXTS_PER_CALL = 100  # ast GetSymbolTexts takes at most this many
@@ -88,7 +88,7 @@ class LocateQuery:
 
 @dataclass(frozen=True)
 class Located:
-    response: Any  # gateway_pb2.LocateResponse
+    response: gateway_pb2.LocateResponse
     project: Any  # ingestion_pb2.Project
     question: str
     ranking: Ranking

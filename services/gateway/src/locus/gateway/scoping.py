@@ -38,7 +38,7 @@ def scope_of(message: Any) -> ProjectScope:
 
 @dataclass(frozen=True)
 class ScopedLocated:
-    response: Any  # gateway_pb2.LocateResponse, merged
+    response: gateway_pb2.LocateResponse  # merged
     hits: list[Any]  # every project's retrieval SearchHits, project after project
     located: list[tuple[Any, Located]]  # (ingestion Project, what was located in it alone)
 
@@ -189,7 +189,9 @@ class ScopedQuestions:
             located=located,
         )
 
-    async def search(self, request: Any, projects: list[Any], entry: OpenRequest) -> Any:
+    async def search(
+        self, request: retrieval_pb2.SearchRequest, projects: list[Any], entry: OpenRequest
+    ) -> retrieval_pb2.SearchResponse:
         """retrieval Search in each project alone (filters.project_id set, the scope not
         forwarded), merged: hits, files, whole files and each query's whole files by score."""
 

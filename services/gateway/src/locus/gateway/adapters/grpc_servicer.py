@@ -129,7 +129,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # delegated to ingestion
 
-    async def CreateProject(self, request: Any, context: RpcContext) -> Any:
+    async def CreateProject(
+        self, request: ingestion_pb2.CreateProjectRequest, context: RpcContext
+    ) -> ingestion_pb2.Project:
         principal = await self._caller(context, "CreateProject")
         async with _mapped_errors():
             await self._access.require_everywhere(
@@ -137,11 +139,15 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.CreateProject, request)
 
-    async def GetProject(self, request: Any, context: RpcContext) -> Any:
+    async def GetProject(
+        self, request: ingestion_pb2.GetProjectRequest, context: RpcContext
+    ) -> ingestion_pb2.Project:
         await self._project_call(context, "GetProject", Role.READER, request.project_id)
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.GetProject, request)
 
-    async def ListProjects(self, request: Any, context: RpcContext) -> Any:
+    async def ListProjects(
+        self, request: ingestion_pb2.ListProjectsRequest, context: RpcContext
+    ) -> ingestion_pb2.ListProjectsResponse:
         principal = await self._caller(context, "ListProjects")
         response = await self._peers.ingestion.unary(
             self._peers.ingestion.stub.ListProjects, request
@@ -155,23 +161,33 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             projects=visible, next_page_token=response.next_page_token
         )
 
-    async def AddSource(self, request: Any, context: RpcContext) -> Any:
+    async def AddSource(
+        self, request: ingestion_pb2.AddSourceRequest, context: RpcContext
+    ) -> ingestion_pb2.Source:
         await self._project_call(context, "AddSource", Role.WRITER, request.project_id)
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.AddSource, request)
 
-    async def ListSources(self, request: Any, context: RpcContext) -> Any:
+    async def ListSources(
+        self, request: ingestion_pb2.ListSourcesRequest, context: RpcContext
+    ) -> ingestion_pb2.ListSourcesResponse:
         await self._project_call(context, "ListSources", Role.READER, request.project_id)
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.ListSources, request)
 
-    async def StartScan(self, request: Any, context: RpcContext) -> Any:
+    async def StartScan(
+        self, request: ingestion_pb2.StartScanRequest, context: RpcContext
+    ) -> ingestion_pb2.ScanJob:
         await self._project_call(context, "StartScan", Role.WRITER, request.project_id)
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.StartScan, request)
 
-    async def NotifyPush(self, request: Any, context: RpcContext) -> Any:
+    async def NotifyPush(
+        self, request: ingestion_pb2.NotifyPushRequest, context: RpcContext
+    ) -> ingestion_pb2.NotifyPushResponse:
         await self._project_call(context, "NotifyPush", Role.WRITER, request.project_id)
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.NotifyPush, request)
 
-    async def DeleteProject(self, request: Any, context: RpcContext) -> Any:
+    async def DeleteProject(
+        self, request: ingestion_pb2.DeleteProjectRequest, context: RpcContext
+    ) -> ingestion_pb2.DeleteProjectResponse:
         """Admin on the project. Returns once ingestion deleted its part and published
         project.deleted; ast, retrieval and impact retract the project asynchronously."""
         await self._project_call(context, "DeleteProject", Role.ADMIN, request.project_id)
@@ -194,59 +210,83 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             self._peers.ingestion.stub.DeleteKnowledgeDocument, request
         )
 
-    async def ImportChm(self, request: Any, context: RpcContext) -> Any:
+    async def ImportChm(
+        self, request: ingestion_pb2.ImportChmRequest, context: RpcContext
+    ) -> ingestion_pb2.ImportChmResponse:
         """Writer on the project; ingestion extracts the package whole before writing."""
         await self._project_call(context, "ImportChm", Role.WRITER, request.project_id)
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.ImportChm, request)
 
     # the registry: reads for any valid credential, writes for a system admin (admin:*)
 
-    async def UpdateProject(self, request: Any, context: RpcContext) -> Any:
+    async def UpdateProject(
+        self, request: ingestion_pb2.UpdateProjectRequest, context: RpcContext
+    ) -> ingestion_pb2.Project:
         """Admin on the project: rename it (grants name it by id, so they follow) or move it."""
         await self._project_call(context, "UpdateProject", Role.ADMIN, request.project_id)
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.UpdateProject, request)
 
-    async def CreateSystem(self, request: Any, context: RpcContext) -> Any:
+    async def CreateSystem(
+        self, request: ingestion_pb2.CreateSystemRequest, context: RpcContext
+    ) -> ingestion_pb2.System:
         await self._registry_write(context, "CreateSystem", "creating a system")
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.CreateSystem, request)
 
-    async def GetSystem(self, request: Any, context: RpcContext) -> Any:
+    async def GetSystem(
+        self, request: ingestion_pb2.GetSystemRequest, context: RpcContext
+    ) -> ingestion_pb2.System:
         await self._caller(context, "GetSystem")
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.GetSystem, request)
 
-    async def ListSystems(self, request: Any, context: RpcContext) -> Any:
+    async def ListSystems(
+        self, request: ingestion_pb2.ListSystemsRequest, context: RpcContext
+    ) -> ingestion_pb2.ListSystemsResponse:
         await self._caller(context, "ListSystems")
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.ListSystems, request)
 
-    async def UpdateSystem(self, request: Any, context: RpcContext) -> Any:
+    async def UpdateSystem(
+        self, request: ingestion_pb2.UpdateSystemRequest, context: RpcContext
+    ) -> ingestion_pb2.System:
         await self._registry_write(context, "UpdateSystem", "changing a system")
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.UpdateSystem, request)
 
-    async def DeleteSystem(self, request: Any, context: RpcContext) -> Any:
+    async def DeleteSystem(
+        self, request: ingestion_pb2.DeleteSystemRequest, context: RpcContext
+    ) -> ingestion_pb2.System:
         await self._registry_write(context, "DeleteSystem", "deleting a system")
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.DeleteSystem, request)
 
-    async def CreateSubsystem(self, request: Any, context: RpcContext) -> Any:
+    async def CreateSubsystem(
+        self, request: ingestion_pb2.CreateSubsystemRequest, context: RpcContext
+    ) -> ingestion_pb2.Subsystem:
         await self._registry_write(context, "CreateSubsystem", "creating a subsystem")
         return await self._peers.ingestion.unary(
             self._peers.ingestion.stub.CreateSubsystem, request
         )
 
-    async def GetSubsystem(self, request: Any, context: RpcContext) -> Any:
+    async def GetSubsystem(
+        self, request: ingestion_pb2.GetSubsystemRequest, context: RpcContext
+    ) -> ingestion_pb2.Subsystem:
         await self._caller(context, "GetSubsystem")
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.GetSubsystem, request)
 
-    async def ListSubsystems(self, request: Any, context: RpcContext) -> Any:
+    async def ListSubsystems(
+        self, request: ingestion_pb2.ListSubsystemsRequest, context: RpcContext
+    ) -> ingestion_pb2.ListSubsystemsResponse:
         await self._caller(context, "ListSubsystems")
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.ListSubsystems, request)
 
-    async def UpdateSubsystem(self, request: Any, context: RpcContext) -> Any:
+    async def UpdateSubsystem(
+        self, request: ingestion_pb2.UpdateSubsystemRequest, context: RpcContext
+    ) -> ingestion_pb2.Subsystem:
         await self._registry_write(context, "UpdateSubsystem", "changing a subsystem")
         return await self._peers.ingestion.unary(
             self._peers.ingestion.stub.UpdateSubsystem, request
         )
 
-    async def DeleteSubsystem(self, request: Any, context: RpcContext) -> Any:
+    async def DeleteSubsystem(
+        self, request: ingestion_pb2.DeleteSubsystemRequest, context: RpcContext
+    ) -> ingestion_pb2.Subsystem:
         await self._registry_write(context, "DeleteSubsystem", "deleting a subsystem")
         return await self._peers.ingestion.unary(
             self._peers.ingestion.stub.DeleteSubsystem, request
@@ -257,7 +297,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         async with _mapped_errors():
             await self._access.require_everywhere(principal, Role.ADMIN, what, method=method)
 
-    async def RemoveSource(self, request: Any, context: RpcContext) -> Any:
+    async def RemoveSource(
+        self, request: ingestion_pb2.RemoveSourceRequest, context: RpcContext
+    ) -> ingestion_pb2.RemoveSourceResponse:
         """Writer on the source's project. Returns the job that retracts its files."""
         principal = await self._caller(context, "RemoveSource")
         async with _mapped_errors():
@@ -276,7 +318,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.RemoveSource, request)
 
-    async def GetScan(self, request: Any, context: RpcContext) -> Any:
+    async def GetScan(
+        self, request: ingestion_pb2.GetScanRequest, context: RpcContext
+    ) -> ingestion_pb2.ScanJob:
         principal = await self._caller(context, "GetScan")
         async with _mapped_errors():
             return await self._access.require_owner(
@@ -290,7 +334,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # delegated to ast and retrieval
 
-    async def GetAstNode(self, request: Any, context: RpcContext) -> Any:
+    async def GetAstNode(
+        self, request: ast_pb2.GetNodeRequest, context: RpcContext
+    ) -> ast_pb2.GetNodeResponse:
         principal = await self._caller(context, "GetAstNode")
         async with _mapped_errors():
             return await self._access.require_owner(
@@ -302,7 +348,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                 shown_as=f"the project of node {request.node_id}",
             )
 
-    async def FindSymbols(self, request: Any, context: RpcContext) -> Any:
+    async def FindSymbols(
+        self, request: ast_pb2.FindSymbolsRequest, context: RpcContext
+    ) -> ast_pb2.FindSymbolsResponse:
         found = await self._project_call(context, "FindSymbols", Role.READER, request.project_id)
         forwarded = ast_pb2.FindSymbolsRequest()
         forwarded.CopyFrom(request)
@@ -311,7 +359,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # code
 
-    async def ReadFile(self, request: Any, context: RpcContext) -> Any:
+    async def ReadFile(
+        self, request: gateway_pb2.ReadFileRequest, context: RpcContext
+    ) -> gateway_pb2.ReadFileResponse:
         await self._project_call(context, "ReadFile", Role.READER, request.project_id)
         async with _mapped_errors():
             excerpt = await self._files.read(
@@ -323,7 +373,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
         return read_file_response(excerpt)
 
-    async def GetFileOutline(self, request: Any, context: RpcContext) -> Any:
+    async def GetFileOutline(
+        self, request: ast_pb2.GetFileOutlineRequest, context: RpcContext
+    ) -> ast_pb2.GetFileOutlineResponse:
         found = await self._project_call(context, "GetFileOutline", Role.READER, request.project_id)
         async with _mapped_errors():
             forwarded = ast_pb2.GetFileOutlineRequest()
@@ -335,14 +387,20 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         forwarded.project_id = await self._project_id(request.project_id, found)
         return await self._peers.ast.get_file_outline(forwarded)
 
-    async def Search(self, request: Any, context: RpcContext) -> Any:
+    async def Search(
+        self, request: retrieval_pb2.SearchRequest, context: RpcContext
+    ) -> retrieval_pb2.SearchResponse:
         principal = await self._caller(context, "Search")
         async with self._admitted(self._questions) as waited:
             return await self._search(principal, request, context, waited)
 
     async def _search(
-        self, principal: Principal, request: Any, context: RpcContext, waited: float
-    ) -> Any:
+        self,
+        principal: Principal,
+        request: retrieval_pb2.SearchRequest,
+        context: RpcContext,
+        waited: float,
+    ) -> retrieval_pb2.SearchResponse:
         async with _mapped_errors():
             scope = scope_of(request.scope)
         entry = await self._open(
@@ -396,14 +454,20 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # the gateway's own
 
-    async def Locate(self, request: Any, context: RpcContext) -> Any:
+    async def Locate(
+        self, request: gateway_pb2.LocateRequest, context: RpcContext
+    ) -> gateway_pb2.LocateResponse:
         principal = await self._caller(context, "Locate")
         async with self._admitted(self._questions) as waited:
             return await self._locate(principal, request, context, waited)
 
     async def _locate(
-        self, principal: Principal, request: Any, context: RpcContext, waited: float
-    ) -> Any:
+        self,
+        principal: Principal,
+        request: gateway_pb2.LocateRequest,
+        context: RpcContext,
+        waited: float,
+    ) -> gateway_pb2.LocateResponse:
         async with _mapped_errors():
             scope = scope_of(request.scope)
         entry = await self._open(
@@ -454,7 +518,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
             return located.response
 
-    async def Ask(self, request: Any, context: RpcContext) -> AsyncIterator[Any]:
+    async def Ask(
+        self, request: gateway_pb2.AskRequest, context: RpcContext
+    ) -> AsyncIterator[gateway_pb2.AskEvent]:
         principal = await self._caller(context, "Ask")
         async with self._admitted(self._answers) as waited:
             async with _mapped_errors():
@@ -491,7 +557,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                     async for event in events:
                         yield event
 
-    async def ListRequests(self, request: Any, context: RpcContext) -> Any:
+    async def ListRequests(
+        self, request: gateway_pb2.ListRequestsRequest, context: RpcContext
+    ) -> gateway_pb2.ListRequestsResponse:
         principal = await self._caller(context, "ListRequests")
         async with _mapped_errors():
             status = None
@@ -521,14 +589,18 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             next_page_token=page.next_page_token,
         )
 
-    async def GetRequest(self, request: Any, context: RpcContext) -> Any:
+    async def GetRequest(
+        self, request: gateway_pb2.GetRequestRequest, context: RpcContext
+    ) -> gateway_pb2.RequestRecord:
         principal = await self._caller(context, "GetRequest")
         async with _mapped_errors():
             details = await self._history.details(request.request_id)
             await self._own_request(principal, "GetRequest", details.request)
         return request_details(details)
 
-    async def RecordFeedback(self, request: Any, context: RpcContext) -> Any:
+    async def RecordFeedback(
+        self, request: gateway_pb2.RecordFeedbackRequest, context: RpcContext
+    ) -> gateway_pb2.RecordFeedbackResponse:
         principal = await self._caller(context, "RecordFeedback")
         async with _mapped_errors():
             validate_rating(request.rating)  # a bad value is refused before any lookup
@@ -540,7 +612,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
         return gateway_pb2.RecordFeedbackResponse(feedback_id=feedback.feedback_id)
 
-    async def ListFeedback(self, request: Any, context: RpcContext) -> Any:
+    async def ListFeedback(
+        self, request: gateway_pb2.ListFeedbackRequest, context: RpcContext
+    ) -> gateway_pb2.ListFeedbackResponse:
         principal = await self._caller(context, "ListFeedback")
         async with _mapped_errors():
             request_id = request.request_id.strip()
@@ -569,7 +643,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
 
     # access
 
-    async def CreateApiKey(self, request: Any, context: RpcContext) -> Any:
+    async def CreateApiKey(
+        self, request: gateway_pb2.CreateApiKeyRequest, context: RpcContext
+    ) -> gateway_pb2.CreateApiKeyResponse:
         principal = await self._caller(context, "CreateApiKey")
         async with _mapped_errors():
             if not 0 <= request.expires_in_seconds <= MAX_KEY_LIFETIME.total_seconds():
@@ -591,19 +667,25 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             )
         return gateway_pb2.CreateApiKeyResponse(key=api_key_message(key), api_key=credential)
 
-    async def ListApiKeys(self, request: Any, context: RpcContext) -> Any:
+    async def ListApiKeys(
+        self, request: gateway_pb2.ListApiKeysRequest, context: RpcContext
+    ) -> gateway_pb2.ListApiKeysResponse:
         principal = await self._caller(context, "ListApiKeys")
         keys = await self._access.list_keys(principal, include_revoked=request.include_revoked)
         return gateway_pb2.ListApiKeysResponse(keys=[api_key_message(k) for k in keys])
 
-    async def RevokeApiKey(self, request: Any, context: RpcContext) -> Any:
+    async def RevokeApiKey(
+        self, request: gateway_pb2.RevokeApiKeyRequest, context: RpcContext
+    ) -> gateway_pb2.ApiKey:
         principal = await self._caller(context, "RevokeApiKey")
         async with _mapped_errors():
             key_id = require_id("key_id", request.key_id)
             revoked = await self._access.revoke_key(principal, key_id, method="RevokeApiKey")
         return api_key_message(revoked)
 
-    async def WhoAmI(self, request: Any, context: RpcContext) -> Any:
+    async def WhoAmI(
+        self, request: gateway_pb2.WhoAmIRequest, context: RpcContext
+    ) -> gateway_pb2.WhoAmIResponse:
         return who_am_i(await self._caller(context, "WhoAmI"))
 
     async def _caller(self, context: RpcContext, method: str) -> Principal:

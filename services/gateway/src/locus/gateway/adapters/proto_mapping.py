@@ -138,7 +138,7 @@ def part_hit(hit: Any) -> PartHit:
     )
 
 
-def symbol_message(ref: SymbolRef, known: Mapping[str, Any]) -> Any:
+def symbol_message(ref: SymbolRef, known: Mapping[str, common_pb2.Symbol]) -> common_pb2.Symbol:
     """The Symbol as ast returned it, or one rebuilt from the reference."""
     if ref.node_id in known:
         return known[ref.node_id]
@@ -168,7 +168,7 @@ def evidence_messages(evidence: Sequence[Evidence]) -> list[Any]:
     ]
 
 
-def located_symbol(ranked: RankedSymbol, known: Mapping[str, Any]) -> Any:
+def located_symbol(ranked: RankedSymbol, known: Mapping[str, Any]) -> gateway_pb2.LocatedSymbol:
     return gateway_pb2.LocatedSymbol(
         symbol=symbol_message(ranked.symbol, known),
         score=round(ranked.score, 6),
@@ -203,7 +203,7 @@ def locate_response(
     return response
 
 
-def context_snippet(choice: ContextChoice, chunk: Any) -> Any:
+def context_snippet(choice: ContextChoice, chunk: Any) -> answer_pb2.ContextSnippet:
     return answer_pb2.ContextSnippet(
         citation_id=choice.citation_id,
         chunk=chunk,
@@ -267,7 +267,7 @@ def line_messages(lines: Sequence[NumberedLine]) -> list[Any]:
     return [gateway_pb2.NumberedLine(number=line.number, text=line.text) for line in lines]
 
 
-def read_file_response(excerpt: FileExcerpt) -> Any:
+def read_file_response(excerpt: FileExcerpt) -> gateway_pb2.ReadFileResponse:
     return gateway_pb2.ReadFileResponse(
         project_id=excerpt.project_id,
         snapshot_id=excerpt.snapshot_id,
@@ -315,7 +315,7 @@ def snippet_message(
     )
 
 
-def feedback_message(feedback: Feedback) -> Any:
+def feedback_message(feedback: Feedback) -> gateway_pb2.FeedbackRecord:
     message = gateway_pb2.FeedbackRecord(
         feedback_id=feedback.feedback_id,
         request_id=feedback.request_id,
@@ -327,7 +327,7 @@ def feedback_message(feedback: Feedback) -> Any:
     return message
 
 
-def request_details(details: RequestDetails) -> Any:
+def request_details(details: RequestDetails) -> gateway_pb2.RequestRecord:
     """GetRequest's record: the request with every artifact the log keeps."""
     stored = details.request
     record = request_record(stored, details.of_kind(ArtifactKind.CITATION))
@@ -349,7 +349,9 @@ def request_details(details: RequestDetails) -> Any:
     return record
 
 
-def request_record(stored: StoredRequest, citations: Sequence[Artifact]) -> Any:
+def request_record(
+    stored: StoredRequest, citations: Sequence[Artifact]
+) -> gateway_pb2.RequestRecord:
     record = gateway_pb2.RequestRecord(
         request_id=stored.request_id,
         project_id=stored.project_id or stored.project_ref,
@@ -384,7 +386,7 @@ def grant_messages(grants: Sequence[Grant]) -> list[Any]:
     return [gateway_pb2.Grant(project=g.project, role=int(g.role)) for g in grants]  # type: ignore[arg-type]
 
 
-def api_key_message(key: ApiKey) -> Any:
+def api_key_message(key: ApiKey) -> gateway_pb2.ApiKey:
     message = gateway_pb2.ApiKey(
         key_id=key.key_id,
         name=key.name,
@@ -400,7 +402,7 @@ def api_key_message(key: ApiKey) -> Any:
     return message
 
 
-def who_am_i(principal: Principal) -> Any:
+def who_am_i(principal: Principal) -> gateway_pb2.WhoAmIResponse:
     message = gateway_pb2.WhoAmIResponse(
         principal=principal.subject, name=principal.name, grants=grant_messages(principal.grants)
     )
