@@ -99,23 +99,31 @@ class AstIndexer:
         ]
         if not event.job_id or not event.project_id or not files:
             return  # nothing a job could wait for
-        await self._bus.publish(
-            self._bus.subjects.index_updated,
-            events_pb2.IndexUpdated(
-                job_id=event.job_id,
-                project_id=event.project_id,
-                snapshot_id=event.snapshot_id,
-                stage=STAGE,
-                files=files,
-            ),
-            message_id=f"index.updated:{STAGE}:{event.job_id}:{event.batch_index}",
-        )
+        await self._publish_update(event, files)
         log.warning(
             "job %s batch %d: %d files failed, the batch was dead-lettered",
             event.job_id,
             event.batch_index,
             len(files),
         )
+
+    async def _publish_update(
+        self, event: events_pb2.FilesChanged, files: Sequence[events_pb2.IndexedFile]
+    ) -> events_pb2.IndexUpdated:
+        """The batch's ``index.updated`` (one id per batch: a repeat is deduplicated)."""
+        update = events_pb2.IndexUpdated(
+            job_id=event.job_id,
+            project_id=event.project_id,
+            snapshot_id=event.snapshot_id,
+            stage=STAGE,
+            files=files,
+        )
+        await self._bus.publish(
+            self._bus.subjects.index_updated,
+            update,
+            message_id=f"index.updated:{STAGE}:{event.job_id}:{event.batch_index}",
+        )
+        return update
 
     async def index_batch(
         self,
@@ -145,18 +153,7 @@ class AstIndexer:
             },
         ):
             reports = await self._index_files(event, progress, final_attempt)
-            update = events_pb2.IndexUpdated(
-                job_id=event.job_id,
-                project_id=event.project_id,
-                snapshot_id=event.snapshot_id,
-                stage=STAGE,
-                files=reports,
-            )
-            await self._bus.publish(
-                self._bus.subjects.index_updated,
-                update,
-                message_id=f"index.updated:{STAGE}:{event.job_id}:{event.batch_index}",
-            )
+            update = await self._publish_update(event, reports)
         counts: dict[int, int] = {}
         for report in reports:
             counts[report.status] = counts.get(report.status, 0) + 1
