@@ -12,7 +12,6 @@ import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from typing import Any
 
 from opentelemetry import trace
 
@@ -193,7 +192,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         await self._project_call(context, "DeleteProject", Role.ADMIN, request.project_id)
         return await self._peers.ingestion.unary(self._peers.ingestion.stub.DeleteProject, request)
 
-    async def UpsertKnowledgeDocument(self, request: Any, context: RpcContext) -> Any:
+    async def UpsertKnowledgeDocument(
+        self, request: ingestion_pb2.UpsertKnowledgeDocumentRequest, context: RpcContext
+    ) -> ingestion_pb2.UpsertKnowledgeDocumentResponse:
         """Writer on the project; ingestion validates the document (format, size)."""
         await self._project_call(
             context, "UpsertKnowledgeDocument", Role.WRITER, request.project_id
@@ -202,7 +203,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             self._peers.ingestion.stub.UpsertKnowledgeDocument, request
         )
 
-    async def DeleteKnowledgeDocument(self, request: Any, context: RpcContext) -> Any:
+    async def DeleteKnowledgeDocument(
+        self, request: ingestion_pb2.DeleteKnowledgeDocumentRequest, context: RpcContext
+    ) -> ingestion_pb2.DeleteKnowledgeDocumentResponse:
         await self._project_call(
             context, "DeleteKnowledgeDocument", Role.WRITER, request.project_id
         )
