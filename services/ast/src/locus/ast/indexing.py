@@ -36,12 +36,13 @@ from locus.ast.plain_text import plain_text_analysis
 from locus.ast.ports import FetchedContents, FileContentSource
 from locus.ast.settings import AstSettings
 from locus.messaging import EventBus
+from locus.telemetry import safe_message
 from locus.v1 import common_pb2, events_pb2
 
 log = logging.getLogger(__name__)
 
 STAGE = "ast"
-# A failed file's error, as stored and shown by GetScan.
+# A failed file's error, as stored and shown by GetScan (redacted and cut to this many bytes).
 _GIVEN_UP_ERROR_LIMIT = 500
 _GROUP_LIMIT = 64  # files per store transaction
 
@@ -92,7 +93,7 @@ class AstIndexer:
                 sha256=changed.sha256,
                 change_type=changed.change_type,
                 status=events_pb2.INDEX_STATUS_FAILED,
-                error=f"ast gave up on the batch: {reason}"[:_GIVEN_UP_ERROR_LIMIT],
+                error=safe_message(f"ast gave up on the batch: {reason}", _GIVEN_UP_ERROR_LIMIT),
             )
             for changed in event.files
             if changed.file_id

@@ -72,7 +72,8 @@ def translate_error(peer: Peer, error: grpc.aio.AioRpcError) -> ServiceError:
 
 class PeerClient:
     """A stub of one peer with deadlines and error translation. Each subclass names its stub's
-    type and has one typed method per RPC it calls."""
+    type and has one typed method per RPC the gateway's use cases call; the servicer's
+    pass-through handlers call ``unary`` with the typed stub method itself."""
 
     def __init__(self, peer: Peer, channel: grpc.aio.Channel, stub: Any) -> None:
         self.peer = peer
