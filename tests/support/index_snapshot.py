@@ -246,6 +246,7 @@ def _searches(
                 mode=retrieval_pb2.SEARCH_MODE_BM25,
                 filters=retrieval_pb2.SearchFilters(project_id=project_id),
                 top_k=FETCHED_HITS,
+                top_k_lexical=FETCHED_HITS,  # the lexical list is cut here first (default 50)
                 top_whole_files=FETCHED_HITS,
             ),
             timeout=CALL_SECONDS,
@@ -263,6 +264,7 @@ def _searches(
                     mode=retrieval_pb2.SEARCH_MODE_VECTOR,
                     filters=retrieval_pb2.SearchFilters(project_id=project_id),
                     top_k=FETCHED_HITS,
+                    top_k_vector=FETCHED_HITS,
                 ),
                 timeout=CALL_SECONDS,
             )
