@@ -57,7 +57,7 @@ def roots_of(repo: Path, paths: list[str], language: str) -> dict[str, SourceRoo
     roots = {}
     for path in paths:
         root = detected.root_of(path, language)
-        roots[path] = SourceRoot(root.directory, root.name)
+        roots[path] = SourceRoot(root.directory, root.name, root.entry, root.aliases)
     return roots
 
 

@@ -98,10 +98,17 @@ def tree_chunks(
     used: set[tuple[str, ...]] = set()
     for item in items:
         root = roots.root_of(item.relative_path, item.language or "")
-        key: tuple[str, ...] = (item.relative_path, item.sha256, root.directory, root.name)
+        key: tuple[str, ...] = (
+            item.relative_path,
+            item.sha256,
+            root.directory,
+            root.name,
+            root.entry,
+            repr(root.aliases),
+        )
         used.add(key)
         if key not in cache:
-            source_root = SourceRoot(root.directory, root.name)
+            source_root = SourceRoot(root.directory, root.name, root.entry, root.aliases)
             cache[key] = indexed_chunks(item, chunks_of(item, settings, source_root))
         if cache[key]:
             found.append(cache[key])

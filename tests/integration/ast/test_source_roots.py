@@ -1,9 +1,11 @@
 """Source roots through real processes: ingestion detects a monorepo's `src/` layouts, sends
 each file's root in files.changed (on an incremental scan too), and ast names modules from it,
-so a call from one project into another resolves by its qualified name `acme.billing.…`."""
+so a call from one project into another resolves by its qualified name `acme.billing.…`; a
+TypeScript workspace's packages (package.json names and entries, tsconfig path aliases) likewise."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +140,51 @@ async def test_src_layouts_of_a_monorepo_give_package_qualified_names(
     assert [(f.relative_path, f.source_root) for f in sent] == [(CHECKOUT, "services/shop/src")]
     refund = await find_one(stack, project_id, "shop.checkout.refund")
     assert refund.location.start_line == 10
+
+
+WORKSPACE = Path(__file__).parents[2] / "unit" / "ast" / "fixtures" / "workspace"
+APP_MAIN = "packages/app/src/main.ts"
+
+
+async def test_a_typescript_workspace_resolves_imports_between_its_packages(
+    stack: Any, tmp_path: Path
+) -> None:
+    tree = tmp_path / "workspace"
+    shutil.copytree(WORKSPACE, tree)
+    changed = await stack.record(f"{PREFIX}.files.changed", events_pb2.FilesChanged)
+    parsed = await stack.record(f"{PREFIX}.files.parsed", events_pb2.FilesParsed)
+    project_id = await stack.create_project(tree)
+
+    job = await stack.scan(project_id)
+
+    assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED
+    sent = {f.relative_path: f for batch in changed.of_job(job.job_id) for f in batch.files}
+    button = sent["packages/ui/src/button.ts"]
+    assert (button.source_root, button.source_root_name, button.source_root_entry) == (
+        "packages/ui",
+        "@acme/ui",
+        "src/index.ts",
+    )
+    assert [(a.pattern, list(a.targets)) for a in button.source_root_aliases] == [
+        ("@/*", ["src/*"])
+    ]
+    await parsed.wait_for_count(len(sent))
+    modules = {e.file.relative_path: e.module_name for e in parsed.of_job(job.job_id)}
+    assert modules["packages/ui/src/index.ts"] == "@acme/ui"
+    assert modules[APP_MAIN] == "@acme/app"
+
+    outline = await stack.ast_stub.GetFileOutline(
+        ast_pb2.GetFileOutlineRequest(project_id=project_id, relative_path=APP_MAIN)
+    )
+    file_ids = {f.relative_path: f.file_id for f in sent.values()}
+    assert {d.target_module: d.target_file_id for d in outline.dependencies} == {
+        "@acme/ui": file_ids["packages/ui/src/index.ts"],
+        "@acme/ui/src/theme": file_ids["packages/ui/src/theme.ts"],
+        "@acme/app/src/util": file_ids["packages/app/src/util.ts"],
+    }
+    render = await find_one(stack, project_id, "@acme/ui/src/button.Button.render")
+    node = await stack.ast_stub.GetNode(
+        ast_pb2.GetNodeRequest(node_id=render.node_id, include_relations=True)
+    )
+    called = {r.target_qualified_name for r in node.outgoing if r.target_node_id}
+    assert {"@acme/ui/src/theme.palette", "@acme/ui/src/util.format"} <= called

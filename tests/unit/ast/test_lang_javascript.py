@@ -1,6 +1,7 @@
 """JavaScript, TypeScript and TSX through the generic extractor: the `minihttp` fixture (ES
 classes, CommonJS prototypes, object literals of functions) and the `roster` fixture
-(interfaces, enums, abstract classes, namespaces, a .d.ts file, React components)."""
+(interfaces, enums, abstract classes, namespaces, a .d.ts file, React components); the
+`workspace` fixture (two packages of a monorepo: names, entries, tsconfig path aliases)."""
 
 from functools import cache
 from importlib import resources
@@ -11,9 +12,11 @@ from language_fixtures import analyse_tree, fixture_version, store_tree
 
 from locus.ast.adapters.store import AstStore, FileIndex
 from locus.ast.domain import FileAnalysis, Symbol
+from locus.ast.domain.extraction import extract
 from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.domain.languages import language_spec, module_name_for_path
 from locus.ast.domain.specs.javascript import resolve_js_import
+from locus.ingestion.domain.source_roots import detect_source_roots, layout_files_to_read
 
 pytestmark = pytest.mark.unit
 
@@ -423,3 +426,83 @@ def test_tsx_queries_are_the_typescript_queries_with_javascript_calls() -> None:
     tsx_calls = queries.joinpath(sources["calls"], "calls.scm").read_text()
     assert tsx_calls == queries.joinpath("javascript", "calls.scm").read_text()
     assert not queries.joinpath("tsx").is_dir()  # one copy of each query, no drift
+
+
+# ---- a workspace of packages (package.json names and entries, tsconfig path aliases) -------
+
+WORKSPACE = FIXTURES / "workspace"
+
+
+@cache
+def workspace() -> dict[str, FileAnalysis]:
+    """The workspace fixture's TypeScript files, each under the root ingestion detects."""
+    files = sorted(p.relative_to(WORKSPACE).as_posix() for p in WORKSPACE.rglob("*.*"))
+    layout = {path: (WORKSPACE / path).read_text() for path in layout_files_to_read(files)}
+    roots = detect_source_roots(files, layout)
+    analyses = {}
+    for path in files:
+        if path.endswith(".ts"):
+            found = roots.root_of(path, "typescript")
+            root = SourceRoot(found.directory, found.name, found.entry, found.aliases)
+            analyses[path] = extract(path, (WORKSPACE / path).read_bytes(), "typescript", root=root)
+    return analyses
+
+
+def test_a_workspace_package_names_its_modules_and_its_entry_by_the_package_name() -> None:
+    modules = {path: analysis.module_name for path, analysis in workspace().items()}
+
+    assert modules == {
+        "packages/app/src/main.ts": "@acme/app",  # package.json's main
+        "packages/app/src/util.ts": "@acme/app/src/util",
+        "packages/ui/src/button.ts": "@acme/ui/src/button",
+        "packages/ui/src/index.ts": "@acme/ui",  # dist/index.js is built from it
+        "packages/ui/src/theme.ts": "@acme/ui/src/theme",
+        "packages/ui/src/util.ts": "@acme/ui/src/util",
+    }
+    button = workspace()["packages/ui/src/button.ts"]
+    assert symbol(button, "@acme/ui/src/button.Button.render").kind == "method"
+
+
+def test_bare_aliased_and_relative_imports_resolve_to_the_right_package() -> None:
+    main = workspace()["packages/app/src/main.ts"]
+    button = workspace()["packages/ui/src/button.ts"]
+
+    assert [d.target_module for d in main.dependencies] == [
+        "@acme/ui",
+        "@acme/ui/src/theme",
+        "@acme/app/src/util",  # its own util, not the design system's
+    ]
+    # `@/theme` through the package's tsconfig paths.
+    assert [d.target_module for d in button.dependencies] == [
+        "@acme/ui/src/theme",
+        "@acme/ui/src/util",
+    ]
+    calls = relations(main, "calls")
+    assert ("@acme/app.main", "format", "@acme/app/src/util.format") in calls
+    assert ("@acme/app.main", "palette", "@acme/ui/src/theme.palette") in calls
+
+
+async def test_workspace_imports_resolve_to_files_in_the_store(
+    sqlite_ast_store: AstStore,
+) -> None:
+    indexes = await store_tree(sqlite_ast_store, workspace(), "typescript")
+
+    def file_id(path: str) -> str:
+        return fixture_version(path, "typescript").file_id
+
+    dependencies = {
+        d.target_module: d.target_file_id for d in indexes["packages/app/src/main.ts"].dependencies
+    }
+    assert dependencies == {
+        "@acme/ui": file_id("packages/ui/src/index.ts"),
+        "@acme/ui/src/theme": file_id("packages/ui/src/theme.ts"),
+        "@acme/app/src/util": file_id("packages/app/src/util.ts"),
+    }
+    calls = _resolved_calls(indexes["packages/app/src/main.ts"])
+    format_node = next(
+        s.node_id
+        for s in indexes["packages/app/src/util.ts"].symbols
+        if s.qualified_name == "@acme/app/src/util.format"
+    )
+    assert calls[("@acme/app.main", "format")] == format_node
+    assert calls[("@acme/app.main", "palette")] != ""

@@ -199,6 +199,55 @@ def test_package_json_csproj_composer_and_gem_directories_are_roots() -> None:
     assert roots.root_of("server/Billing/Invoice.c", "c") == NO_SOURCE_ROOT
 
 
+def test_a_js_package_names_its_entry_and_its_tsconfig_path_aliases() -> None:
+    paths = [
+        "packages/ui/src/index.ts",
+        "packages/ui/src/theme.ts",
+        "packages/sdk/src/objects/index.ts",
+        "packages/cli/lib/main.mjs",
+        "packages/flat/index.js",
+        "packages/none/README.md",
+        "app/src/main.tsx",
+    ]
+    roots = detect(
+        paths,
+        {
+            # A build output in `main`: the source it is built from.
+            "packages/ui/package.json": '{"name": "@acme/ui", "main": "dist/index.js", '
+            '"types": "dist/index.d.ts"}',
+            # tsconfig's dialect: comments and trailing commas; a target outside the package
+            # is dropped; targets go through baseUrl.
+            "packages/ui/tsconfig.json": '{\n  // aliases\n  "compilerOptions": {\n'
+            '    "baseUrl": "./src", /* below the package */\n'
+            '    "paths": {"@/*": ["./*"], "#theme": ["theme.ts"], "up/*": ["../../x/*"],},\n'
+            "  },\n}",
+            "packages/sdk/package.json": '{"name": "sdk", "main": "src/objects/index.ts"}',
+            "packages/cli/package.json": '{"name": "cli", "exports": {".": {"import": '
+            '{"types": "./types/main.d.mts", "default": "./lib/main.mjs"}}}}',
+            "packages/flat/package.json": '{"name": "flat"}',
+            "packages/none/package.json": '{"name": "none", "main": "dist/none.js"}',
+            "app/package.json": '{"name": "app"}',
+            "app/jsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["src/*"]}}}',
+        },
+    )
+
+    ui = roots.root_of("packages/ui/src/theme.ts", "typescript")
+    assert ui == SourceRoot(
+        "packages/ui",
+        "@acme/ui",
+        "src/index.ts",
+        (("@/*", ("src/*",)), ("#theme", ("src/theme.ts",))),
+    )
+    assert roots.root_of("packages/sdk/src/objects/index.ts", "typescript").entry == (
+        "src/objects/index.ts"
+    )
+    # `exports` conditions, nested; the declaration file maps to the source beside it.
+    assert roots.root_of("packages/cli/lib/main.mjs", "javascript").entry == "lib/main.mjs"
+    assert roots.root_of("packages/flat/index.js", "javascript").entry == "index.js"
+    assert roots.root_of("packages/none/x.js", "javascript").entry == ""
+    assert roots.root_of("app/src/main.tsx", "tsx").aliases == (("~/*", ("src/*",)),)
+
+
 # Malformed layout files: logged and ignored, never an error.
 
 
@@ -244,6 +293,10 @@ def test_only_layout_files_are_read() -> None:
     paths = ["a/pyproject.toml", "a/src/a/x.py", "go.mod", "b/package.json", "b/Gemfile"]
 
     assert layout_files_to_read(paths) == ["a/pyproject.toml", "b/package.json", "go.mod"]
+    assert layout_files_to_read(["web/tsconfig.json", "web/jsconfig.json", "web/x.json"]) == [
+        "web/jsconfig.json",
+        "web/tsconfig.json",
+    ]
 
 
 # This repository

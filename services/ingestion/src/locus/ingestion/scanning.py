@@ -744,6 +744,11 @@ class Ingestion:
                     size_bytes=row.size_bytes,
                     source_root=root.directory,
                     source_root_name=root.name,
+                    source_root_entry=root.entry,
+                    source_root_aliases=[
+                        events_pb2.ImportAlias(pattern=pattern, targets=targets)
+                        for pattern, targets in root.aliases
+                    ],
                 )
             )
         for index in sorted(batches):

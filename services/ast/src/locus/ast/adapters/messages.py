@@ -51,7 +51,12 @@ _ITEM_FIELDS = ("symbols", "relations", "dependencies", "chunks")
 
 def source_root(changed: events_pb2.ChangedFile) -> SourceRoot:
     """The source root ingestion detected for the file (naming starts there)."""
-    return SourceRoot(changed.source_root, changed.source_root_name)
+    return SourceRoot(
+        changed.source_root,
+        changed.source_root_name,
+        changed.source_root_entry,
+        tuple((alias.pattern, tuple(alias.targets)) for alias in changed.source_root_aliases),
+    )
 
 
 def location(

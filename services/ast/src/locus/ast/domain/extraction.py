@@ -179,6 +179,7 @@ def extract(
         namespace,
         spec.is_package_path(relative_path),
         definitions,
+        root,
     )
     drafts = layout_chunks(
         tree_root,

@@ -44,6 +44,10 @@ class SourceRoot:
 
     directory: str = ""
     name: str = ""
+    entry: str = ""
+    """JS/TS: the package's entry file below the directory (what a bare import of it names)."""
+    aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """JS/TS: tsconfig/jsconfig path aliases, pattern → targets below the directory."""
 
     def relative(self, relative_path: str) -> str:
         """`relative_path` below the root; unchanged when the file is not under it."""
@@ -162,6 +166,9 @@ class LanguageSpec:
     """(repository-relative path, its source root) -> the name of the file's module symbol."""
     resolve_import: Callable[[str, str, bool], str | None]
     """(module as written, importing module's name, is_package) -> absolute name, or None."""
+    resolve_import_in_root: Callable[[str, str, bool, SourceRoot], str | None] | None = None
+    """The same, for a language whose imports also read the file's source root (JS/TS:
+    its package's name, entry and path aliases); used instead of `resolve_import` when set."""
     is_package_path: Callable[[str], bool] = never_a_package
     """Whether the file is a package's own module (relative imports resolve from it)."""
     import_binding: Callable[[str], str] | None = None

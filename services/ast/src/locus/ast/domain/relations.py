@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from locus.ast.domain.definitions import Definition, innermost_definition
+from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 from locus.ast.domain.languages import CompiledLanguage, QueryMatches
 from locus.ast.domain.model import FileDependency, Relation
 from locus.ast.domain.source_text import SourceText
@@ -179,11 +180,19 @@ def _collect_imports(
     source: SourceText,
     module_name: str,
     is_package: bool,
+    root: SourceRoot = NO_ROOT,
 ) -> _Imports:
     imports = _Imports()
     if compiled.imports is None:
         return imports
     spec = compiled.spec
+    in_root = spec.resolve_import_in_root
+
+    def resolve_import(written: str) -> str | None:
+        if in_root is not None:
+            return in_root(written, module_name, is_package, root)
+        return spec.resolve_import(written, module_name, is_package)
+
     separator = spec.separator
     joiner = spec.joiner
     matches = list(matched.matches("imports"))
@@ -202,7 +211,7 @@ def _collect_imports(
         name = _captured_text(captures, "import.name", source)
         alias = _captured_text(captures, "import.alias", source)
         line = source.start_line(captures["import.statement"][0])
-        module = spec.resolve_import(written_module, module_name, is_package)
+        module = resolve_import(written_module)
         if "import.wildcard" in captures:
             target_name = _joined(written_module, "*", joiner)
             target_qualified_name = module
@@ -330,11 +339,13 @@ def extract_relations(
     namespace: str,
     is_package: bool,
     definitions: list[Definition],
+    root: SourceRoot = NO_ROOT,
 ) -> tuple[list[Relation], list[FileDependency]]:
     """Relations in the order contains, imports, inherits, calls (each in document order) and
     the file's dependencies in order of first import. `namespace` prefixes the file's
-    definitions ("" when they are global)."""
-    imports = _collect_imports(matched, compiled, source, module_name, is_package)
+    definitions ("" when they are global); `root` is the file's source root (imports of some
+    languages read it)."""
+    imports = _collect_imports(matched, compiled, source, module_name, is_package, root)
     resolver = _NameResolver(compiled, definitions, imports.bindings, namespace)
     by_node_id = {definition.node.id: definition for definition in definitions}
     relations = [

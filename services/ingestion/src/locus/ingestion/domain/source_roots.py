@@ -12,6 +12,7 @@ from __future__ import annotations
 import configparser
 import json
 import logging
+import posixpath
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -25,18 +26,30 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True, slots=True)
 class SourceRoot:
     """A directory relative to the source ("" = the source itself) and the name it stands for
-    ("" where the language names modules from directories alone)."""
+    ("" where the language names modules from directories alone). JS/TS packages also carry
+    their entry file below the directory (what a bare import of the package names) and their
+    tsconfig/jsconfig path aliases (pattern → targets below the directory)."""
 
     directory: str = ""
     name: str = ""
+    entry: str = ""
+    aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 NO_SOURCE_ROOT = SourceRoot()
 
 PYTHON_PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 # Layout files whose contents detection reads; every other marker is recognised by its path.
+TS_CONFIG_FILES = ("tsconfig.json", "jsconfig.json")
 CONTENT_LAYOUT_FILES = frozenset(
-    {*PYTHON_PROJECT_FILES, "go.mod", "Cargo.toml", "package.json", "composer.json"}
+    {
+        *PYTHON_PROJECT_FILES,
+        *TS_CONFIG_FILES,
+        "go.mod",
+        "Cargo.toml",
+        "package.json",
+        "composer.json",
+    }
 )
 MAX_LAYOUT_FILE_BYTES = 256 * 1024
 
@@ -107,7 +120,7 @@ def detect_source_roots(paths: Iterable[str], layout_files: Mapping[str, str]) -
             "python": _python_roots(all_paths, directories, layout_files),
             "go": _named_roots(layout_files, "go.mod", _go_module_name, require_name=True),
             "rust": _named_roots(layout_files, "Cargo.toml", _crate_name, require_name=True),
-            "node": _named_roots(layout_files, "package.json", _json_name, require_name=False),
+            "node": _node_roots(all_paths, layout_files),
             "php": _named_roots(layout_files, "composer.json", _json_name, require_name=False),
             "dotnet": _marker_roots(all_paths, lambda name: name.endswith(".csproj")),
             "ruby": _marker_roots(
@@ -334,3 +347,142 @@ def _json_name(text: str) -> str:
         raise ValueError("not a JSON object")
     name = document.get("name")
     return name.strip() if isinstance(name, str) else ""
+
+
+# JS/TS packages: package.json's name and entry, tsconfig.json / jsconfig.json path aliases.
+
+# Where a package's entry may be declared, the most source-like first.
+_ENTRY_FIELDS = ("source", "types", "typings", "module", "main")
+_EXPORT_CONDITIONS = ("source", "types", "import", "module", "require", "node", "default")
+# A build's output directories, mapped back to the sources they are built from.
+_BUILD_DIRECTORIES = frozenset({"dist", "build", "lib", "out", "es", "esm", "cjs", "types"})
+_JS_SOURCE_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/|,(?=\s*[\]}])', re.DOTALL)
+
+
+def _node_roots(paths: list[str], layout_files: Mapping[str, str]) -> dict[str, SourceRoot]:
+    """Every package.json's directory, with its name, its entry (an existing file) and the path
+    aliases of a tsconfig.json or jsconfig.json beside it."""
+    present = set(paths)
+    roots: dict[str, SourceRoot] = {}
+    for path, text in layout_files.items():
+        if _name(path) != "package.json":
+            continue
+        directory = _parent(path)
+        try:
+            document = _json_object(text)
+        except _LAYOUT_ERRORS as error:
+            log.warning("ignoring %s for source roots: %s", path, error)
+            roots[directory] = SourceRoot(directory)
+            continue
+        name = document.get("name")
+        roots[directory] = SourceRoot(
+            directory,
+            name.strip() if isinstance(name, str) else "",
+            _package_entry(document, directory, present),
+            _path_aliases(directory, layout_files),
+        )
+    return roots
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    document = json.loads(text)
+    if not isinstance(document, dict):
+        raise ValueError("not a JSON object")
+    return document
+
+
+def _package_entry(document: dict[str, Any], directory: str, present: set[str]) -> str:
+    """The first declared entry that is a file of the package, or the source a declared build
+    output is built from (`dist/index.js` → `src/index.ts`); else `src/index.*` or `index.*`;
+    "" when there is none. Relative to the package's directory."""
+    declared = [document.get(field) for field in _ENTRY_FIELDS]
+    declared += _export_entries(document.get("exports"))
+    for value in declared:
+        if not isinstance(value, str) or not value.strip():
+            continue
+        try:
+            written = _join("", value)
+        except ValueError:
+            continue
+        for candidate in _entry_candidates(written):
+            if _join(directory, candidate) in present:
+                return candidate
+    for fallback in ("src/index", "index"):
+        for suffix in _JS_SOURCE_SUFFIXES:
+            if _join(directory, fallback + suffix) in present:
+                return fallback + suffix
+    return ""
+
+
+def _export_entries(exports: object, depth: int = 0) -> list[str]:
+    """The `.` entry of an `exports` field: the string, or every string of its conditions
+    (nested ones too), in the order `_EXPORT_CONDITIONS` prefers."""
+    if depth == 0 and isinstance(exports, dict) and any(k.startswith(".") for k in exports):
+        exports = exports.get(".")
+    if isinstance(exports, str):
+        return [exports]
+    if not isinstance(exports, dict) or depth > 4:
+        return []
+    return [
+        entry
+        for condition in _EXPORT_CONDITIONS
+        for entry in _export_entries(exports.get(condition), depth + 1)
+    ]
+
+
+def _entry_candidates(written: str) -> list[str]:
+    """`dist/index.js` → itself, then `src/index` with each source suffix, then `index.*`
+    (the output directory dropped); a declaration file's stem the same way."""
+    stem = written
+    for suffix in (*_DECLARATION_SUFFIXES, *_JS_SOURCE_SUFFIXES):
+        if stem.endswith(suffix):
+            stem = stem.removesuffix(suffix)
+            break
+    candidates = [written] if not written.endswith(_DECLARATION_SUFFIXES) else []
+    first, _, rest = stem.partition("/")
+    stems = [stem]
+    if rest and first in _BUILD_DIRECTORIES:
+        stems += [f"src/{rest}", rest]
+    candidates += [f"{s}{suffix}" for s in stems for suffix in _JS_SOURCE_SUFFIXES]
+    candidates += [f"{s}/index{suffix}" for s in stems for suffix in _JS_SOURCE_SUFFIXES]
+    return candidates
+
+
+def _path_aliases(
+    directory: str, layout_files: Mapping[str, str]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`compilerOptions.paths` of the package's tsconfig.json (else jsconfig.json), each
+    target below the package (through `baseUrl`); a target outside the package is dropped.
+    tsconfig files are JSON with comments and trailing commas."""
+    for config in TS_CONFIG_FILES:
+        path = _join(directory, config)
+        if path not in layout_files:
+            continue
+        try:
+            options = _table(
+                _json_object(_without_comments(layout_files[path])).get("compilerOptions")
+            )
+            base = _join("", options["baseUrl"]) if isinstance(options.get("baseUrl"), str) else ""
+        except _LAYOUT_ERRORS as error:  # a baseUrl leaving the package included
+            log.warning("ignoring %s for import aliases: %s", path, error)
+            return ()
+        aliases = []
+        for pattern, targets in _table(options.get("paths")).items():
+            below = []
+            for target in _strings(targets):
+                joined = posixpath.normpath(f"{base or '.'}/{target.strip()}")
+                if not (target.strip().startswith("/") or joined == ".." or joined[:3] == "../"):
+                    below.append(joined)  # else outside the package: dropped
+            if pattern.count("*") <= 1 and below:
+                aliases.append((pattern, tuple(below)))
+        return tuple(aliases)
+    return ()
+
+
+def _without_comments(text: str) -> str:
+    """JSON with comments and trailing commas (tsconfig's dialect) as plain JSON."""
+    return _JSONC_TOKENS.sub(
+        lambda match: match.group(0) if match.group(0).startswith('"') else "", text
+    )

@@ -2,9 +2,14 @@
 
 A file's module is its path below the source root without the extension, `/index` dropped
 (`src/api/index.ts` -> `src/api`, `src/api/client.ts` -> `src/api/client`); definitions are
-qualified under it with `.` (`src/api/client.ApiClient.request`). Relative specifiers
-(`./a`, `../c/index.js`) resolve against the importing file's directory to such a module
-name; bare specifiers (`react`, `@scope/pkg/sub`) are packages and stay as written.
+qualified under it with `.` (`src/api/client.ApiClient.request`). A named package inside the
+project (a workspace's `packages/ui/package.json` named `@acme/ui`) names its modules as an
+importer writes them: `@acme/ui/src/button`, and its entry file (package.json's `source`,
+`types`, `module`, `main` or `exports`, found by ingestion) is `@acme/ui` itself; the project's
+top-level package keeps plain paths. Relative specifiers (`./a`, `../c/index.js`) resolve
+against the importing file's directory; a tsconfig/jsconfig path alias (`@/*` -> `src/*`)
+against the package's directory; the package's own name to its entry; other bare specifiers
+(`react`, `@acme/ui/src/button`) stay as written, which names a workspace package's module.
 """
 
 import dataclasses
@@ -46,12 +51,36 @@ def _module_from_segments(segments: list[str]) -> str:
     return "/".join(segments) or _INDEX
 
 
-def js_module_name(relative_path: str, root: SourceRoot) -> str:
-    """`src/api/client.ts` -> `src/api/client`; `src/api/index.ts` -> `src/api`; a top-level
-    `index.js` is `index`. Paths are taken below the source root (the package directory)."""
+def _path_module(relative_path: str, root: SourceRoot) -> str:
     path = PurePosixPath(root.relative(relative_path.replace("\\", "/")))
     segments = [segment for segment in path.parts if segment not in ("/", ".")]
     return _module_from_segments(segments)
+
+
+def _is_workspace_package(root: SourceRoot) -> bool:
+    """A named package below the project's top directory: its modules carry its name."""
+    return bool(root.directory.strip("/") and root.name)
+
+
+def _entry_module(root: SourceRoot) -> str | None:
+    """The path module of the package's entry below its root (`src/index.ts` -> `src`)."""
+    return _module_from_segments(root.entry.split("/")) if root.entry else None
+
+
+def _named(path_module: str, root: SourceRoot) -> str:
+    """A path module below the root as the package names it."""
+    if path_module == _entry_module(root) and root.name:
+        return root.name if _is_workspace_package(root) else path_module
+    if not _is_workspace_package(root):
+        return path_module
+    return root.name if path_module == _INDEX else f"{root.name}/{path_module}"
+
+
+def js_module_name(relative_path: str, root: SourceRoot) -> str:
+    """`src/api/client.ts` -> `src/api/client`; `src/api/index.ts` -> `src/api`; a top-level
+    `index.js` is `index`. Paths are taken below the source root (the package directory); a
+    workspace package's (`@acme/ui`) are `@acme/ui/src/api/client`, its entry `@acme/ui`."""
+    return _named(_path_module(relative_path, root), root)
 
 
 def is_js_index_path(relative_path: str) -> bool:
@@ -63,8 +92,70 @@ def is_js_index_path(relative_path: str) -> bool:
 def resolve_js_import(written: str, module_name: str, is_package: bool) -> str | None:
     """`./a` from `src/b` -> `src/a`; `../c/index.js` from `src/x/y` -> `src/c`; bare
     specifiers stay as written; None when a relative specifier climbs past the root."""
-    if written != "." and written != ".." and not written.startswith(("./", "../")):
+    if not _is_relative(written):
         return written or None
+    return _resolve_relative(written, module_name, is_package)
+
+
+def resolve_js_import_in_root(
+    written: str, module_name: str, is_package: bool, root: SourceRoot
+) -> str | None:
+    """`resolve_js_import` in the importing file's package: a relative specifier from a
+    workspace package's module (`@acme/ui/src/b`) resolves below the package and is named by
+    it; a path alias (`@/api` with `@/*` -> `src/*`) resolves below the package; the package's
+    own name (`import dayjs from 'dayjs'` inside dayjs) names its entry."""
+    if _is_relative(written):
+        path_module, own_is_package = _own_path_module(module_name, is_package, root)
+        resolved = _resolve_relative(written, path_module, own_is_package)
+        return None if resolved is None else _named(resolved, root)
+    aliased = _through_alias(written, root.aliases)
+    if aliased is not None:
+        return _named(_module_from_segments(aliased.split("/")), root)
+    if root.name and written == root.name:
+        entry = _entry_module(root)
+        if entry is not None:
+            return _named(entry, root)
+    return written or None
+
+
+def _is_relative(written: str) -> bool:
+    return written in (".", "..") or written.startswith(("./", "../"))
+
+
+def _own_path_module(module_name: str, is_package: bool, root: SourceRoot) -> tuple[str, bool]:
+    """The importing file's module below its root, and whether it is an index."""
+    if not _is_workspace_package(root):
+        return module_name, is_package
+    if module_name == root.name:
+        entry = root.entry or f"{_INDEX}.js"
+        return _module_from_segments(entry.split("/")), is_js_index_path(entry)
+    return module_name.removeprefix(f"{root.name}/"), is_package
+
+
+def _through_alias(written: str, aliases: tuple[tuple[str, tuple[str, ...]], ...]) -> str | None:
+    """The first target of the longest-prefix alias matching `written` (TypeScript's rule),
+    `*` replaced by what it matched; None when no alias matches."""
+    best: tuple[int, str] | None = None
+    for pattern, targets in aliases:
+        if not targets:
+            continue
+        prefix, star, suffix = pattern.partition("*")
+        if not star:
+            if written == pattern:
+                return targets[0]
+            continue
+        if (
+            written.startswith(prefix)
+            and written.endswith(suffix)
+            and len(written) >= len(prefix) + len(suffix)
+            and (best is None or len(prefix) > best[0])
+        ):
+            matched = written[len(prefix) : len(written) - len(suffix)]
+            best = (len(prefix), targets[0].replace("*", matched, 1))
+    return None if best is None else best[1]
+
+
+def _resolve_relative(written: str, module_name: str, is_package: bool) -> str | None:
     if is_package:
         directory = [] if module_name == _INDEX else module_name.split("/")
     else:
@@ -89,6 +180,7 @@ def _spec(name: str, grammar: SupportedLanguage) -> LanguageSpec:
         module_name_for_path=js_module_name,
         is_package_path=is_js_index_path,
         resolve_import=resolve_js_import,
+        resolve_import_in_root=resolve_js_import_in_root,
         separator=".",
         instance_receivers=frozenset({"this"}),
         comment_node_types=frozenset({"comment"}),
