@@ -31,6 +31,14 @@ from locus.ingestion.domain.source_roots import detect_source_roots, layout_file
 # A C++ project's headers are detected as C by ingestion (``.h`` is both) and parsed as C++ by
 # ast's dialect check, as in a scan: a C++ report takes them too, or its includes could not resolve.
 COMPANIONS = {"cpp": ("c",)}
+# Languages whose files import each other's (`import { x } from './model'` in a .tsx names a .ts
+# file): stored beside the reported language's files, as a scan stores them, so imports and calls
+# resolve as they do in a project; not counted in the report's figures.
+RESOLVED_WITH = {
+    "javascript": ("typescript", "tsx"),
+    "typescript": ("tsx", "javascript"),
+    "tsx": ("typescript", "javascript"),
+}
 
 
 def files_of(repo: Path, language: str, limit: int) -> list[tuple[str, bytes, str]]:
@@ -78,6 +86,15 @@ async def report(repo: Path, language: str, limit: int) -> str:
         except Exception as error:  # a report counts failures, it never stops
             print(f"  {path}: {error}")
     extracted = time.perf_counter() - started
+    reported = set(analyses)
+    for other in RESOLVED_WITH.get(language, ()):
+        neighbours = files_of(repo, other, 0)
+        other_roots = roots_of(repo, [path for path, _, _ in neighbours], other)
+        for path, data, detected in neighbours:
+            try:
+                analyses[path] = extract(path, data, detected, root=other_roots[path])
+            except Exception as error:
+                print(f"  {path}: {error}")
     with tempfile.TemporaryDirectory() as directory:
         store = AstStore(Database(f"sqlite+aiosqlite:///{directory}/ast.db"))
         await store.initialize()
@@ -96,7 +113,7 @@ async def report(repo: Path, language: str, limit: int) -> str:
             )
             await store.replace_file(versions[path], analysis, unsupported_language=False)
         calls = resolved_calls = imports = resolved_imports = 0
-        for path in analyses:
+        for path in sorted(reported):
             index = await store.file_index(versions[path].file_id)
             assert index is not None
             for relation in index.relations:
@@ -112,7 +129,7 @@ async def report(repo: Path, language: str, limit: int) -> str:
             imports += len(by_line)
             resolved_imports += sum(by_line.values())
         await store.close()
-    symbols = sum(len(a.symbols) for a in analyses.values())
+    symbols = sum(len(analyses[path].symbols) for path in reported)
     mb = size / 1e6
     return (
         f"| {language} | {repo.name} | {len(files)} | {mb:.2f} | {mb / bare:.2f} | "
