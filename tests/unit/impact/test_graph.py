@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
-from locus.impact.domain import GraphFile, GraphSymbol, build_graph, subsystem_for
+from locus.impact.domain import CodeGraph, GraphFile, GraphSymbol, build_graph, subsystem_for
 
 pytestmark = pytest.mark.unit
 
@@ -51,6 +52,35 @@ def test_a_target_node_id_that_no_longer_exists_falls_back_to_the_qualified_name
     assert graph.outgoing["n:uploads.client.UploadClient.upload"] == [
         ("calls", "n:uploads.policy.enforce_retry_limit")
     ]
+
+
+def test_a_name_defined_twice_gives_the_same_edges_whichever_file_was_parsed_first(
+    parts: Any, uploads_files: Files, uploads_symbols: Symbols
+) -> None:
+    # `uploads.policy.enforce_retry_limit` is also defined by a second file of the same module
+    # name (two scripts directories): ast publishes the definition it found when the caller
+    # was parsed — the first file's, or none when the caller came first.
+    twin_file = parts.file("twin", "scripts/uploads/policy.py", "uploads.policy")
+    original = next(s for s in uploads_symbols if s.qualified_name.endswith("retry_limit"))
+    twin = dataclasses.replace(original, node_id="n:twin-definition", file_id="twin")
+
+    def graph_with(published: str) -> CodeGraph:
+        call = parts.relation(
+            "calls",
+            "uploads.client.UploadClient.upload",
+            "uploads.policy.enforce_retry_limit",
+            "client",
+            target_node_id=published,
+        )
+        return build_graph([*uploads_files, twin_file], [*uploads_symbols, twin], [call], [])
+
+    callees = [
+        sorted(graph_with(published).outgoing["n:uploads.client.UploadClient.upload"])
+        for published in ("", original.node_id, twin.node_id)
+    ]
+    assert callees[0] == sorted([("calls", original.node_id), ("calls", twin.node_id)])
+    assert callees[1] == callees[0]
+    assert callees[2] == callees[0]
 
 
 def test_targets_outside_the_project_stay_unresolved_and_add_no_edge(

@@ -1,9 +1,10 @@
 """The in-memory code graph of one project: symbols as nodes, resolved relations as edges, with
 adjacency in both directions for fast traversal.
 
-``build_graph`` resolves what the ast service could not: a relation whose ``target_node_id`` is
-empty (or names a node that no longer exists) is resolved by its ``target_qualified_name``
-against this project's symbols, following re-exports (``from .client import UploadClient`` in
+``build_graph`` resolves every relation's ``target_qualified_name`` against this project's
+symbols, every definition of the name (a ``target_node_id`` the ast service published is kept
+beside them while its node exists: on its own it depends on which files were parsed before the
+referring one), following re-exports (``from .client import UploadClient`` in
 ``uploads/__init__.py`` makes ``uploads.UploadClient`` resolve to ``uploads.client.UploadClient``).
 A C/C++ include that names no file beside its includer is resolved through the project's
 directories, as a build's include directories would (``locus.codepaths.includes``).
@@ -141,9 +142,20 @@ def build_graph(
             return [node_id]
         return resolver.resolve(qualified_name) if qualified_name else []
 
+    def targets_of(relation: GraphRelation) -> list[str]:
+        """Every definition of the target's name, and the node ast published (when it still
+        exists): the same edges whichever order the files were parsed in, where a published
+        id alone depends on which definitions existed when the referring file was parsed."""
+        name = relation.target_qualified_name
+        named = resolver.resolve(name) if name else []
+        published = relation.target_node_id
+        if published and published in symbol_map and published not in named:
+            return [published, *named]
+        return named
+
     for relation in relation_list:
         sources = endpoints(relation.source_node_id, relation.source_qualified_name)
-        targets = endpoints(relation.target_node_id, relation.target_qualified_name)
+        targets = targets_of(relation)
         if not sources or not targets:
             unresolved += 1
             continue
