@@ -44,7 +44,8 @@ from locus.gateway.domain.features import (
     VECTOR_SIMILARITY_FEATURES,
     candidate_features,
 )
-from locus.gateway.domain.ranking import RankingV1, RankingWeights
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_weights import RankingWeights
 from locus.gateway.domain.reranking import rerank_document
 from locus.gateway.settings import GatewaySettings
 

@@ -39,7 +39,8 @@ from locus.ast.settings import AstSettings
 from locus.cli.locbench import function_id
 from locus.gateway.domain.candidates import candidates_from_json
 from locus.gateway.domain.features import vector_scored_symbols
-from locus.gateway.domain.ranking import RankingV1, RankingWeights
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_weights import RankingWeights
 from locus.retrieval.export_model import bundled_model_dir
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

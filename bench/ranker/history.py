@@ -20,7 +20,7 @@ from dataclasses import fields
 from dumps import arguments, mirror_of, read_dump, split_rows, write_dump
 
 from locus.gateway.domain.candidates import candidates_from_json
-from locus.gateway.domain.ranking import FileHistory, candidate_paths
+from locus.gateway.domain.ranking_types import FileHistory, candidate_paths
 from locus.gateway.settings import GatewaySettings
 from locus.ingestion.adapters.git_history import read_history
 from locus.ingestion.settings import IngestionSettings

@@ -27,7 +27,9 @@ from dumps import arguments, blobs, mirror_of, split_dumps, split_rows, write_du
 from locus.ast.domain import UndecodableSource, extract, supported_languages
 from locus.ast.identifiers import node_id_for
 from locus.gateway.domain.candidates import candidates_from_json
-from locus.gateway.domain.ranking import RankingInput, RankingV1, RankingWeights, SymbolRef
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_types import RankingInput, SymbolRef
+from locus.gateway.domain.ranking_weights import RankingWeights
 from locus.gateway.domain.symbol_kinds import CALLABLE_KINDS
 from locus.gateway.settings import GatewaySettings
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from locus.ast.settings import AstSettings
 from locus.gateway.domain.question_parts import question_parts
-from locus.gateway.domain.ranking import PartHit
+from locus.gateway.domain.ranking_types import PartHit
 from locus.gateway.settings import GatewaySettings
 from locus.retrieval.domain.model import ChunkFilter, IndexedChunk
 

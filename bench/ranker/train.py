@@ -40,7 +40,8 @@ from locus.gateway.domain.features import (
     with_file_scores,
 )
 from locus.gateway.domain.learned_ranking import MODEL_FORMAT, RankerModel
-from locus.gateway.domain.ranking import RankingV1, RankingWeights
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_weights import RankingWeights
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_BENCH = ROOT.parent / "shared" / "bench"

@@ -36,7 +36,9 @@ from locus.ast.domain import (
 from locus.ast.settings import AstSettings
 from locus.gateway.domain.candidates import candidates_from_json
 from locus.gateway.domain.features import vector_scored_symbols
-from locus.gateway.domain.ranking import RankingV1, RankingWeights, SymbolRef
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_types import SymbolRef
+from locus.gateway.domain.ranking_weights import RankingWeights
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
 from locus.retrieval.settings import RetrievalSettings
 

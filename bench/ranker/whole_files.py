@@ -38,7 +38,7 @@ from typing import Any
 from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.settings import AstSettings
 from locus.gateway.domain.question_parts import question_parts
-from locus.gateway.domain.ranking import FileMatch
+from locus.gateway.domain.ranking_types import FileMatch
 from locus.gateway.settings import GatewaySettings
 from locus.ingestion.domain.model import ScannedFile
 from locus.ingestion.domain.scanner import walk_source

@@ -19,7 +19,13 @@ from rerank_server import RerankServer
 
 from locus.gateway.adapters.http_reranker import HttpReranker
 from locus.gateway.domain.errors import RerankerUnavailable
-from locus.gateway.domain.ranking import Evidence, RankedFile, RankedSymbol, Ranking, SymbolRef
+from locus.gateway.domain.ranking_types import (
+    Evidence,
+    RankedFile,
+    RankedSymbol,
+    Ranking,
+    SymbolRef,
+)
 from locus.telemetry import with_request_id
 
 pytestmark = pytest.mark.contract

@@ -16,7 +16,8 @@ from opentelemetry import trace
 from locus.database import Database
 from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
 from locus.gateway.asking import Asker
-from locus.gateway.domain.ranking import Ranking, RankingV1
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_types import Ranking
 from locus.gateway.domain.requests import Feedback, NewRequest
 from locus.gateway.locating import Locator
 from locus.gateway.reading import FileReader

@@ -11,7 +11,13 @@ from locus.gateway.domain.context_selection import (
     merge_contexts,
     select_context,
 )
-from locus.gateway.domain.ranking import Evidence, RankedFile, RankedSymbol, Ranking, SymbolRef
+from locus.gateway.domain.ranking_types import (
+    Evidence,
+    RankedFile,
+    RankedSymbol,
+    Ranking,
+    SymbolRef,
+)
 
 pytestmark = pytest.mark.unit
 

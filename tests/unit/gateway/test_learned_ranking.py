@@ -31,7 +31,8 @@ from locus.gateway.domain.learned_ranking import (
     TreeEnsemble,
 )
 from locus.gateway.domain.question_cues import extract_cues
-from locus.gateway.domain.ranking import (
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_types import (
     ChunkMatch,
     FileHistory,
     FileMatch,
@@ -39,7 +40,6 @@ from locus.gateway.domain.ranking import (
     PartHit,
     Ranking,
     RankingInput,
-    RankingV1,
     SymbolRef,
     candidate_paths,
 )

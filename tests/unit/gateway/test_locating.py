@@ -13,7 +13,8 @@ from opentelemetry import trace
 from locus.gateway import locating
 from locus.gateway.domain.candidates import candidates_from_json
 from locus.gateway.domain.errors import InvalidRequest, ProjectNotScanned, RerankerUnavailable
-from locus.gateway.domain.ranking import FileHistory, RankingV1
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_types import FileHistory
 from locus.gateway.domain.requests import RequestKind
 from locus.gateway.locating import LocateQuery, Locator
 from locus.gateway.request_log import OpenRequest

@@ -6,18 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from locus.gateway.domain.cue_matching import aggregate_hits, match_path
 from locus.gateway.domain.document_sections import document_candidates
 from locus.gateway.domain.question_cues import extract_cues
-from locus.gateway.domain.ranking import (
-    ChunkMatch,
-    GraphNeighbor,
-    RankingInput,
-    RankingV1,
-    RankingWeights,
-    SymbolRef,
-    aggregate_hits,
-    match_path,
-)
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_types import ChunkMatch, GraphNeighbor, RankingInput, SymbolRef
+from locus.gateway.domain.ranking_weights import RankingWeights
 
 pytestmark = pytest.mark.unit
 

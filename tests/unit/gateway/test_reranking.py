@@ -7,7 +7,13 @@ import math
 
 import pytest
 
-from locus.gateway.domain.ranking import Evidence, RankedFile, RankedSymbol, Ranking, SymbolRef
+from locus.gateway.domain.ranking_types import (
+    Evidence,
+    RankedFile,
+    RankedSymbol,
+    Ranking,
+    SymbolRef,
+)
 from locus.gateway.domain.reranking import apply_relevance, rerank_window
 
 pytestmark = pytest.mark.unit

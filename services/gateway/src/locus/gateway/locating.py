@@ -40,7 +40,7 @@ from locus.gateway.domain.ports import Reranker
 from locus.gateway.domain.question_cues import QuestionCues, extract_cues
 from locus.gateway.domain.question_digest import digest_question
 from locus.gateway.domain.question_parts import question_parts
-from locus.gateway.domain.ranking import (
+from locus.gateway.domain.ranking_types import (
     FileMatch,
     GraphNeighbor,
     PartHit,

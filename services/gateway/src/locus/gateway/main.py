@@ -29,7 +29,9 @@ from locus.gateway.domain.ports import (
     Reranker,
     TokenVerifier,
 )
-from locus.gateway.domain.ranking import Ranker, RankingV1, RankingWeights
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_types import Ranker
+from locus.gateway.domain.ranking_weights import RankingWeights
 from locus.gateway.locating import Locator
 from locus.gateway.reading import FileReader
 from locus.gateway.request_log import RequestHistory, RequestJournal

@@ -12,7 +12,7 @@ from pydantic_settings import SettingsConfigDict
 
 from locus.config import ServiceSettings
 from locus.gateway.domain.access import Grant
-from locus.gateway.domain.ranking import RankingWeights
+from locus.gateway.domain.ranking_weights import RankingWeights
 
 
 class GatewaySettings(ServiceSettings):

@@ -16,7 +16,7 @@ from opentelemetry import trace
 from opentelemetry.trace import TracerProvider
 
 from locus.gateway.domain.errors import RerankerUnavailable
-from locus.gateway.domain.ranking import Ranking
+from locus.gateway.domain.ranking_types import Ranking
 from locus.gateway.domain.reranking import apply_relevance, rerank_window
 from locus.telemetry import redact
 from locus.telemetry.http import traced_http_client

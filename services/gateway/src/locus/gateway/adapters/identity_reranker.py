@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from locus.gateway.domain.ranking import Ranking
+from locus.gateway.domain.ranking_types import Ranking
 
 
 class IdentityReranker:

@@ -11,7 +11,7 @@ from locus.gateway.domain.api_keys import ApiKey
 from locus.gateway.domain.context_selection import ContextChoice
 from locus.gateway.domain.errors import InvalidRequest
 from locus.gateway.domain.file_reading import FileExcerpt, NumberedLine, numbered_lines
-from locus.gateway.domain.ranking import (
+from locus.gateway.domain.ranking_types import (
     ChunkMatch,
     Evidence,
     FileHistory,

@@ -14,7 +14,7 @@ from dataclasses import astuple, fields
 from typing import Any
 
 from locus.gateway.domain.question_cues import extract_cues
-from locus.gateway.domain.ranking import (
+from locus.gateway.domain.ranking_types import (
     ChunkMatch,
     FileHistory,
     FileMatch,

@@ -9,7 +9,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from locus.gateway.domain.ranking import Evidence, Ranking, SymbolRef
+from locus.gateway.domain.ranking_types import Evidence, Ranking, SymbolRef
 
 MAX_WHY_CHARS = 400
 

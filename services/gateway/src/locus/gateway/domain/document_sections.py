@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from locus.gateway.domain.question_cues import QuestionCues
-from locus.gateway.domain.ranking import ChunkMatch, SymbolRef
+from locus.gateway.domain.ranking_types import ChunkMatch, SymbolRef
 from locus.gateway.domain.symbol_kinds import DOCUMENT_KINDS
 
 

@@ -21,17 +21,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from locus.codepaths import PathRole, classify_path
+from locus.gateway.domain.cue_matching import name_words_of
 from locus.gateway.domain.question_cues import QuestionCues, split_identifier
 from locus.gateway.domain.question_parts import QUESTION_PARTS
-from locus.gateway.domain.ranking import (
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_types import (
     ChunkMatch,
     RankedSymbol,
     Ranker,
     Ranking,
     RankingInput,
-    RankingV1,
     SymbolRef,
-    name_words_of,
 )
 from locus.gateway.domain.symbol_kinds import feature_kind
 

@@ -27,12 +27,8 @@ from locus.gateway.domain.features import (
     candidate_features,
     with_file_scores,
 )
-from locus.gateway.domain.ranking import (
-    RankedSymbol,
-    Ranking,
-    RankingInput,
-    RankingV1,
-)
+from locus.gateway.domain.ranking import RankingV1
+from locus.gateway.domain.ranking_types import RankedSymbol, Ranking, RankingInput
 from locus.gateway.domain.symbol_kinds import DOCUMENT_KINDS
 
 MODEL_FORMAT = 1

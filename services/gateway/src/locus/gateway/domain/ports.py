@@ -10,7 +10,7 @@ from typing import Protocol
 
 from locus.gateway.domain.access import Principal
 from locus.gateway.domain.api_keys import ApiKey
-from locus.gateway.domain.ranking import Ranking
+from locus.gateway.domain.ranking_types import Ranking
 from locus.gateway.domain.requests import (
     Artifact,
     ArtifactKind,

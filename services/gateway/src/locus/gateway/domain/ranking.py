@@ -1,344 +1,46 @@
-"""Ranking of located code: chunk hits from retrieval (already mapped to their innermost symbol)
-and symbols found by name become ranked symbols and files, each with the evidence that put it
-there. ``Ranker`` is the seam for better rankings; ``RankingV1`` is the first, hand-tuned one."""
+"""The hand ranking of located code (``RankingV1``): chunk hits from retrieval (already mapped to
+their innermost symbol) and symbols found by name become ranked symbols and files, each with the
+evidence that put it there. Its inputs and outputs are in ``ranking_types``, its knobs in
+``ranking_weights``, how cues match in ``cue_matching``; the learned ranking reranks its lists."""
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
-from typing import Protocol
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from locus.codepaths import PathRole, classify_path
-from locus.gateway.domain.question_cues import QuestionCues, split_identifier
+from locus.gateway.domain.cue_matching import (
+    aggregate_hits,
+    dotted_matches,
+    identifier_part_of,
+    match_path,
+    module_of_path,
+    name_words_of,
+    uses_word,
+)
+from locus.gateway.domain.question_cues import QuestionCues
+from locus.gateway.domain.ranking_evidence import retrieval_evidence
+from locus.gateway.domain.ranking_types import (
+    ChunkMatch,
+    Evidence,
+    GraphNeighbor,
+    RankedFile,
+    RankedSymbol,
+    Ranking,
+    RankingInput,
+    SymbolRef,
+    file_list_matches,
+)
+from locus.gateway.domain.ranking_weights import RankingWeights
 from locus.gateway.domain.symbol_kinds import (
     CALLABLE_KINDS,
     CONTAINER_KINDS,
     MEMBER_KINDS,
     MODULE_KINDS,
-    dotted_scope,
     member_owner,
 )
-
-RRF_K = 60  # the retrieval service's default reciprocal-rank-fusion constant
-
-
-@dataclass(frozen=True)
-class SymbolRef:
-    node_id: str
-    name: str
-    qualified_name: str
-    scope_name: str
-    # "module" | "class" | "function" | "method" | "constructor" | "interface" | "struct" |
-    # "enum" | "trait" | "namespace" | "" (families: symbol_kinds)
-    kind: str
-    file_id: str
-    relative_path: str
-    language: str
-    start_line: int
-    end_line: int
-
-
-@dataclass(frozen=True)
-class ChunkMatch:
-    """One retrieval hit and the innermost symbol that covers it (None when unknown)."""
-
-    chunk_id: str
-    file_id: str
-    relative_path: str
-    language: str
-    start_line: int
-    end_line: int
-    rank: int  # 1-based position in the fused list
-    score: float  # fused retrieval score
-    lexical_rank: int = 0  # 0 = not in the lexical list
-    vector_rank: int = 0  # 0 = not in the vector list
-    lexical_score: float = 0.0
-    vector_score: float = 0.0
-    symbol: SymbolRef | None = None
-
-
-@dataclass(frozen=True)
-class FileMatch:
-    """A file of retrieval's file list: ranked by the BM25 of its chunks among a large pool
-    (it reaches files the chunk list leaves out)."""
-
-    file_id: str
-    relative_path: str
-    language: str
-    rank: int
-    score: float  # the sum of its chunks' BM25 scores in the pool
-    best_score: float
-    chunks: int
-
-
-@dataclass(frozen=True)
-class PartHit:
-    """A chunk found by searching one part of the question alone (``question_parts``): where
-    it lies, and its place and BM25 score in that part's lexical list."""
-
-    file_id: str
-    relative_path: str
-    start_line: int
-    end_line: int
-    rank: int
-    score: float
-
-
-@dataclass(frozen=True)
-class FileHistory:
-    """A candidate file's change history (ingestion ScoreFileHistory): among the newest
-    commits of its source, how many changed it, how many commits ago the last did, its place
-    among the history's files by how often they change, and the BM25 of the question against
-    the messages of the commits that changed it."""
-
-    relative_path: str
-    commits: int
-    last_change: int
-    change_percentile: float
-    message_score: float
-
-
-@dataclass(frozen=True)
-class Evidence:
-    signal: str  # "bm25", "vector", "identifier", "dotted_name", "path", "stacktrace", ...
-    detail: str
-    weight: float  # what the signal added to the score (negative when it lowered it)
-    chunk_id: str = ""
-
-
-@dataclass(frozen=True)
-class RankedSymbol:
-    symbol: SymbolRef
-    score: float
-    evidence: tuple[Evidence, ...]
-    chunk_ids: tuple[str, ...]  # the chunks that matched it, best first
-
-
-@dataclass(frozen=True)
-class RankedFile:
-    file_id: str
-    relative_path: str
-    language: str
-    score: float
-    symbols: tuple[RankedSymbol, ...]
-    evidence: tuple[Evidence, ...]
-    chunk_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Ranking:
-    files: tuple[RankedFile, ...] = ()
-    symbols: tuple[RankedSymbol, ...] = ()
-
-
-@dataclass(frozen=True)
-class GraphNeighbor:
-    """A symbol one hop from a seed (a symbol a first ranking put on top) in the code graph."""
-
-    symbol: SymbolRef
-    seed_node_id: str
-    relation: str  # "calls" | "contains" | "inherits" | "imports" | "references"
-    reverse: bool  # True: walked against the edge (called-by, contained-in, ...)
-
-
-@dataclass(frozen=True)
-class RankingInput:
-    cues: QuestionCues
-    chunks: Sequence[ChunkMatch]
-    named_symbols: Sequence[SymbolRef] = ()  # found by looking up names from the question
-    graph_neighbors: Sequence[GraphNeighbor] = ()  # one hop from the first ranking's best
-    # The functions and methods of the first ranking's best files (their outlines): a changed
-    # function that no chunk matched can still be ranked.
-    file_symbols: Sequence[SymbolRef] = ()
-    file_hits: Sequence[FileMatch] = ()  # retrieval's file list
-    # Retrieval's whole-file list (one BM25 document per file; score = the file's BM25). Only
-    # the final ranking gets it: the first one, which picks graph seeds and outlined files,
-    # does not.
-    whole_file_hits: Sequence[FileMatch] = ()
-    # The same whole-file search by each part of the question alone (``question_parts``: its
-    # title, its opening), keyed by part. Columns of the learned ranking, and candidates: a file
-    # only a part found competes like a file only the whole-file list found.
-    whole_file_parts: Mapping[str, Sequence[FileMatch]] = field(default_factory=dict)
-    # The chunk search by each part of the question alone, keyed by part (columns of the
-    # learned ranking only: each hit speaks for the innermost candidate symbol that holds it).
-    part_chunks: Mapping[str, Sequence[PartHit]] = field(default_factory=dict)
-    # The change history of the final candidates' files (features of the learned ranking only);
-    # ``history_commits`` = 0: the project has no git history (or ingestion did not answer).
-    file_history: Sequence[FileHistory] = ()
-    history_commits: int = 0
-    # The cosine similarity of the question to each scored symbol's best chunk (retrieval
-    # ScoreSymbols over the stored vectors; features of the learned ranking only). Empty: the
-    # project has no vectors yet, or retrieval did not answer.
-    symbol_similarity: Mapping[str, float] = field(default_factory=dict)
-    include_tests: bool = False
-    max_files: int = 10
-    max_symbols: int = 20
-
-
-def candidate_paths(request: RankingInput) -> list[str]:
-    """The relative path of every file a ranking of ``request`` can hold, first seen first."""
-    paths: dict[str, None] = {}
-    for chunk in request.chunks:
-        paths[chunk.relative_path] = None
-    for symbols in (request.named_symbols, request.file_symbols):
-        for symbol in symbols:
-            paths[symbol.relative_path] = None
-    for neighbor in request.graph_neighbors:
-        paths[neighbor.symbol.relative_path] = None
-    for match in file_list_matches(request):
-        paths[match.relative_path] = None
-    return list(paths)
-
-
-def file_list_matches(request: RankingInput) -> Iterator[FileMatch]:
-    """Every file list's matches: retrieval's file list, the whole-file list, then each part's
-    whole-file list (in ``whole_file_parts`` order)."""
-    yield from request.file_hits
-    yield from request.whole_file_hits
-    for hits in request.whole_file_parts.values():
-        yield from hits
-
-
-class Ranker(Protocol):
-    def rank(self, request: RankingInput) -> Ranking: ...
-
-
-_DEFAULT_ROLE_FACTORS: Mapping[PathRole, float] = MappingProxyType(
-    {
-        PathRole.TEST: 0.35,
-        PathRole.DOCS: 0.4,
-        PathRole.EXAMPLE: 0.5,
-        PathRole.VENDORED: 0.25,
-        PathRole.GENERATED: 0.5,
-        # Not tuned: the roles added with the learned ranker take the factor of their kin
-        # (benchmarks like tests; notebooks, templates, CI and build files like docs).
-        PathRole.BENCHMARK: 0.35,
-        PathRole.NOTEBOOK: 0.4,
-        PathRole.TEMPLATE: 0.4,
-        PathRole.CI: 0.4,
-        PathRole.BUILD: 0.4,
-    }
-)
-
-
-@dataclass(frozen=True)
-class RankingWeights:
-    """Every knob of RankingV1, so a benchmark can tune them without touching the logic."""
-
-    # Retrieval scores are normalized so that the best hit scores 1.0; a cue the question
-    # states outright (a name, a path, a frame) is worth about as much as the best hit.
-    multi_hit_bonus: float = 0.15  # times the normalized score of each further hit
-    multi_hit_cap: float = 0.45
-    identifier: float = 1.2  # an identifier of the question is the symbol's name
-    identifier_casefold: float = 0.5  # ... ignoring case
-    identifier_plain_word: float = 0.6  # ... a lower-case word (`put`, `data`)
-    # ... an identifier is a run of a longer name's words (`world_to_pixel` in
-    # `world_to_pixel_values`, `subs` in `_eval_subs`), times the share of the name it covers
-    identifier_part: float = 0.8
-    dotted_name: float = 1.5  # a dotted name is the symbol's qualified/scope name or its tail
-    title_name: float = 0.5  # an identifier the question's title uses weighs this much more
-    path: float = 0.6  # a path of the question is the file (or a tail of it)
-    path_basename: float = 0.35  # a bare file name of the question is the file's name
-    path_directory: float = 0.15  # a directory of the question contains the file
-    path_share_for_symbols: float = 0.8  # symbols get this share of their file's path boost
-    stacktrace_line: float = 1.5  # a frame's file and line fall inside the symbol
-    stacktrace_function: float = 1.0  # a frame's file and function name match the symbol
-    stacktrace_file: float = 0.5  # a frame names the file
-    module_path: float = 0.5  # an imported or dotted module path of the question is the file
-    member_of_named: float = 0.4  # a method of a class the question names
-    name_words: float = 0.4  # times the share of the symbol name's words the question uses
-    # An identifier that names several symbols points at each of them less: the boost is
-    # divided by the square root of how many were found by that name.
-    identifier_ambiguity: bool = True
-    file_context: float = 0.5  # a symbol gets this share of its file's score
-    # When its best symbol outscores a file's own matches, the file still keeps this share of
-    # the bonus its further matches earn (multi_hit_bonus).
-    file_keeps_multi_hit: float = 1.0
-    # Propagation from the first ranking's best symbols to their graph neighbours: a neighbour
-    # gets graph x the seed's score x the factor of the hop (below), the best over its seeds.
-    graph: float = 0.5
-    graph_contains: float = 0.6  # a member of a seed class
-    graph_calls: float = 0.6  # a function a seed calls
-    graph_called_by: float = 0.3  # a caller of a seed
-    graph_inherits: float = 0.3  # a base class or a subclass of a seed
-    graph_cap: float = 1.0
-    boost_cap: float = 3.0
-    module_factor: float = 0.85  # a module is a coarser answer than its functions
-    role_factors: Mapping[PathRole, float] = field(default_factory=lambda: _DEFAULT_ROLE_FACTORS)
-    # A question that asks what the documentation says (QuestionCues.about_docs): each docs
-    # candidate gets this instead of the docs factor (not tuned: no split asks such questions).
-    docs_asked_for: float = 0.5
-    max_evidence: int = 8
-    symbols_per_file: int = 5
-
-    @classmethod
-    def with_overrides(cls, overrides: Mapping[str, float]) -> RankingWeights:
-        """The defaults with some numeric weights replaced (bool weights: 0 is off)."""
-        defaults = cls()
-        changed: dict[str, object] = {}
-        for name, value in overrides.items():
-            current = getattr(defaults, name)
-            changed[name] = bool(value) if isinstance(current, bool) else float(value)
-        return replace(defaults, **changed)  # type: ignore[arg-type]
-
-
-def aggregate_hits(scores: Iterable[float], bonus: float, cap: float) -> float:
-    """Best hit plus a bonus for further hits: max + min(cap, bonus * sum(the others))."""
-    ordered = sorted(scores, reverse=True)
-    if not ordered:
-        return 0.0
-    return ordered[0] + min(cap, bonus * sum(ordered[1:]))
-
-
-def match_path(cue: str, relative_path: str) -> str:
-    """How a path from the question names ``relative_path``: "exact" (equal, or the cue is a
-    longer path ending in it), "suffix" (a tail of it), "basename", "directory" or ""."""
-    cue = cue.strip().replace("\\", "/")
-    while cue.startswith("./"):
-        cue = cue[2:]
-    path = relative_path.strip("/")
-    if not cue or not path:
-        return ""
-    if cue == path or cue.endswith("/" + path):
-        return "exact"
-    if path.endswith("/" + cue):
-        return "suffix" if "/" in cue else "basename"
-    if _shared_tail(cue, path) >= 2:
-        # An installed copy's path in a traceback (.../site-packages/pkg/mod.py) names the
-        # repository's src/pkg/mod.py: a package directory and the file name in common.
-        return "suffix"
-    directory = cue.rstrip("/")
-    is_directory = bool(directory) and "." not in directory.rsplit("/", 1)[-1]
-    if is_directory and ("/" + directory + "/") in ("/" + path):
-        return "directory"
-    return ""
-
-
-def name_words_of(name: str) -> list[str]:
-    """The words of a symbol name worth matching: `_eval_subs` → eval, subs."""
-    return [p for p in split_identifier(name)[1:] or [name.lower()] if len(p) > 2]
-
-
-def module_of_path(relative_path: str) -> str:
-    """`src/pkg/mod.py` → src/pkg/mod, `pkg/sub/__init__.py` → pkg/sub ("" without extension)."""
-    path = relative_path.strip("/")
-    stem, dot, _ = path.rpartition(".")
-    if not dot or not stem:
-        return ""
-    return stem.removesuffix("/__init__").removesuffix("/index")
-
-
-def _shared_tail(first: str, second: str) -> int:
-    """How many trailing path segments two paths have in common."""
-    a, b = first.split("/"), second.split("/")
-    shared = 0
-    while shared < min(len(a), len(b)) and a[-1 - shared] == b[-1 - shared]:
-        shared += 1
-    return shared
 
 
 @dataclass
@@ -663,7 +365,7 @@ class RankingV1:
         score = aggregate_hits((n for n, _ in ordered), w.multi_hit_bonus, w.multi_hit_cap)
         evidence: list[Evidence] = []
         for normalized, chunk in ordered:
-            evidence.extend(_retrieval_evidence(normalized, chunk))
+            evidence.extend(retrieval_evidence(normalized, chunk))
         if len(ordered) > 1:
             bonus = score - ordered[0][0]
             evidence.append(
@@ -682,7 +384,7 @@ class RankingV1:
             # mention twice more (dotted name and identifier) and outrank what changes.
             return 0.0, ()
         for dotted_name in cues.dotted_names:
-            if _dotted_matches(dotted_name, ref):
+            if dotted_matches(dotted_name, ref):
                 found.append(
                     Evidence(
                         "dotted_name", f"`{dotted_name}` names {ref.qualified_name}", w.dotted_name
@@ -718,7 +420,7 @@ class RankingV1:
                     )
                     break
             else:
-                part = _identifier_part_of(cues.identifiers, ref.name)
+                part = identifier_part_of(cues.identifiers, ref.name)
                 if part is not None and w.identifier_part:
                     identifier, share = part
                     found.append(
@@ -748,7 +450,7 @@ class RankingV1:
         has_name_words = ref.kind in CALLABLE_KINDS or ref.kind in CONTAINER_KINDS
         if w.name_words and not named_exactly and has_name_words:
             words = name_words_of(ref.name)
-            shared = [p for p in words if _uses_word(cues.words, p)]
+            shared = [p for p in words if uses_word(cues.words, p)]
             if shared:
                 # A word many candidates' names share (the topic of the question) tells them
                 # apart less than a rare one: each word counts 1/sqrt(candidates using it).
@@ -859,78 +561,6 @@ class RankingV1:
         room = max(self.weights.max_evidence - len(cues) - len(penalties), 0)
         retrieval = sorted(retrieval_evidence, key=lambda e: -e.weight)[:room]
         return tuple(cues + retrieval + penalties)
-
-
-def _retrieval_evidence(normalized: float, chunk: ChunkMatch) -> list[Evidence]:
-    lines = f"lines {chunk.start_line}-{chunk.end_line}"
-    lexical = 1.0 / (RRF_K + chunk.lexical_rank) if chunk.lexical_rank else 0.0
-    vector = 1.0 / (RRF_K + chunk.vector_rank) if chunk.vector_rank else 0.0
-    if not lexical and not vector:
-        return [
-            Evidence(
-                "retrieval", f"{lines}: rank {chunk.rank}", round(normalized, 4), chunk.chunk_id
-            )
-        ]
-    evidence = []
-    if lexical:
-        evidence.append(
-            Evidence(
-                "bm25",
-                f"{lines}: lexical rank {chunk.lexical_rank} (BM25 {chunk.lexical_score:.2f})",
-                round(normalized * lexical / (lexical + vector), 4),
-                chunk.chunk_id,
-            )
-        )
-    if vector:
-        evidence.append(
-            Evidence(
-                "vector",
-                f"{lines}: vector rank {chunk.vector_rank} (similarity {chunk.vector_score:.2f})",
-                round(normalized * vector / (lexical + vector), 4),
-                chunk.chunk_id,
-            )
-        )
-    return evidence
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _identifier_part_of(identifiers: tuple[str, ...], name: str) -> tuple[str, float] | None:
-    """The identifier whose words run inside the words of the longer ``name`` (`world_to_pixel`
-    in `world_to_pixel_values`, `subs` in `_eval_subs`), with the share of the name's words it
-    covers (the largest share wins). Identifiers shorter than four characters are left out.
-    Cached: names repeat across a question's candidates."""
-    name_parts = split_identifier(name)[1:]
-    best: tuple[str, float] | None = None
-    for identifier in identifiers:
-        parts = split_identifier(identifier)[1:] or [identifier.lower()]
-        if len(identifier) < 4 or len(parts) >= len(name_parts):
-            continue
-        size = len(parts)
-        if any(name_parts[i : i + size] == parts for i in range(len(name_parts) - size + 1)):
-            share = size / len(name_parts)
-            if best is None or share > best[1]:
-                best = (identifier, share)
-    return best
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _uses_word(words: frozenset[str], part: str) -> bool:
-    """The question uses ``part`` as a word or as the stem of one (cancel → cancelling).
-    Cached: one question's words meet the same name parts for hundreds of candidates."""
-    return part in words or (len(part) >= 4 and any(w.startswith(part) for w in words))
-
-
-def _dotted_matches(dotted_name: str, ref: SymbolRef) -> bool:
-    return _names_dotted(dotted_name, ref.qualified_name, ref.scope_name)
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _names_dotted(dotted_name: str, qualified_name: str, scope_name: str) -> bool:
-    for name in (qualified_name, scope_name):
-        name = dotted_scope(name)
-        if name and (name == dotted_name or name.endswith("." + dotted_name)):
-            return True
-    return False
 
 
 def _best_first(hits: list[tuple[float, ChunkMatch]]) -> list[tuple[float, ChunkMatch]]:

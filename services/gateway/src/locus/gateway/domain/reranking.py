@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from locus.gateway.domain.ranking import Evidence, RankedFile, RankedSymbol, Ranking
+from locus.gateway.domain.ranking_types import Evidence, RankedFile, RankedSymbol, Ranking
 
 
 @dataclass(frozen=True)
