@@ -1,6 +1,7 @@
-"""``locus request show ID`` and ``locus feedback [add] ID RATING | list``: one recorded
-request with everything the request log keeps (retrieved chunks, context, citations, timings,
-feedback), and the feedback on your own requests (everyone's for a system admin)."""
+"""``locus requests``, ``locus request show ID`` and ``locus feedback [add] ID RATING | list``:
+past requests and their outcome, one recorded request with everything the request log keeps
+(retrieved chunks, context, citations, timings, feedback), and the feedback on your own
+requests (everyone's for a system admin)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from typer.core import TyperGroup
 from locus.cli.command_options import GatewayOption, JsonOption, finish
 from locus.cli.exit_codes import ExitCode
 from locus.cli.invocation import CommandContext, run_command
-from locus.cli.json_output import feedback_json, line_span, request_detail_json
-from locus.cli.terminal_output import print_json
+from locus.cli.json_output import feedback_json, line_span, request_detail_json, request_json
+from locus.cli.terminal_output import print_json, requests_table
 from locus.v1 import common_pb2, gateway_pb2
 
 RequestIdArgument = Annotated[
@@ -155,3 +156,31 @@ def feedback_list(
         return ExitCode.OK
 
     finish(run_command("feedback list", body, gateway=gateway))
+
+
+def requests(
+    project: Annotated[
+        str, typer.Argument(metavar="[PROJECT]", help="Only this project's requests.")
+    ] = "",
+    status: Annotated[str, typer.Option(help="Only requests with this status.")] = "",
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="Page size.")] = 100,
+    gateway: GatewayOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """List past requests (questions and locates) and their outcome."""
+
+    async def body(context: CommandContext) -> int:
+        request = gateway_pb2.ListRequestsRequest(
+            project_id=project, status=status, page=common_pb2.PageRequest(page_size=limit)
+        )
+        async with context.client() as client:
+            records = await client.list_requests(request)
+        if json_output:
+            print_json(context.out, {"requests": [request_json(r) for r in records]})
+        elif records:
+            context.out.print(requests_table(records))
+        else:
+            context.out.print("no requests yet")
+        return ExitCode.OK
+
+    finish(run_command("requests", body, gateway=gateway))
