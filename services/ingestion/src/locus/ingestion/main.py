@@ -16,10 +16,12 @@ from locus.ingestion.adapters.grpc_servicer import IngestionServicer
 from locus.ingestion.adapters.registry_store import RegistryStore
 from locus.ingestion.adapters.store import IngestionStore
 from locus.ingestion.domain.git_sources import SCHEMES
+from locus.ingestion.file_reading import FileReading
 from locus.ingestion.git_sources import GitPolling, GitSources
+from locus.ingestion.history_reading import HistoryWarmup, ProjectHistories
 from locus.ingestion.knowledge_documents import KnowledgeDocuments
 from locus.ingestion.registry import Registry
-from locus.ingestion.scanning import HistoryWarmup, Ingestion
+from locus.ingestion.scanning import Ingestion
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
 from locus.rpc import MeshCredentials, RpcServer, ServiceRuntime, StoreLifecycle
@@ -44,7 +46,12 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
         ssh_known_hosts=settings.ssh_known_hosts,
         history_commits=settings.history_max_commits,
     )
-    ingestion = Ingestion(settings, store, blobs, bus, GitSources(settings, remotes, blobs.exists))
+    git_sources = GitSources(settings, remotes, blobs.exists)
+    # A question names its project as ingestion resolves it (id or name, the same errors).
+    histories = ProjectHistories(
+        settings, store, git_sources, lambda project_ref: ingestion.get_project(project_ref)
+    )
+    ingestion = Ingestion(settings, store, blobs, bus, git_sources, histories)
     documents = KnowledgeDocuments(
         settings,
         ingestion,
@@ -77,6 +84,8 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
             settings.embedding_stages,
             documents=documents,
             registry=registry,
+            contents=FileReading(blobs, reply_bytes=settings.contents_reply_bytes),
+            histories=histories,
         ),
         ingestion_pb2.DESCRIPTOR.services_by_name["IngestionService"].full_name,
     )
@@ -85,6 +94,6 @@ def build(settings: IngestionSettings, *, exporters: Sequence[SpanExporter] = ()
         settings.service_name,
         server,
         telemetry,
-        [StoreLifecycle(store), bus, ingestion.progress_checks, HistoryWarmup(ingestion), polling],
+        [StoreLifecycle(store), bus, ingestion.progress_checks, HistoryWarmup(histories), polling],
         metrics=MetricsEndpoint.from_settings(settings),
     )

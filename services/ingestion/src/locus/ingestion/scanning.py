@@ -1,4 +1,5 @@
-"""Service layer of ingestion: projects and sources, scan jobs from request to completion.
+"""Service layer of ingestion: projects and sources, scan jobs from request to completion (file
+contents are read by ``file_reading``, change histories by ``history_reading``).
 
 A scan runs in four steps, each safe to repeat after a crash or a redelivered event:
 1. ``start_scan`` creates a QUEUED job with the project's next snapshot number and publishes
@@ -22,16 +23,13 @@ import asyncio
 import hashlib
 import logging
 import uuid
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from pathlib import Path
-from typing import Any
 
 from locus.ingestion.adapters.blob_store import BlobNotFound, FileBlobStore, is_sha256
 from locus.ingestion.adapters.git import tracked_paths
-from locus.ingestion.adapters.git_history import GitHistoryReader
 from locus.ingestion.adapters.store import (
     DeletedProject,
     IngestionStore,
@@ -46,10 +44,8 @@ from locus.ingestion.adapters.tables import (
     SkippedFileRow,
     SourceRow,
 )
-from locus.ingestion.domain.change_history import FileChanges, merge_changes
 from locus.ingestion.domain.changes import batched, compute_changes
 from locus.ingestion.domain.errors import (
-    ContentNotFound,
     IngestionError,
     InvalidRequest,
     JobNotFound,
@@ -70,6 +66,7 @@ from locus.ingestion.domain.source_roots import (
     layout_files_to_read,
 )
 from locus.ingestion.git_sources import GitSources
+from locus.ingestion.history_reading import ProjectHistories
 from locus.ingestion.progress_checks import ProgressChecks
 from locus.ingestion.settings import IngestionSettings
 from locus.messaging import EventBus
@@ -80,9 +77,6 @@ from locus.v1 import common_pb2, events_pb2
 log = logging.getLogger(__name__)
 
 MAX_PATH_LENGTH = 4096
-MAX_CONTENTS_PER_CALL = 256  # GetFileContents
-MAX_HISTORY_PATHS = 2000  # ScoreFileHistory: a ranking's candidate files, with room
-MAX_HISTORY_QUESTION_CHARS = 250_000  # what Locate accepts
 _CHANGE_TYPES = {
     ChangeType.ADDED: common_pb2.CHANGE_TYPE_ADDED,
     ChangeType.MODIFIED: common_pb2.CHANGE_TYPE_MODIFIED,
@@ -97,38 +91,6 @@ def file_id_for(project_id: str, source_id: str, relative_path: str) -> str:
 
 def _new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:20]}"
-
-
-@dataclass(frozen=True)
-class FileContent:
-    sha256: str
-    text: str
-    start_line: int
-    end_line: int
-    total_lines: int
-
-
-@dataclass(frozen=True)
-class FileContents:
-    contents: list[FileContent]
-    missing: list[str]  # sha256 with no stored content
-    deferred: list[str]  # not included (the reply's size limit): to ask again
-
-
-@dataclass(frozen=True)
-class HistoryRoot:
-    """A source's history: ``ref`` in the work tree ``path``, or in the bare repository
-    ``path`` (``bare``)."""
-
-    path: Path
-    ref: str
-    bare: bool
-
-
-@dataclass(frozen=True)
-class ProjectHistory:
-    commits_read: int  # commits read over all the project's git sources (0: none is in git)
-    files: dict[str, FileChanges]  # relative path → its history
 
 
 @dataclass(frozen=True)
@@ -157,19 +119,6 @@ class PushOutcome:
     reason: str
 
 
-class HistoryWarmup:
-    """The start-up read of change histories, as a runtime component (after the store)."""
-
-    def __init__(self, ingestion: Ingestion) -> None:
-        self._ingestion = ingestion
-
-    async def start(self) -> None:
-        self._ingestion.warm_histories()
-
-    async def stop(self) -> None:
-        await self._ingestion.stop_warming()
-
-
 class Ingestion:
     def __init__(
         self,
@@ -178,6 +127,7 @@ class Ingestion:
         blobs: FileBlobStore,
         bus: EventBus,
         git_sources: GitSources,
+        histories: ProjectHistories,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
@@ -186,14 +136,8 @@ class Ingestion:
         self._blobs = blobs
         self._bus = bus
         self._git_sources = git_sources
+        self._histories = histories
         self._now = clock
-        self._history = GitHistoryReader(
-            settings.history_max_commits,
-            settings.history_timeout_seconds,
-            settings.history_cached_roots,
-            store_dir=settings.data_dir / "history",
-        )
-        self._warming: set[asyncio.Task[None]] = set()
         # Per source root: what the last walk read, so a rescan reads only changed files.
         self._read_caches: dict[str, ReadCache] = {}
         self.progress_checks = ProgressChecks(
@@ -547,7 +491,7 @@ class Ingestion:
         await self._drop_removed_sources(job.project_id)
         await self._publish_changes(job)
         await self._complete_if_done(job)
-        self._warm_history(job.project_id)
+        self._histories.warm(job.project_id)
 
     async def fail_scan(self, job_id: str, reason: str) -> None:
         """The job's scan.requested was dead-lettered: nothing will run it, so it fails now with
@@ -877,159 +821,6 @@ class Ingestion:
         self, project_id: str, path_prefix: str, offset: int, limit: int
     ) -> list[FileRow]:
         return await self._store.list_files(project_id, path_prefix, offset, limit)
-
-    # history
-
-    async def file_history(
-        self, project_ref: str, question: str, paths: Sequence[str]
-    ) -> ProjectHistory:
-        """How often and how lately each of ``paths`` changed in the project's git sources, and
-        how well its commits' messages match ``question`` (paths without history are left out)."""
-        if len(paths) > MAX_HISTORY_PATHS:
-            raise InvalidRequest(
-                f"{len(paths)} paths; ask for the history of at most {MAX_HISTORY_PATHS} at once"
-            )
-        if len(question) > MAX_HISTORY_QUESTION_CHARS:
-            raise InvalidRequest(
-                f"question is {len(question)} characters long; "
-                f"the limit is {MAX_HISTORY_QUESTION_CHARS}"
-            )
-        project = await self.get_project(project_ref)
-
-        def scored(root: HistoryRoot) -> tuple[int, dict[str, FileChanges]]:
-            history = self._history.read(root.path, ref=root.ref, bare=root.bare)
-            if history is None:
-                return 0, {}
-            return history.commits, history.changes(question, paths)
-
-        found = [
-            await asyncio.to_thread(scored, root)
-            for root in await self._history_roots(project.project_id)
-        ]
-        return ProjectHistory(
-            commits_read=sum(commits for commits, _ in found),
-            files=merge_changes(changes for _, changes in found),
-        )
-
-    async def _history_roots(self, project_id: str) -> list[HistoryRoot]:
-        """Where each source's history is: a directory's work tree (its HEAD), a git source's
-        mirror (the commit its last scan fetched, with the history fetched beside it); a
-        documents source has none."""
-        roots = []
-        for source in await self._store.list_sources(project_id):
-            if source.kind == "git":
-                scanned = self._git_sources.scanned_history(source.source_id)
-                if scanned is not None:
-                    roots.append(HistoryRoot(*scanned, bare=True))
-                continue
-            if source.kind != "local_directory":
-                continue
-            try:
-                path = resolve_source_root(source.path, self._settings.allowed_bases)
-            except (IngestionError, OSError):
-                continue  # a source that left the allowed bases has no history to give
-            roots.append(HistoryRoot(path, "HEAD", bare=False))
-        return roots
-
-    def _warm_history(self, project_id: str) -> None:
-        """Read the scanned sources' histories in the background, so the first question
-        after a scan does not wait for git."""
-        self._in_background(self._read_histories([project_id]))
-
-    async def _read_histories(self, project_ids: Sequence[str]) -> None:
-        for project_id in project_ids:
-            for root in await self._history_roots(project_id):
-                await asyncio.to_thread(
-                    partial(self._history.read, root.path, ref=root.ref, bare=root.bare)
-                )
-
-    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._warming.add(task)
-        task.add_done_callback(self._warming.discard)
-
-    def warm_histories(self) -> None:
-        """At start-up: read the histories of scanned projects (as many roots as the cache
-        keeps) in the background, so the first question after a restart does not wait for
-        git either."""
-
-        async def warm() -> None:
-            try:
-                projects = await self._store.list_projects(0, self._settings.history_cached_roots)
-                await self._read_histories([p.project_id for p in projects if p.latest_snapshot_id])
-            except Exception:  # a warm-up is an optimisation: a question reads it anyway
-                log.exception("reading the change histories at start-up failed")
-
-        self._in_background(warm())
-
-    async def stop_warming(self) -> None:
-        for task in list(self._warming):
-            task.cancel()
-        await asyncio.gather(*self._warming, return_exceptions=True)
-
-    # content
-
-    async def file_contents(self, sha256s: Sequence[str]) -> FileContents:
-        """Whole contents of many files, in the order asked (repeats once): what is stored,
-        which sha256 have no content, and which were deferred so the texts stay under the
-        ``contents_reply_bytes`` setting (the first file always comes, whatever its size)."""
-        max_bytes = self._settings.contents_reply_bytes
-        if len(sha256s) > MAX_CONTENTS_PER_CALL:
-            raise InvalidRequest(
-                f"{len(sha256s)} sha256 values; ask for at most {MAX_CONTENTS_PER_CALL} at once"
-            )
-        wanted = list(dict.fromkeys(_asked_sha256(value) for value in sha256s))
-        return await asyncio.to_thread(self._read_contents, wanted, max_bytes)
-
-    def _read_contents(self, wanted: list[str], max_bytes: int) -> FileContents:
-        """``file_contents``' reads, in one worker thread rather than one hop per file."""
-        contents: list[FileContent] = []
-        missing: list[str] = []
-        size = 0
-        for position, value in enumerate(wanted):
-            try:
-                data = self._blobs.get(value)
-            except BlobNotFound:
-                missing.append(value)
-                continue
-            if contents and size + len(data) > max_bytes:
-                return FileContents(contents, missing, wanted[position:])
-            size += len(data)
-            contents.append(_whole_file(value, data))
-        return FileContents(contents, missing, [])
-
-    async def file_content(self, sha256: str, start_line: int, end_line: int) -> FileContent:
-        sha256 = _asked_sha256(sha256)
-        if start_line < 0 or end_line < 0:
-            raise InvalidRequest("line numbers are 1-based; 0 means 'from the start / to the end'")
-        if end_line and start_line and end_line < start_line:
-            raise InvalidRequest(f"end_line {end_line} is before start_line {start_line}")
-        try:
-            data = await asyncio.to_thread(self._blobs.get, sha256)
-        except BlobNotFound:
-            raise ContentNotFound(f"no stored content with sha256 {sha256}") from None
-        if not start_line and not end_line:
-            return _whole_file(sha256, data)
-        lines = data.decode("utf-8-sig").splitlines(keepends=True)
-        total = len(lines)
-        first = start_line or 1
-        last = min(end_line or total, total)
-        if total and first > total:
-            raise InvalidRequest(f"start_line {first} is past the end of the file ({total} lines)")
-        return FileContent(sha256, "".join(lines[first - 1 : last]), first, last, total)
-
-
-def _asked_sha256(value: str) -> str:
-    sha256 = value.strip().lower()
-    if not is_sha256(sha256):
-        raise InvalidRequest(f"sha256 must be 64 hexadecimal characters, not {value!r}")
-    return sha256
-
-
-def _whole_file(sha256: str, data: bytes) -> FileContent:
-    text = data.decode("utf-8-sig")
-    total = len(text.splitlines())
-    return FileContent(sha256, text, 1, total, total)
 
 
 def scan_stats(job: JobRow, progress: JobProgress) -> events_pb2.ScanStats:

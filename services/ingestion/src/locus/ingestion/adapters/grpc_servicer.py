@@ -11,9 +11,11 @@ from locus.ingestion.adapters.chm_extractor import ChmUnavailable
 from locus.ingestion.adapters.registry_rpcs import RegistryRpcs
 from locus.ingestion.adapters.tables import JobRow, KnowledgeDocumentRow, ProjectRow, SourceRow
 from locus.ingestion.domain import errors
+from locus.ingestion.file_reading import FileContent, FileReading
+from locus.ingestion.history_reading import ProjectHistories
 from locus.ingestion.knowledge_documents import KnowledgeDocuments, document_file_id
 from locus.ingestion.registry import Registry
-from locus.ingestion.scanning import FileContent, Ingestion, scan_level, scan_stats
+from locus.ingestion.scanning import Ingestion, scan_level, scan_stats
 from locus.rpc import (
     AlreadyExists,
     FailedPrecondition,
@@ -145,8 +147,12 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         *,
         documents: KnowledgeDocuments,
         registry: Registry,
+        contents: FileReading,
+        histories: ProjectHistories,
     ) -> None:
         self._ingestion = ingestion
+        self._contents = contents
+        self._histories = histories
         self._registry = registry
         self._documents = documents
         self._stages = required_stages
@@ -414,7 +420,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
         self, request: ingestion_pb2.GetFileContentRequest, context: RpcContext
     ) -> ingestion_pb2.GetFileContentResponse:
         content = await self._call(
-            lambda: self._ingestion.file_content(
+            lambda: self._contents.file_content(
                 request.sha256, request.start_line, request.end_line
             )
         )
@@ -423,7 +429,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
     async def GetFileContents(
         self, request: ingestion_pb2.GetFileContentsRequest, context: RpcContext
     ) -> ingestion_pb2.GetFileContentsResponse:
-        found = await self._call(lambda: self._ingestion.file_contents(list(request.sha256)))
+        found = await self._call(lambda: self._contents.file_contents(list(request.sha256)))
         return ingestion_pb2.GetFileContentsResponse(
             contents=[_content_message(content) for content in found.contents],
             missing_sha256=found.missing,
@@ -442,7 +448,7 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
                     f"relative_paths must be non-empty and at most {MAX_PATH_CHARS} characters"
                 )
         found = await self._call(
-            lambda: self._ingestion.file_history(request.project_id, request.question, paths)
+            lambda: self._histories.file_history(request.project_id, request.question, paths)
         )
         return ingestion_pb2.ScoreFileHistoryResponse(
             commits_read=found.commits_read,
