@@ -8,8 +8,8 @@ from typing import Any
 import grpc
 import pytest
 
+from locus.impact.adapters.event_handlers import index_updated_message_id
 from locus.impact.main import build
-from locus.impact.projection import index_updated_message_id
 from locus.v1 import common_pb2, events_pb2, impact_pb2, impact_pb2_grpc
 
 pytestmark = pytest.mark.integration

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from opentelemetry.sdk.trace.export import SpanExporter
 
 from locus.database import Database
-from locus.impact.adapters.event_handlers import register_event_handlers
+from locus.impact.adapters.event_handlers import BusIndexReporter, register_event_handlers
 from locus.impact.adapters.graph_cache import ProjectGraphs
 from locus.impact.adapters.grpc_servicer import ImpactServicer
 from locus.impact.adapters.store import ImpactStore
@@ -43,7 +43,12 @@ def build(settings: ImpactSettings, *, exporters: Sequence[SpanExporter] = ()) -
     )
     register_event_handlers(
         bus,
-        GraphProjection(store, bus, on_change=graphs.project_changed, on_delete=graphs.forget),
+        GraphProjection(
+            store,
+            BusIndexReporter(bus),
+            on_change=graphs.project_changed,
+            on_delete=graphs.forget,
+        ),
         durable=settings.consumer_name,
         fetch_batch=settings.fetch_batch,
         linger_seconds=settings.batch_linger_seconds,

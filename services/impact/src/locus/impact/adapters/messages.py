@@ -43,6 +43,15 @@ _CHANGES: dict[common_pb2.ChangeType, ChangeKind] = {
     common_pb2.CHANGE_TYPE_MODIFIED: "modified",
     common_pb2.CHANGE_TYPE_DELETED: "deleted",
 }
+CHANGE_TYPES: dict[ChangeKind, common_pb2.ChangeType] = {
+    **{kind: change for change, kind in _CHANGES.items()},
+    "unspecified": common_pb2.CHANGE_TYPE_UNSPECIFIED,
+}
+
+
+def change_kind(change_type: common_pb2.ChangeType) -> ChangeKind:
+    """A files.parsed file's change type in domain terms ("unspecified" when unknown)."""
+    return _CHANGES.get(change_type, "unspecified")
 
 
 class UnknownRelationKind(ValueError):
@@ -107,7 +116,7 @@ def parsed_file_from_event(event: events_pb2.FilesParsed) -> ParsedFile:
         sha256=file.sha256,
         relative_path=file.relative_path,
         language=file.language,
-        change=_CHANGES.get(file.change_type, "unspecified"),
+        change=change_kind(file.change_type),
         module_name=event.module_name,
         part_index=event.part_index,
         part_count=event.part_count,

@@ -9,6 +9,7 @@ from locus.impact.domain.errors import (
 )
 from locus.impact.domain.graph import CodeGraph, build_graph, subsystem_for
 from locus.impact.domain.model import (
+    FileReport,
     GraphDependency,
     GraphFile,
     GraphRelation,
@@ -20,8 +21,10 @@ from locus.impact.domain.model import (
     ImpactStep,
     ParsedFile,
     RelationKind,
+    ReportStatus,
     SymbolKind,
 )
+from locus.impact.domain.ports import IndexReporter
 from locus.impact.domain.traversal import (
     EDGE_WEIGHTS,
     MAX_EACH_SEEDS,
@@ -42,6 +45,7 @@ __all__ = [
     "EDGE_WEIGHTS",
     "MAX_EACH_SEEDS",
     "CodeGraph",
+    "FileReport",
     "GraphDependency",
     "GraphFile",
     "GraphRelation",
@@ -53,10 +57,12 @@ __all__ = [
     "ImpactStep",
     "ImpactedFile",
     "ImpactedSymbol",
+    "IndexReporter",
     "InvalidImpactQuery",
     "InvalidParsedFile",
     "ParsedFile",
     "RelationKind",
+    "ReportStatus",
     "SeedResult",
     "SeedsNotFound",
     "SymbolKind",

@@ -25,6 +25,7 @@ SymbolKind = Literal[
 ]
 RelationKind = Literal["contains", "calls", "imports", "inherits", "references"]
 ChangeKind = Literal["added", "modified", "deleted", "unspecified"]
+ReportStatus = Literal["indexed", "skipped", "failed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,3 +168,19 @@ class ImpactResult:
     files: tuple[ImpactedFile, ...]
     unknown_seed_node_ids: tuple[str, ...] = field(default=())
     unknown_seed_file_ids: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class FileReport:
+    """What impact tells ingestion about one file of a scan job (index.updated, stage
+    ``impact``): its parts are all in the graph, it was superseded or not supported (skipped),
+    or it can never be applied (failed, with the reason)."""
+
+    job_id: str
+    project_id: str
+    snapshot_id: str
+    file_id: str
+    sha256: str
+    change: ChangeKind
+    status: ReportStatus
+    error: str = ""
