@@ -14,7 +14,7 @@ from locus.gateway import locating
 from locus.gateway.domain.candidates import candidates_from_json
 from locus.gateway.domain.errors import InvalidRequest, ProjectNotScanned, RerankerUnavailable
 from locus.gateway.domain.ranking import RankingV1
-from locus.gateway.domain.ranking_types import FileHistory
+from locus.gateway.domain.ranking_types import RRF_K, FileHistory
 from locus.gateway.domain.requests import RequestKind
 from locus.gateway.locating import LocateQuery, Locator
 from locus.gateway.request_log import OpenRequest
@@ -88,6 +88,8 @@ async def test_locate_asks_each_hop_and_ranks(service: Any) -> None:
     assert search.query == "why does `place_order` charge twice?"
     assert search.mode == retrieval_pb2.SEARCH_MODE_HYBRID
     assert search.top_k == 40
+    # Fused as the ranking was built (not with whatever default a deployment gave retrieval).
+    assert search.rrf_k == RRF_K == 60
     assert (search.filters.project_id, search.filters.path_prefix) == ("p_shop", "src/")
     assert list(service.symbols.enrich_requests[0].chunk_ids) == [
         "c-charge",

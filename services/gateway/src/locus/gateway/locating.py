@@ -41,6 +41,7 @@ from locus.gateway.domain.question_cues import QuestionCues, extract_cues
 from locus.gateway.domain.question_digest import digest_question
 from locus.gateway.domain.question_parts import question_parts
 from locus.gateway.domain.ranking_types import (
+    RRF_K,
     FileMatch,
     GraphNeighbor,
     PartHit,
@@ -281,6 +282,9 @@ class Locator:
                     top_k=self._settings.search_top_k,
                     top_k_lexical=self._settings.search_candidates_per_list,
                     top_k_vector=self._settings.search_candidates_per_list,
+                    # The fusion the ranking's columns and evidence were built with, whatever
+                    # default a deployment gives retrieval's own searches.
+                    rrf_k=RRF_K,
                     top_files=self._settings.search_top_files,
                     top_whole_files=self._settings.search_whole_files,
                     whole_file_queries=list(whole_file_parts.values()),

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from locus.gateway.domain.question_cues import QuestionCues
 
-RRF_K = 60  # the retrieval service's default reciprocal-rank-fusion constant
+RRF_K = 60  # the reciprocal-rank-fusion constant Locate asks retrieval to fuse with
 
 
 @dataclass(frozen=True)
