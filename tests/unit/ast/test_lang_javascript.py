@@ -15,7 +15,7 @@ from locus.ast.domain import FileAnalysis, Symbol
 from locus.ast.domain.extraction import extract
 from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.domain.languages import language_spec, module_name_for_path
-from locus.ast.domain.specs.javascript import resolve_js_import
+from locus.ast.domain.specs.javascript import resolve_js_import, resolve_js_import_in_root
 from locus.ingestion.domain.source_roots import detect_source_roots, layout_files_to_read
 
 pytestmark = pytest.mark.unit
@@ -74,6 +74,22 @@ def relations(analysis: FileAnalysis, kind: str) -> set[tuple[str, str, str | No
         ("lib/legacy/cache.cjs", "javascript", SourceRoot(), "lib/legacy/cache"),
         ("web/src/App.tsx", "tsx", SourceRoot("web"), "src/App"),
         ("packages/ui/src/index.jsx", "javascript", SourceRoot("packages/ui"), "src"),
+        # A workspace package (named, below the project's top): its name, its entry the name.
+        (
+            "packages/ui/src/a.ts",
+            "typescript",
+            SourceRoot("packages/ui", "ui", "index.ts"),
+            "ui/src/a",
+        ),
+        ("packages/ui/index.ts", "typescript", SourceRoot("packages/ui", "ui", "index.ts"), "ui"),
+        (
+            "packages/ui/index.ts",
+            "typescript",
+            SourceRoot("packages/ui", "ui", "src/x.ts"),
+            "ui/index",
+        ),
+        # The project's own package keeps path modules.
+        ("src/a.ts", "typescript", SourceRoot("", "dayjs", "src/index.ts"), "src/a"),
     ],
 )
 def test_module_name_is_the_path_below_the_root_without_extension_or_index(
@@ -101,6 +117,39 @@ def test_relative_specifiers_resolve_against_the_importing_directory(
     written: str, importer: str, is_index: bool, expected: str | None
 ) -> None:
     assert resolve_js_import(written, importer, is_index) == expected
+
+
+UI = SourceRoot(
+    "packages/ui",
+    "ui",
+    "src/index.ts",
+    (
+        ("@/*", ("src/*",)),
+        ("#config", ("config/index.ts",)),
+        ("~*", ("a/*",)),
+        ("~lib/*", ("lib/*",)),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("written", "importer", "is_index", "root", "expected"),
+    [
+        ("dayjs", "src/locale/af", False, SourceRoot("", "dayjs", "src/index.js"), "src"),
+        ("../index", "ui/src/a", True, UI, "ui"),  # a/index.ts reaching the entry
+        ("./button", "ui", True, UI, "ui/src/button"),  # from the entry itself
+        ("../../outside/x", "ui/src/a", False, UI, None),
+        ("@/theme", "ui/src/a", False, UI, "ui/src/theme"),
+        ("#config", "ui/src/a", False, UI, "ui/config"),
+        ("~lib/x", "ui/src/a", False, UI, "ui/lib/x"),  # the longest prefix wins
+        ("~other", "ui/src/a", False, UI, "ui/a/other"),
+        ("react", "ui/src/a", False, UI, "react"),
+    ],
+)
+def test_imports_resolve_in_the_importers_package(
+    written: str, importer: str, is_index: bool, root: SourceRoot, expected: str | None
+) -> None:
+    assert resolve_js_import_in_root(written, importer, is_index, root) == expected
 
 
 # ---- JavaScript ----------------------------------------------------------------------------

@@ -73,7 +73,8 @@ def _named(path_module: str, root: SourceRoot) -> str:
         return root.name if _is_workspace_package(root) else path_module
     if not _is_workspace_package(root):
         return path_module
-    return root.name if path_module == _INDEX else f"{root.name}/{path_module}"
+    # A top-level `index.js` that is not the entry stays apart from it (`@acme/ui/index`).
+    return f"{root.name}/{path_module}"
 
 
 def js_module_name(relative_path: str, root: SourceRoot) -> str:
