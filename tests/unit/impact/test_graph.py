@@ -205,15 +205,23 @@ def test_rows_of_files_the_graph_does_not_hold_are_ignored(
 
 
 @pytest.mark.parametrize(
-    ("path", "module", "expected"),
+    ("path", "module", "language", "expected"),
     [
-        ("src/uploads/client.py", "uploads.client", "uploads"),
-        ("src/uploads/__init__.py", "uploads", "uploads"),
-        ("web/static/app.js", "", "web"),
-        ("setup.py", "", ""),
+        ("src/uploads/client.py", "uploads.client", "python", "uploads"),
+        ("src/uploads/__init__.py", "uploads", "python", "uploads"),
+        ("web/static/app.js", "", "javascript", "web"),
+        ("setup.py", "", "python", ""),
+        # Other languages' module names do not tell the project's parts apart: directories do.
+        ("billing/src/main/java/com/acme/Invoice.java", "com.acme", "java", "billing"),
+        ("shop/src/main/java/com/acme/Cart.java", "com.acme", "java", "shop"),
+        ("internal/billing/invoice.go", "github.com/acme/shop/internal/billing", "go", "internal"),
+        ("packages/ui/src/button.ts", "@acme/ui/src/button", "typescript", "packages"),
+        ("src/api/client.ts", "src/api/client", "typescript", "src"),
+        ("main.go", "github.com/acme/shop", "go", ""),
     ],
 )
-def test_the_subsystem_is_the_top_level_package_else_directory(
-    parts: Any, path: str, module: str, expected: str
+def test_the_subsystem_is_a_python_files_top_level_package_else_its_top_directory(
+    path: str, module: str, language: str, expected: str
 ) -> None:
-    assert subsystem_for(parts.file("f", path, module)) == expected
+    file = GraphFile(file_id="f", relative_path=path, module_name=module, language=language)
+    assert subsystem_for(file) == expected

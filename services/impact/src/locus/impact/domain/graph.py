@@ -67,9 +67,11 @@ class CodeGraph:
 
 
 def subsystem_for(file: GraphFile) -> str:
-    """The top-level package of a file (first part of its module name), else its top-level
-    directory; a file at the root of a project without a module name has subsystem ""."""
-    if file.module_name:
+    """A Python file's top-level package (the first part of its module name); any other file's
+    top-level directory (a Java `com.acme…`, a Go `github.com/…` or a JS path module says
+    nothing about the part of the project it is in; its directory does: a Maven module, a
+    workspace's `packages`, a crate). A file at the project's root has subsystem ""."""
+    if file.module_name and file.language == "python":
         return file.module_name.split(".", 1)[0]
     path = file.relative_path.replace("\\", "/").strip("/")
     return path.split("/", 1)[0] if "/" in path else ""
