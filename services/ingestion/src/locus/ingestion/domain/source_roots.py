@@ -342,9 +342,11 @@ def _crate_name(text: str) -> str:
 
 
 def _json_name(text: str) -> str:
-    document = json.loads(text)
-    if not isinstance(document, dict):
-        raise ValueError("not a JSON object")
+    return _declared_name(_json_object(text))
+
+
+def _declared_name(document: dict[str, Any]) -> str:
+    """A package.json's or composer.json's `name` ("" when it has none)."""
     name = document.get("name")
     return name.strip() if isinstance(name, str) else ""
 
@@ -376,10 +378,9 @@ def _node_roots(paths: list[str], layout_files: Mapping[str, str]) -> dict[str, 
             log.warning("ignoring %s for source roots: %s", path, error)
             roots[directory] = SourceRoot(directory)
             continue
-        name = document.get("name")
         roots[directory] = SourceRoot(
             directory,
-            name.strip() if isinstance(name, str) else "",
+            _declared_name(document),
             _package_entry(document, directory, present),
             _path_aliases(directory, layout_files),
         )
@@ -471,9 +472,9 @@ def _path_aliases(
         aliases = []
         for pattern, targets in _table(options.get("paths")).items():
             below = []
-            for target in _strings(targets):
-                joined = posixpath.normpath(f"{base or '.'}/{target.strip()}")
-                if not (target.strip().startswith("/") or joined == ".." or joined[:3] == "../"):
+            for target in (written.strip() for written in _strings(targets)):
+                joined = posixpath.normpath(f"{base or '.'}/{target}")
+                if not (target.startswith("/") or joined == ".." or joined[:3] == "../"):
                     below.append(joined)  # else outside the package: dropped
             if pattern.count("*") <= 1 and below:
                 aliases.append((pattern, tuple(below)))
