@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import tempfile
 import time
 from pathlib import Path
@@ -26,7 +27,11 @@ from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.domain.languages import language_spec
 from locus.database import Database
 from locus.ingestion.domain.languages import detect_language
-from locus.ingestion.domain.source_roots import detect_source_roots, layout_files_to_read
+from locus.ingestion.domain.source_roots import (
+    SourceRoots,
+    detect_source_roots,
+    layout_files_to_read,
+)
 
 # A C++ project's headers are detected as C by ingestion (``.h`` is both) and parsed as C++ by
 # ast's dialect check, as in a scan: a C++ report takes them too, or its includes could not resolve.
@@ -41,13 +46,33 @@ RESOLVED_WITH = {
 }
 
 
+@functools.cache
+def _repository(repo: Path) -> tuple[tuple[str, Path, str], ...]:
+    """Every file of the checkout, walked once per run: (relative path, path, the language
+    ingestion detects)."""
+    return tuple(
+        (relative, path, detect_language(relative, path.read_bytes()[:256]))
+        for path in sorted(p for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts)
+        for relative in (path.relative_to(repo).as_posix(),)
+    )
+
+
+@functools.cache
+def _detected_roots(repo: Path) -> SourceRoots:
+    """The checkout's source roots, detected once per run as a scan would."""
+    every = [p.relative_to(repo).as_posix() for p in repo.rglob("*") if p.is_file()]
+    layout = {
+        relative: (repo / relative).read_text(encoding="utf-8", errors="replace")
+        for relative in layout_files_to_read(every)
+    }
+    return detect_source_roots(every, layout)
+
+
 def files_of(repo: Path, language: str, limit: int) -> list[tuple[str, bytes, str]]:
     """(relative path, content, detected language) of the files a scan gives ``language``."""
     wanted = (language, *COMPANIONS.get(language, ()))
     found: list[tuple[str, bytes, str]] = []
-    for path in sorted(p for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts):
-        relative = path.relative_to(repo).as_posix()
-        detected = detect_language(relative, path.read_bytes()[:256])
+    for relative, path, detected in _repository(repo):
         if detected == language or (detected in wanted and relative.endswith(".h")):
             found.append((relative, path.read_bytes(), detected))
             if limit and len(found) >= limit:
@@ -56,12 +81,7 @@ def files_of(repo: Path, language: str, limit: int) -> list[tuple[str, bytes, st
 
 
 def roots_of(repo: Path, paths: list[str], language: str) -> dict[str, SourceRoot]:
-    every = [p.relative_to(repo).as_posix() for p in repo.rglob("*") if p.is_file()]
-    layout = {
-        relative: (repo / relative).read_text(encoding="utf-8", errors="replace")
-        for relative in layout_files_to_read(every)
-    }
-    detected = detect_source_roots(every, layout)
+    detected = _detected_roots(repo)
     roots = {}
     for path in paths:
         root = detected.root_of(path, language)
