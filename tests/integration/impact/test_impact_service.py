@@ -8,8 +8,8 @@ from typing import Any
 import grpc
 import pytest
 
-from locus.impact.adapters.event_handlers import index_updated_message_id
 from locus.impact.main import build
+from locus.messaging import index_updated_message_id
 from locus.v1 import common_pb2, events_pb2, impact_pb2, impact_pb2_grpc
 
 pytestmark = pytest.mark.integration
@@ -68,8 +68,7 @@ async def test_index_updated_reports_the_files_of_a_batch_with_a_deterministic_m
     assert message_id.startswith("index.updated:impact:j7:")
     # The id is derived from the files and versions reported: the same report, the same id.
     same = next(m for m in impact.reports.messages if m.headers["Nats-Msg-Id"] == message_id)
-    files = events_pb2.IndexUpdated.FromString(same.data).files
-    assert message_id == index_updated_message_id("j7", list(files))
+    assert message_id == index_updated_message_id(events_pb2.IndexUpdated.FromString(same.data))
 
 
 async def test_a_multi_part_file_is_reported_once_after_its_last_part(impact: Any) -> None:

@@ -17,6 +17,7 @@ from locus.messaging.dead_letters import (
 from locus.messaging.delivery import Delivery
 from locus.messaging.embedded_server import EmbeddedNatsServer, nats_server_binary
 from locus.messaging.lanes import LaneItem, PriorityLanes
+from locus.messaging.message_ids import index_updated_message_id
 from locus.messaging.subjects import Subjects
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "StoredDeadLetter",
     "Subjects",
     "connect_dead_letters",
+    "index_updated_message_id",
     "nats_server_binary",
     "open_dead_letters",
 ]

@@ -5,7 +5,6 @@ its tombstone kept. ``BusIndexReporter`` publishes the projection's reports as i
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from locus.impact.adapters.messages import (
@@ -16,7 +15,13 @@ from locus.impact.adapters.messages import (
 )
 from locus.impact.domain import FileReport, InvalidParsedFile, check_parsed_file
 from locus.impact.projection import GraphProjection
-from locus.messaging import Delivery, EventBus, MalformedEvent, MessageBatcher
+from locus.messaging import (
+    Delivery,
+    EventBus,
+    MalformedEvent,
+    MessageBatcher,
+    index_updated_message_id,
+)
 from locus.v1 import events_pb2
 
 STAGE = "impact"
@@ -28,16 +33,10 @@ _STATUSES = {
 }
 
 
-def index_updated_message_id(job_id: str, files: Sequence[events_pb2.IndexedFile]) -> str:
-    """Derived from the files, their versions and statuses: a report repeated after a
-    redelivery is deduplicated, a different one is not."""
-    key = ",".join(sorted(f"{f.file_id}:{f.sha256}:{f.status}" for f in files))
-    return f"index.updated:{STAGE}:{job_id}:{hashlib.sha256(key.encode()).hexdigest()[:32]}"
-
-
 class BusIndexReporter:
     """IndexReporter on the bus: one index.updated (stage ``impact``) per job of the reports,
-    with an id derived from its files, versions and statuses (``index_updated_message_id``)."""
+    with an id derived from its files, versions and statuses (``index_updated_message_id``, as
+    retrieval's)."""
 
     def __init__(self, bus: EventBus) -> None:
         self._bus = bus
@@ -57,16 +56,15 @@ class BusIndexReporter:
                 )
                 for report in files
             ]
+            event = events_pb2.IndexUpdated(
+                job_id=job_id,
+                project_id=files[0].project_id,
+                snapshot_id=files[0].snapshot_id,
+                stage=STAGE,
+                files=indexed,
+            )
             await self._bus.publish(
-                self._bus.subjects.index_updated,
-                events_pb2.IndexUpdated(
-                    job_id=job_id,
-                    project_id=files[0].project_id,
-                    snapshot_id=files[0].snapshot_id,
-                    stage=STAGE,
-                    files=indexed,
-                ),
-                message_id=index_updated_message_id(job_id, indexed),
+                self._bus.subjects.index_updated, event, message_id=index_updated_message_id(event)
             )
 
 

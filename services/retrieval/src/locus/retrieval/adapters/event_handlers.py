@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 from collections.abc import Awaitable, Sequence
 
@@ -18,6 +17,7 @@ from locus.messaging import (
     MalformedEvent,
     MessageBatcher,
     PriorityLanes,
+    index_updated_message_id,
 )
 from locus.retrieval.adapters.proto_mapping import (
     InvalidFilesParsed,
@@ -55,12 +55,8 @@ class BusIndexReporter:
 
     async def report(self, reports: Sequence[FileReport]) -> None:
         for event in index_updated(reports):
-            files = ",".join(sorted(f"{f.file_id}:{f.sha256}:{f.status}" for f in event.files))
-            digest = hashlib.sha256(files.encode()).hexdigest()[:32]
             await self._bus.publish(
-                self._bus.subjects.index_updated,
-                event,
-                message_id=f"index.updated:{event.stage}:{event.job_id}:{digest}",
+                self._bus.subjects.index_updated, event, message_id=index_updated_message_id(event)
             )
 
 
