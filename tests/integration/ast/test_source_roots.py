@@ -188,3 +188,43 @@ async def test_a_typescript_workspace_resolves_imports_between_its_packages(
     )
     called = {r.target_qualified_name for r in node.outgoing if r.target_node_id}
     assert {"@acme/ui/src/theme.palette", "@acme/ui/src/util.format"} <= called
+
+
+async def test_a_renamed_package_renames_the_modules_of_its_unchanged_files(
+    stack: Any, tmp_path: Path
+) -> None:
+    tree = tmp_path / "workspace"
+    shutil.copytree(WORKSPACE, tree)
+    changed = await stack.record(f"{PREFIX}.files.changed", events_pb2.FilesChanged)
+    project_id = await stack.create_project(tree)
+    first = await stack.scan(project_id)
+    assert first.state == ingestion_pb2.SCAN_STATE_COMPLETED
+    await find_one(stack, project_id, "@acme/ui/src/button.Button.render")
+
+    # Only package.json changes; every file of the package now stands for another name.
+    manifest = tree / "packages" / "ui" / "package.json"
+    manifest.write_text(manifest.read_text().replace('"@acme/ui"', '"@acme/widgets"'))
+    second = await stack.scan(project_id)
+
+    assert second.state == ingestion_pb2.SCAN_STATE_COMPLETED
+    sent = {f.relative_path: f for batch in changed.of_job(second.job_id) for f in batch.files}
+    assert sorted(sent) == [
+        "packages/ui/package.json",
+        "packages/ui/src/button.ts",
+        "packages/ui/src/index.ts",
+        "packages/ui/src/theme.ts",
+        "packages/ui/src/util.ts",
+    ]
+    button = sent["packages/ui/src/button.ts"]
+    assert button.change_type == common_pb2.CHANGE_TYPE_MODIFIED
+    assert button.sha256 == button.previous_sha256  # same content, new root
+    assert button.source_root_name == "@acme/widgets"
+    assert second.stats.files_modified == 5
+    render = await find_one(stack, project_id, "@acme/widgets/src/button.Button.render")
+    assert render.location.relative_path == "packages/ui/src/button.ts"
+    gone = await stack.ast_stub.FindSymbols(
+        ast_pb2.FindSymbolsRequest(
+            project_id=project_id, name="@acme/ui/src/button.Button.render", exact=True
+        )
+    )
+    assert list(gone.symbols) == []

@@ -18,6 +18,8 @@ from locus.ingestion.domain.source_roots import (
     SourceRoots,
     detect_source_roots,
     layout_files_to_read,
+    may_move_roots,
+    rerooted_paths,
 )
 
 pytestmark = pytest.mark.unit
@@ -154,6 +156,41 @@ def test_the_nearest_go_mod_roots_go_files_with_its_module_path() -> None:
         "shop/tools", "github.com/acme/shop/tools"
     )
     assert roots.root_of("shop/billing/invoice.py", "python") == NO_SOURCE_ROOT
+
+
+def test_files_whose_root_a_layout_change_moves_are_named_again() -> None:
+    files = {
+        "shop/billing/invoice.go": "go",
+        "shop/tools/gen/main.go": "go",
+        "web/src/app.ts": "typescript",
+        "web/README.md": "markdown",
+    }
+    before = detect(
+        list(files),
+        {
+            "shop/go.mod": "module github.com/acme/shop\n",
+            "shop/tools/go.mod": "module github.com/acme/tools\n",
+            "web/package.json": '{"name": "@acme/web"}',
+        },
+    )
+    # The shop's module path changes; web's package.json only gains a script.
+    after = detect(
+        list(files),
+        {
+            "shop/go.mod": "module github.com/acme/store\n",
+            "shop/tools/go.mod": "module github.com/acme/tools\n",
+            "web/package.json": '{"name": "@acme/web", "scripts": {"build": "tsc"}}',
+        },
+    )
+    assert rerooted_paths(before, after, files) == ["shop/billing/invoice.go"]
+    assert rerooted_paths(before, before, files) == []
+
+    # Only a file that comes or goes, or a new version of a layout file, can move roots.
+    assert may_move_roots("shop/billing/invoice.go", added_or_deleted=True)
+    assert may_move_roots("web/package.json", added_or_deleted=False)
+    assert may_move_roots("libs/billing/pyproject.toml", added_or_deleted=False)
+    assert not may_move_roots("shop/billing/invoice.go", added_or_deleted=False)
+    assert not may_move_roots("web/README.md", added_or_deleted=False)
 
 
 def test_cargo_packages_root_rust_files_with_the_crate_name_and_workspaces_do_not() -> None:

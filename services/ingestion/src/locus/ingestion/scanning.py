@@ -23,7 +23,7 @@ import asyncio
 import hashlib
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -55,7 +55,7 @@ from locus.ingestion.domain.errors import (
     SourceNotFound,
 )
 from locus.ingestion.domain.git_sources import is_commit_id
-from locus.ingestion.domain.model import ChangeType, ScannedFile, SkippedFile
+from locus.ingestion.domain.model import ChangeType, FileChange, ScannedFile, SkippedFile
 from locus.ingestion.domain.naming import validate_project_name
 from locus.ingestion.domain.scanner import ReadCache, walk_source
 from locus.ingestion.domain.source_paths import resolve_source_root
@@ -64,6 +64,8 @@ from locus.ingestion.domain.source_roots import (
     SourceRoots,
     detect_source_roots,
     layout_files_to_read,
+    may_move_roots,
+    rerooted_paths,
 )
 from locus.ingestion.git_sources import GitSources
 from locus.ingestion.history_reading import ProjectHistories
@@ -543,6 +545,15 @@ class Ingestion:
                 {path: sha for path, (_, sha) in previous.items()},
                 {path: f.sha256 for path, f in current.items()},
             )
+            rerooted = await self._rerooted(previous, current, changes)
+            if rerooted:
+                log.info(
+                    "scan %s: %d unchanged files of %s have a new source root",
+                    job.job_id,
+                    len(rerooted),
+                    source.source_id,
+                )
+                changes = sorted([*changes, *rerooted], key=lambda c: c.path)
             stats["files_seen"] += len(current) + len(walked.skipped)
             stats["files_skipped"] += len(walked.skipped)
             stats["bytes_read"] += walked.bytes_read
@@ -713,24 +724,61 @@ class Ingestion:
         """Source roots of the source as it is now (its current files, which a republish after
         a crash still finds as the scan left them): unchanged layout files apply as well."""
         current = await self._store.current_files(project_id, source_id)
-
-        def detect() -> SourceRoots:
-            layout_files: dict[str, str] = {}
-            for path in layout_files_to_read(current):
-                try:
-                    data = self._blobs.get(current[path][1])
-                except (BlobNotFound, OSError) as error:
-                    log.warning("source roots: cannot read %s: %s", path, error)
-                    continue
-                if len(data) <= MAX_LAYOUT_FILE_BYTES:
-                    layout_files[path] = data.decode("utf-8", errors="replace")
-            return detect_source_roots(current, layout_files)
-
         try:
-            return await asyncio.to_thread(detect)
+            return await asyncio.to_thread(
+                self._detect_roots, {path: sha for path, (_, sha) in current.items()}
+            )
         except Exception:  # naming is best effort: a detection bug must not block the scan
             log.exception("source roots of %s not detected; files go without", source_id)
             return SourceRoots({})
+
+    def _detect_roots(self, files: Mapping[str, str]) -> SourceRoots:
+        """The roots of a snapshot of a source (path → sha256), its layout files read from the
+        blob store."""
+        layout_files: dict[str, str] = {}
+        for path in layout_files_to_read(files):
+            try:
+                data = self._blobs.get(files[path])
+            except (BlobNotFound, OSError) as error:
+                log.warning("source roots: cannot read %s: %s", path, error)
+                continue
+            if len(data) <= MAX_LAYOUT_FILE_BYTES:
+                layout_files[path] = data.decode("utf-8", errors="replace")
+        return detect_source_roots(files, layout_files)
+
+    async def _rerooted(
+        self,
+        previous: Mapping[str, tuple[str, str]],
+        current: Mapping[str, ScannedFile],
+        changes: Sequence[FileChange],
+    ) -> list[FileChange]:
+        """Unchanged files whose source root the changes move (a package renamed in its
+        package.json, a go.mod's new module path, a new pyproject.toml or src/ layout), as
+        modifications without new content: every stage then names their modules from the new
+        root, not only the files that changed."""
+        if not any(may_move_roots(c.path, c.change_type != ChangeType.MODIFIED) for c in changes):
+            return []
+        changed = {c.path for c in changes}
+        unchanged = {
+            path: scanned.language or "" for path, scanned in current.items() if path not in changed
+        }
+        if not unchanged:  # a first scan: nothing had a root before
+            return []
+
+        def compare() -> list[str]:
+            before = self._detect_roots({path: sha for path, (_, sha) in previous.items()})
+            after = self._detect_roots({path: f.sha256 for path, f in current.items()})
+            return rerooted_paths(before, after, unchanged)
+
+        try:
+            paths = await asyncio.to_thread(compare)
+        except Exception:  # naming is best effort, as in _source_roots
+            log.exception("source roots not compared; unchanged files keep their names")
+            return []
+        return [
+            FileChange(path, ChangeType.MODIFIED, current[path].sha256, current[path].sha256)
+            for path in paths
+        ]
 
     async def record_index_update(self, event: events_pb2.IndexUpdated) -> None:
         if not event.job_id or not event.stage:

@@ -110,6 +110,25 @@ def layout_files_to_read(paths: Iterable[str]) -> list[str]:
     return sorted(path for path in paths if _name(path) in CONTENT_LAYOUT_FILES)
 
 
+def may_move_roots(path: str, added_or_deleted: bool) -> bool:
+    """Whether a change of ``path`` can change the detected roots: a file that comes or goes
+    (src/ layouts, markers, package entries are found by path), or a new version of a layout
+    file whose contents detection reads."""
+    return added_or_deleted or _name(path) in CONTENT_LAYOUT_FILES
+
+
+def rerooted_paths(
+    before: SourceRoots, after: SourceRoots, unchanged: Mapping[str, str]
+) -> list[str]:
+    """The paths of ``unchanged`` (path → language) whose root differs between two layouts:
+    their content is the same, but the names their modules get are not."""
+    return sorted(
+        path
+        for path, language in unchanged.items()
+        if before.root_of(path, language) != after.root_of(path, language)
+    )
+
+
 def detect_source_roots(paths: Iterable[str], layout_files: Mapping[str, str]) -> SourceRoots:
     """Roots of every language family from a snapshot's relative paths (POSIX) and the
     contents of its layout files (`layout_files_to_read`; a missing one is skipped)."""
