@@ -165,8 +165,11 @@ async def test_a_typescript_workspace_resolves_imports_between_its_packages(
         "@acme/ui",
         "src/index.ts",
     )
+    # `paths`, then what `baseUrl: "."` alone resolves (the package's top-level directories).
     assert [(a.pattern, list(a.targets)) for a in button.source_root_aliases] == [
-        ("@/*", ["src/*"])
+        ("@/*", ["src/*"]),
+        ("src/*", ["src/*"]),
+        ("src", ["src"]),
     ]
     await parsed.wait_for_count(len(sent))
     modules = {e.file.relative_path: e.module_name for e in parsed.of_job(job.job_id)}

@@ -131,6 +131,17 @@ UI = SourceRoot(
     ),
 )
 
+APP = SourceRoot(
+    "",
+    "app",
+    "",
+    (
+        ("components/*", ("src/components/*",)),
+        ("components", ("src/components",)),
+        ("utils", ("src/utils.js",)),
+    ),
+)
+
 
 @pytest.mark.parametrize(
     ("written", "importer", "is_index", "root", "expected"),
@@ -144,6 +155,11 @@ UI = SourceRoot(
         ("~lib/x", "ui/src/a", False, UI, "ui/lib/x"),  # the longest prefix wins
         ("~other", "ui/src/a", False, UI, "ui/a/other"),
         ("react", "ui/src/a", False, UI, "react"),
+        # What ingestion makes of `baseUrl: "src"` (a project's top package: path modules).
+        ("components/button", "src/pages/home", False, APP, "src/components/button"),
+        ("components", "src/pages/home", False, APP, "src/components"),
+        ("utils", "src/components/button", False, APP, "src/utils"),
+        ("utilities", "src/pages/home", False, APP, "utilities"),
     ],
 )
 def test_imports_resolve_in_the_importers_package(

@@ -273,7 +273,13 @@ def test_a_js_package_names_its_entry_and_its_tsconfig_path_aliases() -> None:
         "packages/ui",
         "@acme/ui",
         "src/index.ts",
-        (("@/*", ("src/*",)), ("#theme", ("src/theme.ts",))),
+        # `paths` first, then what `baseUrl` alone resolves: the files below it.
+        (
+            ("@/*", ("src/*",)),
+            ("#theme", ("src/theme.ts",)),
+            ("index", ("src/index.ts",)),
+            ("theme", ("src/theme.ts",)),
+        ),
     )
     assert roots.root_of("packages/sdk/src/objects/index.ts", "typescript").entry == (
         "src/objects/index.ts"
@@ -283,6 +289,43 @@ def test_a_js_package_names_its_entry_and_its_tsconfig_path_aliases() -> None:
     assert roots.root_of("packages/flat/index.js", "javascript").entry == "index.js"
     assert roots.root_of("packages/none/x.js", "javascript").entry == ""
     assert roots.root_of("app/src/main.tsx", "tsx").aliases == (("~/*", ("src/*",)),)
+
+
+def test_tsconfig_extends_and_base_url_give_the_aliases_typescript_resolves() -> None:
+    paths = [
+        "web/src/app.tsx",
+        "lib/src/index.ts",
+        "app/src/components/button.jsx",
+        "app/src/components/index.js",
+        "app/src/utils.js",
+        "app/src/types.d.ts",
+        "app/src/.storybook/preview.js",
+        "app/src/dist/bundle.js",
+        "app/README.md",
+    ]
+    layout = {
+        # A root base config (Nx, Turborepo): baseUrl and paths relative to it.
+        "tsconfig.base.json": '{"compilerOptions": {"baseUrl": ".", '
+        '"paths": {"@lib": ["lib/src/index.ts"], "~/*": ["web/src/*"]}}}',
+        "web/package.json": '{"name": "web"}',
+        "web/tsconfig.json": '{"extends": "../tsconfig.base.json", '
+        '"compilerOptions": {"strict": true}}',
+        "app/package.json": '{"name": "app"}',
+        "app/jsconfig.json": '{"compilerOptions": {"baseUrl": "src"}}',
+    }
+    assert layout_files_to_read([*paths, *layout]) == sorted(layout)
+    assert not layout_files_to_read(["web/tsconfig-paths.js", "web/my.tsconfig.json"])
+    roots = detect(paths, layout)
+
+    # Inherited through `extends`; a target in another package is dropped (not resolved yet).
+    assert roots.root_of("web/src/app.tsx", "tsx").aliases == (("~/*", ("src/*",)),)
+    # baseUrl alone: each top-level source file and directory below it, no declarations,
+    # hidden or build directories.
+    assert roots.root_of("app/src/utils.js", "javascript").aliases == (
+        ("components/*", ("src/components/*",)),
+        ("components", ("src/components",)),
+        ("utils", ("src/utils.js",)),
+    )
 
 
 # Malformed layout files: logged and ignored, never an error.

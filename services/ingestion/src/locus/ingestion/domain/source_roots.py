@@ -107,14 +107,20 @@ class SourceRoots:
 
 def layout_files_to_read(paths: Iterable[str]) -> list[str]:
     """The paths among `paths` whose contents `detect_source_roots` needs."""
-    return sorted(path for path in paths if _name(path) in CONTENT_LAYOUT_FILES)
+    return sorted(path for path in paths if _is_content_layout_file(_name(path)))
+
+
+def _is_content_layout_file(name: str) -> bool:
+    """A layout file whose contents detection reads; `tsconfig.base.json` and the like are
+    what a tsconfig.json `extends`."""
+    return name in CONTENT_LAYOUT_FILES or (name.startswith("tsconfig.") and name.endswith(".json"))
 
 
 def may_move_roots(path: str, added_or_deleted: bool) -> bool:
     """Whether a change of ``path`` can change the detected roots: a file that comes or goes
     (src/ layouts, markers, package entries are found by path), or a new version of a layout
     file whose contents detection reads."""
-    return added_or_deleted or _name(path) in CONTENT_LAYOUT_FILES
+    return added_or_deleted or _is_content_layout_file(_name(path))
 
 
 def rerooted_paths(
@@ -401,7 +407,7 @@ def _node_roots(paths: list[str], layout_files: Mapping[str, str]) -> dict[str, 
             directory,
             _declared_name(document),
             _package_entry(document, directory, present),
-            _path_aliases(directory, layout_files),
+            _path_aliases(directory, layout_files, present),
         )
     return roots
 
@@ -471,34 +477,124 @@ def _entry_candidates(written: str) -> list[str]:
 
 
 def _path_aliases(
-    directory: str, layout_files: Mapping[str, str]
+    directory: str, layout_files: Mapping[str, str], present: set[str]
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """`compilerOptions.paths` of the package's tsconfig.json (else jsconfig.json), each
-    target below the package (through `baseUrl`); a target outside the package is dropped.
+    """The import aliases of the package's tsconfig.json (else jsconfig.json), as TypeScript
+    reads them: `compilerOptions.paths` (through `baseUrl`), then, where `baseUrl` is set,
+    each top-level source file or directory below it (`import x from 'components/button'`
+    with `baseUrl: "src"`). Options come through a chain of relative `extends`, each relative
+    to the config that sets it. Targets are below the package; one outside it is dropped.
     tsconfig files are JSON with comments and trailing commas."""
     for config in TS_CONFIG_FILES:
         path = _join(directory, config)
         if path not in layout_files:
             continue
         try:
-            options = _table(
-                _json_object(_without_comments(layout_files[path])).get("compilerOptions")
-            )
-            base = _join("", options["baseUrl"]) if isinstance(options.get("baseUrl"), str) else ""
-        except _LAYOUT_ERRORS as error:  # a baseUrl leaving the package included
+            options = _compiler_options(path, layout_files)
+        except _LAYOUT_ERRORS as error:  # a baseUrl or extends leaving the project included
             log.warning("ignoring %s for import aliases: %s", path, error)
             return ()
-        aliases = []
-        for pattern, targets in _table(options.get("paths")).items():
-            below = []
-            for target in (written.strip() for written in _strings(targets)):
-                joined = posixpath.normpath(f"{base or '.'}/{target}")
-                if not (target.startswith("/") or joined == ".." or joined[:3] == "../"):
-                    below.append(joined)  # else outside the package: dropped
-            if pattern.count("*") <= 1 and below:
-                aliases.append((pattern, tuple(below)))
+        base_url = options.get("baseUrl")
+        paths = options.get("paths")
+        aliases: list[tuple[str, tuple[str, ...]]] = []
+        if paths is not None:
+            # Targets are relative to baseUrl, else to the config that sets `paths`.
+            base = base_url[0] if base_url is not None else paths[0]
+            for pattern, targets in _table(paths[1]).items():
+                below = []
+                for target in (written.strip() for written in _strings(targets)):
+                    inside = _below(directory, posixpath.normpath(f"{base or '.'}/{target}"))
+                    if not target.startswith("/") and inside is not None:
+                        below.append(inside)  # else outside the package: dropped
+                if pattern.count("*") <= 1 and below:
+                    aliases.append((pattern, tuple(below)))
+        if base_url is not None:
+            taken = {pattern for pattern, _ in aliases}
+            aliases += [
+                alias
+                for alias in _base_url_aliases(directory, base_url[0], present)
+                if alias[0] not in taken
+            ]
         return tuple(aliases)
     return ()
+
+
+def _compiler_options(
+    config: str, layout_files: Mapping[str, str], depth: int = 0
+) -> dict[str, tuple[str, Any]]:
+    """`baseUrl` (resolved, relative to the project) and `paths` of a tsconfig after its chain
+    of relative `extends` (the nearer config wins), each with the directory it is relative to:
+    option → (directory, value)."""
+    document = _json_object(_without_comments(layout_files[config]))
+    options: dict[str, tuple[str, Any]] = {}
+    extends = document.get("extends")
+    if isinstance(extends, str) and extends.startswith(("./", "../")) and depth < 5:
+        parent = posixpath.normpath(f"{_parent(config) or '.'}/{extends}")
+        if not parent.endswith(".json"):
+            parent += ".json"
+        if parent in layout_files:
+            options = _compiler_options(parent, layout_files, depth + 1)
+    here = _parent(config)
+    compiler = _table(document.get("compilerOptions"))
+    if isinstance(compiler.get("baseUrl"), str):
+        resolved = posixpath.normpath(f"{here or '.'}/{compiler['baseUrl'].strip()}")
+        if resolved == ".." or resolved.startswith("../"):
+            raise ValueError(f"baseUrl {compiler['baseUrl']!r} leaves the project directory")
+        options["baseUrl"] = ("" if resolved == "." else resolved, None)
+    if "paths" in compiler:
+        options["paths"] = (here, compiler["paths"])
+    return options
+
+
+def _below(directory: str, path: str) -> str | None:
+    """``path`` (relative to the project) relative to ``directory``; None outside it."""
+    path = "" if path == "." else path
+    if not directory:
+        return None if path == ".." or path.startswith("../") else path or "."
+    if path == directory:
+        return "."
+    return path.removeprefix(f"{directory}/") if path.startswith(f"{directory}/") else None
+
+
+_MAX_BASE_URL_ALIASES = 200
+_NOT_BELOW_BASE_URL = frozenset({"node_modules", "dist", "build", "out"})  # not sources
+
+
+def _base_url_aliases(
+    directory: str, base: str, present: set[str]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """A bare specifier resolves below `baseUrl` too: each top-level source file (`utils`) and
+    directory holding sources (`components`, `components/*`) below it, in name order."""
+    inside = _below(directory, base)
+    if inside is None:
+        return []
+    prefix = f"{base}/" if base else ""
+    files: set[str] = set()
+    directories: set[str] = set()
+    for path in present:
+        if not path.startswith(prefix) or not path.endswith(_JS_SOURCE_SUFFIXES):
+            continue
+        first, slash, _ = path[len(prefix) :].partition("/")
+        if first in _NOT_BELOW_BASE_URL or first.startswith("."):
+            continue
+        if slash:
+            directories.add(first)
+        elif not path.endswith(_DECLARATION_SUFFIXES):
+            files.add(first)
+    target = "" if inside == "." else f"{inside}/"
+    aliases: list[tuple[str, tuple[str, ...]]] = []
+    for name in sorted(directories):
+        aliases += [(f"{name}/*", (f"{target}{name}/*",)), (name, (f"{target}{name}",))]
+    for name in sorted(files):
+        aliases.append((_strip_js_suffix(name), (f"{target}{name}",)))
+    return aliases[:_MAX_BASE_URL_ALIASES]
+
+
+def _strip_js_suffix(name: str) -> str:
+    for suffix in _JS_SOURCE_SUFFIXES:
+        if name.endswith(suffix):
+            return name.removesuffix(suffix)
+    return name
 
 
 def _without_comments(text: str) -> str:
