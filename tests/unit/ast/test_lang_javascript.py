@@ -571,3 +571,46 @@ async def test_workspace_imports_resolve_to_files_in_the_store(
     )
     assert calls[("@acme/app.main", "format")] == format_node
     assert calls[("@acme/app.main", "palette")] != ""
+
+
+NX_FILES = {
+    "package.json": '{"name": "myorg", "private": true}',
+    # The root's base config: every project's tsconfig.json extends it.
+    "tsconfig.base.json": '{\n  "compilerOptions": {\n    "baseUrl": ".",\n'
+    '    "paths": {\n      "@myorg/ui": ["libs/ui/src/index.ts"],\n'
+    '      "@myorg/util/*": ["libs/util/src/*"],\n    },\n  },\n}',
+    "apps/web/tsconfig.json": '{"extends": "../../tsconfig.base.json", "include": ["src"]}',
+    "apps/web/src/app.tsx": "import { Button } from '@myorg/ui';\n"
+    "import { slug } from '@myorg/util/text';\n"
+    "import React from 'react';\n\n"
+    "export function App() {\n  return Button(slug('home'));\n}\n",
+    "libs/ui/tsconfig.json": '{"extends": "../../tsconfig.base.json"}',
+    "libs/ui/src/index.ts": "export { Button } from './button';\n",
+    "libs/ui/src/button.ts": "export function Button(label: string): string {\n"
+    "  return label;\n}\n",
+    "libs/util/src/text.ts": "export function slug(text: string): string {\n"
+    "  return text.toLowerCase();\n}\n",
+}
+
+
+def test_an_nx_workspace_resolves_project_imports_through_the_extended_base_config() -> None:
+    """No package.json per project: one top-level root, and each project's tsconfig.json
+    extends the root's tsconfig.base.json, where the `paths` are."""
+    files = sorted(NX_FILES)
+    roots = detect_source_roots(files, {p: NX_FILES[p] for p in layout_files_to_read(files)})
+    found = roots.root_of("apps/web/src/app.tsx", "tsx")
+    assert (found.directory, found.name) == ("", "myorg")
+    root = SourceRoot(found.directory, found.name, found.entry, found.aliases)
+    app = extract(
+        "apps/web/src/app.tsx", NX_FILES["apps/web/src/app.tsx"].encode(), "tsx", root=root
+    )
+
+    assert app.module_name == "apps/web/src/app"
+    assert [d.target_module for d in app.dependencies] == [
+        "libs/ui/src",  # libs/ui/src/index.ts's module
+        "libs/util/src/text",
+        "react",
+    ]
+    assert ("apps/web/src/app.App", "slug", "libs/util/src/text.slug") in relations(app, "calls")
+    # A file outside every tsconfig's directory gets no aliases (no tsconfig.json at the top).
+    assert roots.root_of("tools/gen.js", "javascript").aliases == ()

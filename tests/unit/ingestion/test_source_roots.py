@@ -317,8 +317,12 @@ def test_tsconfig_extends_and_base_url_give_the_aliases_typescript_resolves() ->
     assert not layout_files_to_read(["web/tsconfig-paths.js", "web/my.tsconfig.json"])
     roots = detect(paths, layout)
 
-    # Inherited through `extends`; a target in another package is dropped (not resolved yet).
-    assert roots.root_of("web/src/app.tsx", "tsx").aliases == (("~/*", ("src/*",)),)
+    # Inherited through `extends`, relative to the root; a target in another package is
+    # dropped (not resolved yet), as are the root's directories (baseUrl ".") but web's own.
+    assert roots.root_of("web/src/app.tsx", "tsx").aliases == (
+        ("~/*", ("src/*",)),
+        ("web/*", ("*",)),
+    )
     # baseUrl alone: each top-level source file and directory below it, no declarations,
     # hidden or build directories.
     assert roots.root_of("app/src/utils.js", "javascript").aliases == (

@@ -16,11 +16,14 @@ import posixpath
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
 log = logging.getLogger(__name__)
+
+
+Aliases = tuple[tuple[str, tuple[str, ...]], ...]  # pattern → targets, first target first
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +36,7 @@ class SourceRoot:
     directory: str = ""
     name: str = ""
     entry: str = ""
-    aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    aliases: Aliases = ()
 
 
 NO_SOURCE_ROOT = SourceRoot()
@@ -83,26 +86,66 @@ _SETUP_WHERE = re.compile(r"""\bwhere\s*=\s*\[?\s*(['"])([^'"]+)\1""")
 class SourceRoots:
     """Per language family, the detected root directories; `root_of` picks a file's nearest."""
 
-    def __init__(self, roots_by_family: Mapping[str, Mapping[str, SourceRoot]]) -> None:
+    def __init__(
+        self,
+        roots_by_family: Mapping[str, Mapping[str, SourceRoot]],
+        alias_scopes: Mapping[str, Aliases] | None = None,
+    ) -> None:
         self._roots = roots_by_family
+        # JS/TS: per directory holding a tsconfig.json (else jsconfig.json), its aliases with
+        # targets relative to the project; a file takes its nearest above it, as tsc does.
+        self._alias_scopes = alias_scopes or {}
+        self._aliases: dict[tuple[str, str], Aliases] = {}
 
     def root_of(self, relative_path: str, language: str) -> SourceRoot:
         """The nearest detected root above `relative_path` for its language; NO_SOURCE_ROOT
-        when there is none (or the language has no root convention: C, C++, ...)."""
+        when there is none (or the language has no root convention: C, C++, ...). A JS/TS
+        file's root carries the aliases of its nearest tsconfig, below the root."""
         family = _FAMILIES.get(language)
         if family == "jvm":
             return _jvm_root(relative_path)
-        roots = self._roots.get(family or "", {})
-        if not roots:
-            return NO_SOURCE_ROOT
-        directory = _parent(relative_path)
-        while True:
-            root = roots.get(directory)
-            if root is not None:
-                return root
-            if not directory:
-                return NO_SOURCE_ROOT
-            directory = _parent(directory)
+        root = _nearest(self._roots.get(family or "", {}), relative_path) or NO_SOURCE_ROOT
+        if family != "node":
+            return root
+        scope = _nearest_directory(self._alias_scopes, relative_path)
+        if scope is None:
+            return root
+        key = (root.directory, scope)
+        if key not in self._aliases:
+            self._aliases[key] = _aliases_below(root.directory, self._alias_scopes[scope])
+        return replace(root, aliases=self._aliases[key]) if self._aliases[key] else root
+
+
+def _nearest(by_directory: Mapping[str, SourceRoot], relative_path: str) -> SourceRoot | None:
+    directory = _nearest_directory(by_directory, relative_path)
+    return None if directory is None else by_directory[directory]
+
+
+def _nearest_directory(directories: Mapping[str, object], relative_path: str) -> str | None:
+    """The nearest of ``directories`` above ``relative_path`` ("" = the project's top)."""
+    if not directories:
+        return None
+    directory = _parent(relative_path)
+    while True:
+        if directory in directories:
+            return directory
+        if not directory:
+            return None
+        directory = _parent(directory)
+
+
+def _aliases_below(directory: str, aliases: Aliases) -> Aliases:
+    """``aliases`` (targets relative to the project) with their targets below ``directory``
+    and relative to it; a target outside it is dropped, an alias without targets too."""
+    kept = []
+    for pattern, targets in aliases:
+        # A target that is the directory itself names no module below it.
+        below = tuple(
+            t for t in (_below(directory, target) for target in targets) if t and t != "."
+        )
+        if below:
+            kept.append((pattern, below))
+    return tuple(kept)
 
 
 def layout_files_to_read(paths: Iterable[str]) -> list[str]:
@@ -151,7 +194,8 @@ def detect_source_roots(paths: Iterable[str], layout_files: Mapping[str, str]) -
             "ruby": _marker_roots(
                 all_paths, lambda name: name == "Gemfile" or name.endswith(".gemspec")
             ),
-        }
+        },
+        _alias_scopes(set(all_paths), layout_files),
     )
 
 
@@ -389,8 +433,7 @@ _JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/|,(?=\s*[\]}])'
 
 
 def _node_roots(paths: list[str], layout_files: Mapping[str, str]) -> dict[str, SourceRoot]:
-    """Every package.json's directory, with its name, its entry (an existing file) and the path
-    aliases of a tsconfig.json or jsconfig.json beside it."""
+    """Every package.json's directory, with its name and its entry (an existing file)."""
     present = set(paths)
     roots: dict[str, SourceRoot] = {}
     for path, text in layout_files.items():
@@ -404,10 +447,7 @@ def _node_roots(paths: list[str], layout_files: Mapping[str, str]) -> dict[str, 
             roots[directory] = SourceRoot(directory)
             continue
         roots[directory] = SourceRoot(
-            directory,
-            _declared_name(document),
-            _package_entry(document, directory, present),
-            _path_aliases(directory, layout_files, present),
+            directory, _declared_name(document), _package_entry(document, directory, present)
         )
     return roots
 
@@ -476,24 +516,27 @@ def _entry_candidates(written: str) -> list[str]:
     return candidates
 
 
-def _path_aliases(
-    directory: str, layout_files: Mapping[str, str], present: set[str]
-) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The import aliases of the package's tsconfig.json (else jsconfig.json), as TypeScript
-    reads them: `compilerOptions.paths` (through `baseUrl`), then, where `baseUrl` is set,
-    each top-level source file or directory below it (`import x from 'components/button'`
-    with `baseUrl: "src"`). Options come through a chain of relative `extends`, each relative
-    to the config that sets it. Targets are below the package; one outside it is dropped.
-    tsconfig files are JSON with comments and trailing commas."""
-    for config in TS_CONFIG_FILES:
-        path = _join(directory, config)
-        if path not in layout_files:
+def _alias_scopes(present: set[str], layout_files: Mapping[str, str]) -> dict[str, Aliases]:
+    """Per directory holding a tsconfig.json (else jsconfig.json), the import aliases tsc reads
+    there, targets relative to the project: `compilerOptions.paths` (through `baseUrl`), then,
+    where `baseUrl` is set, each top-level source file or directory below it (`import x from
+    'components/button'` with `baseUrl: "src"`). Options come through a chain of relative
+    `extends`, each relative to the config that sets it (an Nx project's tsconfig.json extends
+    the root's tsconfig.base.json). tsconfig files are JSON with comments and trailing commas."""
+    scopes: dict[str, Aliases] = {}
+    for path in sorted(layout_files):
+        directory, name = _parent(path), _name(path)
+        if name not in TS_CONFIG_FILES or directory in scopes:
             continue
+        config = _join(directory, TS_CONFIG_FILES[0])
+        if config not in layout_files:  # tsconfig.json wins over jsconfig.json beside it
+            config = path
         try:
-            options = _compiler_options(path, layout_files)
+            options = _compiler_options(config, layout_files)
         except _LAYOUT_ERRORS as error:  # a baseUrl or extends leaving the project included
-            log.warning("ignoring %s for import aliases: %s", path, error)
-            return ()
+            log.warning("ignoring %s for import aliases: %s", config, error)
+            scopes[directory] = ()
+            continue
         base_url = options.get("baseUrl")
         paths = options.get("paths")
         aliases: list[tuple[str, tuple[str, ...]]] = []
@@ -501,22 +544,20 @@ def _path_aliases(
             # Targets are relative to baseUrl, else to the config that sets `paths`.
             base = base_url[0] if base_url is not None else paths[0]
             for pattern, targets in _table(paths[1]).items():
-                below = []
+                resolved = []
                 for target in (written.strip() for written in _strings(targets)):
-                    inside = _below(directory, posixpath.normpath(f"{base or '.'}/{target}"))
-                    if not target.startswith("/") and inside is not None:
-                        below.append(inside)  # else outside the package: dropped
-                if pattern.count("*") <= 1 and below:
-                    aliases.append((pattern, tuple(below)))
+                    joined = posixpath.normpath(f"{base or '.'}/{target}")
+                    if not (target.startswith("/") or joined == ".." or joined[:3] == "../"):
+                        resolved.append("" if joined == "." else joined)
+                if pattern.count("*") <= 1 and resolved:
+                    aliases.append((pattern, tuple(resolved)))
         if base_url is not None:
             taken = {pattern for pattern, _ in aliases}
             aliases += [
-                alias
-                for alias in _base_url_aliases(directory, base_url[0], present)
-                if alias[0] not in taken
+                alias for alias in _base_url_aliases(base_url[0], present) if alias[0] not in taken
             ]
-        return tuple(aliases)
-    return ()
+        scopes[directory] = tuple(aliases)
+    return scopes
 
 
 def _compiler_options(
@@ -560,14 +601,10 @@ _MAX_BASE_URL_ALIASES = 200
 _NOT_BELOW_BASE_URL = frozenset({"node_modules", "dist", "build", "out"})  # not sources
 
 
-def _base_url_aliases(
-    directory: str, base: str, present: set[str]
-) -> list[tuple[str, tuple[str, ...]]]:
+def _base_url_aliases(base: str, present: set[str]) -> list[tuple[str, tuple[str, ...]]]:
     """A bare specifier resolves below `baseUrl` too: each top-level source file (`utils`) and
-    directory holding sources (`components`, `components/*`) below it, in name order."""
-    inside = _below(directory, base)
-    if inside is None:
-        return []
+    directory holding sources (`components`, `components/*`) below it, in name order; targets
+    relative to the project."""
     prefix = f"{base}/" if base else ""
     files: set[str] = set()
     directories: set[str] = set()
@@ -581,12 +618,11 @@ def _base_url_aliases(
             directories.add(first)
         elif not path.endswith(_DECLARATION_SUFFIXES):
             files.add(first)
-    target = "" if inside == "." else f"{inside}/"
     aliases: list[tuple[str, tuple[str, ...]]] = []
     for name in sorted(directories):
-        aliases += [(f"{name}/*", (f"{target}{name}/*",)), (name, (f"{target}{name}",))]
+        aliases += [(f"{name}/*", (f"{prefix}{name}/*",)), (name, (f"{prefix}{name}",))]
     for name in sorted(files):
-        aliases.append((_strip_js_suffix(name), (f"{target}{name}",)))
+        aliases.append((_strip_js_suffix(name), (f"{prefix}{name}",)))
     return aliases[:_MAX_BASE_URL_ALIASES]
 
 
