@@ -21,20 +21,30 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from locus.ast.adapters.messages import source_root
 from locus.ast.domain import Chunk, extract, extracts
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 from locus.ast.plain_text import plain_text_analysis
 from locus.ast.settings import AstSettings
+from locus.ingestion.adapters.proto_mapping import with_source_root
+from locus.ingestion.domain import source_roots
 from locus.ingestion.domain.model import ScannedFile, SkippedFile
 from locus.ingestion.domain.scanner import walk_source
 from locus.retrieval.adapters.onnx_embedder import OnnxEmbedder
 from locus.retrieval.adapters.tantivy_bm25 import TantivyBM25Index
 from locus.retrieval.benchmark import embedding_rate
 from locus.retrieval.domain.model import IndexedChunk, whole_files
+from locus.v1 import events_pb2
 
 MAX_FILE_BYTES = 1_048_576  # the ingestion service's default
 FILES_PER_COMMIT = 64  # the retrieval service's default fetch batch
 EDIT_COMMENT_PREFIX = {"python": "#"}
+
+
+def ast_source_root(root: source_roots.SourceRoot) -> SourceRoot:
+    """A root ingestion detected as ast gets it: through files.changed's own mapping, both
+    ways (directory, name, entry, aliases, aliases into other packages)."""
+    return source_root(with_source_root(events_pb2.ChangedFile(), root))
 
 
 @dataclass(frozen=True)

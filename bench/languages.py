@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from baselines import ast_source_root
 from tree_sitter import Parser
 from tree_sitter_language_pack import get_language
 
@@ -85,7 +86,7 @@ def roots_of(repo: Path, paths: list[str], language: str) -> dict[str, SourceRoo
     roots = {}
     for path in paths:
         root = detected.root_of(path, language)
-        roots[path] = SourceRoot(root.directory, root.name, root.entry, root.aliases)
+        roots[path] = ast_source_root(root)
     return roots
 
 

@@ -35,7 +35,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from locus.ast.domain.language_spec import SourceRoot
 from locus.ast.settings import AstSettings
 from locus.gateway.domain.question_parts import question_parts
 from locus.gateway.domain.ranking_types import FileMatch
@@ -53,7 +52,13 @@ from locus.retrieval.domain.model import ChunkFilter, IndexedChunk, WholeFile, w
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
-from baselines import MAX_FILE_BYTES, PROJECT, chunks_of, indexed_chunks  # noqa: E402
+from baselines import (  # noqa: E402
+    MAX_FILE_BYTES,
+    PROJECT,
+    ast_source_root,
+    chunks_of,
+    indexed_chunks,
+)
 from dumps import arguments, read_dump, split_rows, write_dump  # noqa: E402
 
 WHOLE_FILES = GatewaySettings.model_fields["search_whole_files"].default
@@ -105,10 +110,11 @@ def tree_chunks(
             root.name,
             root.entry,
             repr(root.aliases),
+            repr(root.package_aliases),
         )
         used.add(key)
         if key not in cache:
-            source_root = SourceRoot(root.directory, root.name, root.entry, root.aliases)
+            source_root = ast_source_root(root)
             cache[key] = indexed_chunks(item, chunks_of(item, settings, source_root))
         if cache[key]:
             found.append(cache[key])

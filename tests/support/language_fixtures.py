@@ -5,11 +5,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from locus.ast.adapters.messages import source_root
 from locus.ast.adapters.store import AstStore, FileIndex, FileVersion
 from locus.ast.domain import FileAnalysis, Symbol, extract
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
+from locus.ingestion.adapters.proto_mapping import with_source_root
+from locus.ingestion.domain import source_roots
+from locus.v1 import events_pb2
 
 AST_FIXTURES = Path(__file__).resolve().parents[1] / "unit" / "ast" / "fixtures"
+
+
+def detected_root(root: source_roots.SourceRoot) -> SourceRoot:
+    """A root ingestion detected, as ast gets it: through files.changed's own mapping."""
+    return source_root(with_source_root(events_pb2.ChangedFile(), root))
 
 
 def fixture_version(

@@ -144,6 +144,7 @@ async def test_src_layouts_of_a_monorepo_give_package_qualified_names(
 
 WORKSPACE = Path(__file__).parents[2] / "unit" / "ast" / "fixtures" / "workspace"
 APP_MAIN = "packages/app/src/main.ts"
+EXTRA = "packages/app/src/extra.ts"
 
 
 async def test_a_typescript_workspace_resolves_imports_between_its_packages(
@@ -151,6 +152,11 @@ async def test_a_typescript_workspace_resolves_imports_between_its_packages(
 ) -> None:
     tree = tmp_path / "workspace"
     shutil.copytree(WORKSPACE, tree)
+    # The app also reaches into the design system's sources through a path alias.
+    (tree / "packages/app/tsconfig.json").write_text(
+        '{"compilerOptions": {"paths": {"#ui/*": ["../ui/src/*"]}}}'
+    )
+    (tree / EXTRA).write_text("import { palette } from '#ui/theme';\n")
     changed = await stack.record(f"{PREFIX}.files.changed", events_pb2.FilesChanged)
     parsed = await stack.record(f"{PREFIX}.files.parsed", events_pb2.FilesParsed)
     project_id = await stack.create_project(tree)
@@ -185,6 +191,23 @@ async def test_a_typescript_workspace_resolves_imports_between_its_packages(
         "@acme/ui/src/theme": file_ids["packages/ui/src/theme.ts"],
         "@acme/app/src/util": file_ids["packages/app/src/util.ts"],
     }
+    (alias,) = sent[EXTRA].source_root_aliases
+    assert (alias.pattern, list(alias.targets), alias.other_package) == (
+        "#ui/*",
+        ["packages/ui/src/*"],
+        True,
+    )
+    assert (alias.package_root, alias.package_name, alias.package_entry) == (
+        "packages/ui",
+        "@acme/ui",
+        "src/index.ts",
+    )
+    extra = await stack.ast_stub.GetFileOutline(
+        ast_pb2.GetFileOutlineRequest(project_id=project_id, relative_path=EXTRA)
+    )
+    assert [(d.target_module, d.target_file_id) for d in extra.dependencies] == [
+        ("@acme/ui/src/theme", file_ids["packages/ui/src/theme.ts"])
+    ]
     render = await find_one(stack, project_id, "@acme/ui/src/button.Button.render")
     node = await stack.ast_stub.GetNode(
         ast_pb2.GetNodeRequest(node_id=render.node_id, include_relations=True)

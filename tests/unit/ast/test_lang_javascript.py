@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from language_fixtures import analyse_tree, fixture_version, store_tree
+from language_fixtures import analyse_tree, detected_root, fixture_version, store_tree
 
 from locus.ast.adapters.store import AstStore, FileIndex
 from locus.ast.domain import FileAnalysis, Symbol
@@ -508,8 +508,9 @@ def workspace() -> dict[str, FileAnalysis]:
     for path in files:
         if path.endswith(".ts"):
             found = roots.root_of(path, "typescript")
-            root = SourceRoot(found.directory, found.name, found.entry, found.aliases)
-            analyses[path] = extract(path, (WORKSPACE / path).read_bytes(), "typescript", root=root)
+            analyses[path] = extract(
+                path, (WORKSPACE / path).read_bytes(), "typescript", root=detected_root(found)
+            )
     return analyses
 
 
@@ -600,7 +601,7 @@ def test_an_nx_workspace_resolves_project_imports_through_the_extended_base_conf
     roots = detect_source_roots(files, {p: NX_FILES[p] for p in layout_files_to_read(files)})
     found = roots.root_of("apps/web/src/app.tsx", "tsx")
     assert (found.directory, found.name) == ("", "myorg")
-    root = SourceRoot(found.directory, found.name, found.entry, found.aliases)
+    root = detected_root(found)
     app = extract(
         "apps/web/src/app.tsx", NX_FILES["apps/web/src/app.tsx"].encode(), "tsx", root=root
     )
@@ -614,3 +615,40 @@ def test_an_nx_workspace_resolves_project_imports_through_the_extended_base_conf
     assert ("apps/web/src/app.App", "slug", "libs/util/src/text.slug") in relations(app, "calls")
     # A file outside every tsconfig's directory gets no aliases (no tsconfig.json at the top).
     assert roots.root_of("tools/gen.js", "javascript").aliases == ()
+
+
+SIBLINGS = {
+    "packages/ui/package.json": '{"name": "@acme/ui", "main": "dist/index.js"}',
+    "packages/ui/src/index.ts": "export { palette } from './theme';\n",
+    "packages/ui/src/theme.ts": "export function palette(): string {\n  return 'blue';\n}\n",
+    "packages/app/package.json": '{"name": "@acme/app"}',
+    # The app compiles the design system from source: its aliases point into a sibling.
+    "packages/app/tsconfig.json": '{"compilerOptions": {"paths": {'
+    '"@acme/ui": ["../ui/src/index.ts"], "@acme/ui/*": ["../ui/src/*"], "~/*": ["./src/*"]}}}',
+    "packages/app/src/main.ts": "import { palette } from '@acme/ui';\n"
+    "import { palette as tone } from '@acme/ui/theme';\n"
+    "import { boot } from '~/boot';\n\n"
+    "export function main(): string {\n  boot();\n  return palette() + tone();\n}\n",
+    "packages/app/src/boot.ts": "export function boot(): void {}\n",
+}
+
+
+def test_aliases_into_a_sibling_package_name_its_modules_as_that_package_does() -> None:
+    files = sorted(SIBLINGS)
+    roots = detect_source_roots(files, {p: SIBLINGS[p] for p in layout_files_to_read(files)})
+    found = roots.root_of("packages/app/src/main.ts", "typescript")
+    root = detected_root(found)
+    main = extract(
+        "packages/app/src/main.ts",
+        SIBLINGS["packages/app/src/main.ts"].encode(),
+        "typescript",
+        root=root,
+    )
+
+    assert [d.target_module for d in main.dependencies] == [
+        "@acme/ui",  # the sibling's entry
+        "@acme/ui/src/theme",  # `@acme/ui/*` -> `../ui/src/*`: the sibling's own module name
+        "@acme/app/src/boot",
+    ]
+    calls = relations(main, "calls")
+    assert ("@acme/app/src/main.main", "tone", "@acme/ui/src/theme.palette") in calls

@@ -14,6 +14,7 @@ from required import unavailable
 from locus.ast.domain import language_spec, module_name_for_path
 from locus.ingestion.domain.source_roots import (
     NO_SOURCE_ROOT,
+    PackageAlias,
     SourceRoot,
     SourceRoots,
     detect_source_roots,
@@ -252,8 +253,7 @@ def test_a_js_package_names_its_entry_and_its_tsconfig_path_aliases() -> None:
             # A build output in `main`: the source it is built from.
             "packages/ui/package.json": '{"name": "@acme/ui", "main": "dist/index.js", '
             '"types": "dist/index.d.ts"}',
-            # tsconfig's dialect: comments and trailing commas; a target outside the package
-            # is dropped; targets go through baseUrl.
+            # tsconfig's dialect: comments and trailing commas; targets go through baseUrl.
             "packages/ui/tsconfig.json": '{\n  // aliases\n  "compilerOptions": {\n'
             '    "baseUrl": "./src", /* below the package */\n'
             '    "paths": {"@/*": ["./*"], "#theme": ["theme.ts"], "up/*": ["../../x/*"],},\n'
@@ -280,6 +280,8 @@ def test_a_js_package_names_its_entry_and_its_tsconfig_path_aliases() -> None:
             ("index", ("src/index.ts",)),
             ("theme", ("src/theme.ts",)),
         ),
+        # Outside the package, in no other: named by its path there.
+        (PackageAlias("up/*", ("packages/x/*",), NO_SOURCE_ROOT),),
     )
     assert roots.root_of("packages/sdk/src/objects/index.ts", "typescript").entry == (
         "src/objects/index.ts"
@@ -295,6 +297,7 @@ def test_tsconfig_extends_and_base_url_give_the_aliases_typescript_resolves() ->
     paths = [
         "web/src/app.tsx",
         "lib/src/index.ts",
+        "app/src/index.js",
         "app/src/components/button.jsx",
         "app/src/components/index.js",
         "app/src/utils.js",
@@ -305,8 +308,8 @@ def test_tsconfig_extends_and_base_url_give_the_aliases_typescript_resolves() ->
     ]
     layout = {
         # A root base config (Nx, Turborepo): baseUrl and paths relative to it.
-        "tsconfig.base.json": '{"compilerOptions": {"baseUrl": ".", '
-        '"paths": {"@lib": ["lib/src/index.ts"], "~/*": ["web/src/*"]}}}',
+        "tsconfig.base.json": '{"compilerOptions": {"paths": {"@lib": ["lib/src/index.ts"], '
+        '"~/*": ["web/src/*"], "@app/*": ["app/src/*"], "@acme/app": ["app/src/index.js"]}}}',
         "web/package.json": '{"name": "web"}',
         "web/tsconfig.json": '{"extends": "../tsconfig.base.json", '
         '"compilerOptions": {"strict": true}}',
@@ -317,17 +320,23 @@ def test_tsconfig_extends_and_base_url_give_the_aliases_typescript_resolves() ->
     assert not layout_files_to_read(["web/tsconfig-paths.js", "web/my.tsconfig.json"])
     roots = detect(paths, layout)
 
-    # Inherited through `extends`, relative to the root; a target in another package is
-    # dropped (not resolved yet), as are the root's directories (baseUrl ".") but web's own.
-    assert roots.root_of("web/src/app.tsx", "tsx").aliases == (
-        ("~/*", ("src/*",)),
-        ("web/*", ("*",)),
+    # Inherited through `extends`, relative to the config that sets `paths` (the root). A
+    # target in another package is named by that package (app's entry is `app` itself); one in
+    # no package by its path.
+    web = roots.root_of("web/src/app.tsx", "tsx")
+    assert web.aliases == (("~/*", ("src/*",)),)
+    app = SourceRoot("app", "app", "src/index.js")
+    assert web.package_aliases == (
+        PackageAlias("@lib", ("lib/src/index.ts",), NO_SOURCE_ROOT),
+        PackageAlias("@app/*", ("app/src/*",), app),
+        PackageAlias("@acme/app", ("app/src/index.js",), app),
     )
     # baseUrl alone: each top-level source file and directory below it, no declarations,
     # hidden or build directories.
     assert roots.root_of("app/src/utils.js", "javascript").aliases == (
         ("components/*", ("src/components/*",)),
         ("components", ("src/components",)),
+        ("index", ("src/index.js",)),
         ("utils", ("src/utils.js",)),
     )
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from locus.ingestion.adapters.blob_store import BlobNotFound, FileBlobStore, is_sha256
 from locus.ingestion.adapters.git import tracked_paths
+from locus.ingestion.adapters.proto_mapping import with_source_root
 from locus.ingestion.adapters.store import (
     DeletedProject,
     IngestionStore,
@@ -688,22 +689,18 @@ class Ingestion:
         for row in files:
             root = roots[row.source_id].root_of(row.relative_path, row.language)
             batches.setdefault(row.batch_index, []).append(
-                events_pb2.ChangedFile(
-                    file_id=row.file_id,
-                    source_id=row.source_id,
-                    relative_path=row.relative_path,
-                    change_type=_CHANGE_TYPES[ChangeType(row.change_type)],
-                    sha256=row.sha256,
-                    previous_sha256=row.previous_sha256,
-                    language=row.language,
-                    size_bytes=row.size_bytes,
-                    source_root=root.directory,
-                    source_root_name=root.name,
-                    source_root_entry=root.entry,
-                    source_root_aliases=[
-                        events_pb2.ImportAlias(pattern=pattern, targets=targets)
-                        for pattern, targets in root.aliases
-                    ],
+                with_source_root(
+                    events_pb2.ChangedFile(
+                        file_id=row.file_id,
+                        source_id=row.source_id,
+                        relative_path=row.relative_path,
+                        change_type=_CHANGE_TYPES[ChangeType(row.change_type)],
+                        sha256=row.sha256,
+                        previous_sha256=row.previous_sha256,
+                        language=row.language,
+                        size_bytes=row.size_bytes,
+                    ),
+                    root,
                 )
             )
         for index in sorted(batches):

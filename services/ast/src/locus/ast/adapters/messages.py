@@ -51,11 +51,21 @@ _ITEM_FIELDS = ("symbols", "relations", "dependencies", "chunks")
 
 def source_root(changed: events_pb2.ChangedFile) -> SourceRoot:
     """The source root ingestion detected for the file (naming starts there)."""
+    aliases = changed.source_root_aliases
     return SourceRoot(
         changed.source_root,
         changed.source_root_name,
         changed.source_root_entry,
-        tuple((alias.pattern, tuple(alias.targets)) for alias in changed.source_root_aliases),
+        tuple((a.pattern, tuple(a.targets)) for a in aliases if not a.other_package),
+        tuple(
+            (
+                a.pattern,
+                tuple(a.targets),
+                SourceRoot(a.package_root, a.package_name, a.package_entry),
+            )
+            for a in aliases
+            if a.other_package
+        ),
     )
 
 

@@ -48,6 +48,9 @@ class SourceRoot:
     """JS/TS: the package's entry file below the directory (what a bare import of it names)."""
     aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """JS/TS: tsconfig/jsconfig path aliases, pattern → targets below the directory."""
+    other_package_aliases: tuple[tuple[str, tuple[str, ...], "SourceRoot"], ...] = ()
+    """JS/TS: aliases into another package of the project, pattern → targets (relative to the
+    project) and that package's root, which names them."""
 
     def relative(self, relative_path: str) -> str:
         """`relative_path` below the root; unchanged when the file is not under it."""

@@ -37,6 +37,19 @@ class SourceRoot:
     name: str = ""
     entry: str = ""
     aliases: Aliases = ()
+    # Aliases whose targets are files of another package of the project (an alias to a
+    # sibling's sources): targets relative to the project, named by that package's root.
+    package_aliases: tuple[PackageAlias, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PackageAlias:
+    """An import alias into another package: `@acme/ui` → `packages/ui/src/index.ts`, a module
+    that package names (`@acme/ui`, its entry)."""
+
+    pattern: str
+    targets: tuple[str, ...]  # relative to the project
+    root: SourceRoot  # the package's directory, name and entry
 
 
 NO_SOURCE_ROOT = SourceRoot()
@@ -95,7 +108,7 @@ class SourceRoots:
         # JS/TS: per directory holding a tsconfig.json (else jsconfig.json), its aliases with
         # targets relative to the project; a file takes its nearest above it, as tsc does.
         self._alias_scopes = alias_scopes or {}
-        self._aliases: dict[tuple[str, str], Aliases] = {}
+        self._aliases: dict[tuple[str, str], tuple[Aliases, tuple[PackageAlias, ...]]] = {}
 
     def root_of(self, relative_path: str, language: str) -> SourceRoot:
         """The nearest detected root above `relative_path` for its language; NO_SOURCE_ROOT
@@ -112,8 +125,46 @@ class SourceRoots:
             return root
         key = (root.directory, scope)
         if key not in self._aliases:
-            self._aliases[key] = _aliases_below(root.directory, self._alias_scopes[scope])
-        return replace(root, aliases=self._aliases[key]) if self._aliases[key] else root
+            self._aliases[key] = self._split_aliases(root.directory, self._alias_scopes[scope])
+        own, other = self._aliases[key]
+        return replace(root, aliases=own, package_aliases=other) if own or other else root
+
+    def _split_aliases(
+        self, directory: str, aliases: Aliases
+    ) -> tuple[Aliases, tuple[PackageAlias, ...]]:
+        """``aliases`` (targets relative to the project) for a file of the package at
+        ``directory``: those whose first target is below it (targets relative to it), and those
+        whose first target is in another package (a `*` only in the last segment, so the
+        package is known). A target leaving the project is dropped, as is an alias left
+        without targets."""
+        packages = self._roots.get("node", {})
+        own: list[tuple[str, tuple[str, ...]]] = []
+        other: list[PackageAlias] = []
+        for pattern, targets in aliases:
+            # A target that is the directory itself names no module below it.
+            below = [t for t in (_below(directory, target) for target in targets) if t]
+            below = [t for t in below if t != "."]
+            if below and _below(directory, targets[0]) not in (None, "."):
+                own.append((pattern, tuple(below)))
+                continue
+            first = targets[0]
+            if "*" in _parent(first):
+                continue
+            package = _nearest(packages, first) or NO_SOURCE_ROOT
+            if package.directory == directory:
+                continue
+            same = tuple(
+                t
+                for t in targets
+                if "*" not in _parent(t)
+                and (_nearest(packages, t) or NO_SOURCE_ROOT).directory == package.directory
+            )
+            other.append(
+                PackageAlias(
+                    pattern, same, SourceRoot(package.directory, package.name, package.entry)
+                )
+            )
+        return tuple(own), tuple(other)
 
 
 def _nearest(by_directory: Mapping[str, SourceRoot], relative_path: str) -> SourceRoot | None:
@@ -132,20 +183,6 @@ def _nearest_directory(directories: Mapping[str, object], relative_path: str) ->
         if not directory:
             return None
         directory = _parent(directory)
-
-
-def _aliases_below(directory: str, aliases: Aliases) -> Aliases:
-    """``aliases`` (targets relative to the project) with their targets below ``directory``
-    and relative to it; a target outside it is dropped, an alias without targets too."""
-    kept = []
-    for pattern, targets in aliases:
-        # A target that is the directory itself names no module below it.
-        below = tuple(
-            t for t in (_below(directory, target) for target in targets) if t and t != "."
-        )
-        if below:
-            kept.append((pattern, below))
-    return tuple(kept)
 
 
 def layout_files_to_read(paths: Iterable[str]) -> list[str]:

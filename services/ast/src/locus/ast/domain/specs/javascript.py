@@ -109,9 +109,12 @@ def resolve_js_import_in_root(
         path_module, own_is_package = _own_path_module(module_name, is_package, root)
         resolved = _resolve_relative(written, path_module, own_is_package)
         return None if resolved is None else _named(resolved, root)
-    aliased = _through_alias(written, root.aliases)
+    aliased = _through_alias(written, root)
     if aliased is not None:
-        return _named(_module_from_segments(aliased.split("/")), root)
+        target, package = aliased
+        if package is not None:  # a file of another package: named by that package
+            return js_module_name(target, package)
+        return _named(_module_from_segments(target.split("/")), root)
     if root.name and written == root.name:
         entry = _entry_module(root)
         if entry is not None:
@@ -133,17 +136,22 @@ def _own_path_module(module_name: str, is_package: bool, root: SourceRoot) -> tu
     return module_name.removeprefix(f"{root.name}/"), is_package
 
 
-def _through_alias(written: str, aliases: tuple[tuple[str, tuple[str, ...]], ...]) -> str | None:
+def _through_alias(written: str, root: SourceRoot) -> tuple[str, SourceRoot | None] | None:
     """The first target of the longest-prefix alias matching `written` (TypeScript's rule),
-    `*` replaced by what it matched; None when no alias matches."""
-    best: tuple[int, str] | None = None
-    for pattern, targets in aliases:
+    `*` replaced by what it matched, with the other package it lies in (None: below `root`);
+    None when no alias matches."""
+    aliases: list[tuple[str, tuple[str, ...], SourceRoot | None]] = [
+        (pattern, targets, None) for pattern, targets in root.aliases
+    ]
+    aliases += root.other_package_aliases
+    best: tuple[int, str, SourceRoot | None] | None = None
+    for pattern, targets, package in aliases:
         if not targets:
             continue
         prefix, star, suffix = pattern.partition("*")
         if not star:
             if written == pattern:
-                return targets[0]
+                return targets[0], package
             continue
         if (
             written.startswith(prefix)
@@ -152,8 +160,8 @@ def _through_alias(written: str, aliases: tuple[tuple[str, tuple[str, ...]], ...
             and (best is None or len(prefix) > best[0])
         ):
             matched = written[len(prefix) : len(written) - len(suffix)]
-            best = (len(prefix), targets[0].replace("*", matched, 1))
-    return None if best is None else best[1]
+            best = (len(prefix), targets[0].replace("*", matched, 1), package)
+    return None if best is None else (best[1], best[2])
 
 
 def _resolve_relative(written: str, module_name: str, is_package: bool) -> str | None:
