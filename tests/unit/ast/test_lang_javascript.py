@@ -149,7 +149,12 @@ APP = SourceRoot(
         ("dayjs", "src/locale/af", False, SourceRoot("", "dayjs", "src/index.js"), "src"),
         ("../index", "ui/src/a", True, UI, "ui"),  # a/index.ts reaching the entry
         ("./button", "ui", True, UI, "ui/src/button"),  # from the entry itself
-        ("../../outside/x", "ui/src/a", False, UI, None),
+        # Out of the package: from the project's top (a shared directory), back in: its own.
+        ("../../outside/x", "ui/src/a", False, UI, "packages/outside/x"),
+        ("../../ui/src/theme", "ui/src/a", False, UI, "ui/src/theme"),
+        ("../../x", "ui", True, UI, "packages/x"),  # from the entry, src/index.ts
+        ("../../../../x", "ui/src/a", False, UI, None),  # out of the project
+        ("../../x", "src/a", False, SourceRoot("", "dayjs", "src/index.js"), None),
         ("@/theme", "ui/src/a", False, UI, "ui/src/theme"),
         ("#config", "ui/src/a", False, UI, "ui/config"),
         ("~lib/x", "ui/src/a", False, UI, "ui/lib/x"),  # the longest prefix wins

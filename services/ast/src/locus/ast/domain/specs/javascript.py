@@ -103,12 +103,16 @@ def resolve_js_import_in_root(
 ) -> str | None:
     """`resolve_js_import` in the importing file's package: a relative specifier from a
     workspace package's module (`@acme/ui/src/b`) resolves below the package and is named by
-    it; a path alias (`@/api` with `@/*` -> `src/*`) resolves below the package; the package's
-    own name (`import dayjs from 'dayjs'` inside dayjs) names its entry."""
+    it, or from the project's top when it climbs out of the package; a path alias (`@/api`
+    with `@/*` -> `src/*`) resolves below the package, one into another package is named by
+    that package; the package's own name (`import dayjs from 'dayjs'` inside dayjs) names its
+    entry."""
     if _is_relative(written):
         path_module, own_is_package = _own_path_module(module_name, is_package, root)
         resolved = _resolve_relative(written, path_module, own_is_package)
-        return None if resolved is None else _named(resolved, root)
+        if resolved is not None:
+            return _named(resolved, root)
+        return _leaving_the_package(written, path_module, own_is_package, root)
     aliased = _through_alias(written, root)
     if aliased is not None:
         target, package = aliased
@@ -120,6 +124,23 @@ def resolve_js_import_in_root(
         if entry is not None:
             return _named(entry, root)
     return written or None
+
+
+def _leaving_the_package(
+    written: str, path_module: str, is_package: bool, root: SourceRoot
+) -> str | None:
+    """A relative specifier that climbs out of a package below the project's top, resolved
+    from the project's top: a file outside every package is named by its path there
+    (`../../shared/format` from `packages/app/src/main` -> `packages/shared/format`); one that
+    comes back into the package is named by it. None when it leaves the project."""
+    top = root.directory.strip("/")
+    if not top:
+        return None
+    own = top if path_module == _INDEX and is_package else f"{top}/{path_module}"
+    resolved = _resolve_relative(written, own, is_package)
+    if resolved is not None and resolved.startswith(f"{top}/"):
+        return _named(resolved.removeprefix(f"{top}/"), root)
+    return resolved
 
 
 def _is_relative(written: str) -> bool:
