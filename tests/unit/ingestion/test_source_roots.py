@@ -341,6 +341,28 @@ def test_tsconfig_extends_and_base_url_give_the_aliases_typescript_resolves() ->
     )
 
 
+def test_an_alias_from_the_top_package_into_a_workspace_package_is_that_packages() -> None:
+    roots = detect(
+        ["scripts/build.ts", "src/main.ts", "packages/ui/src/index.ts"],
+        {
+            "package.json": '{"name": "acme", "workspaces": ["packages/*"]}',
+            "tsconfig.json": '{"compilerOptions": {"paths": {'
+            '"@acme/ui": ["packages/ui/src/index.ts"], "~/*": ["src/*"]}}}',
+            "packages/ui/package.json": '{"name": "@acme/ui"}',
+        },
+    )
+    top = roots.root_of("scripts/build.ts", "typescript")
+    # Below the top package's directory, but in another package: named by that one.
+    assert top.aliases == (("~/*", ("src/*",)),)
+    assert top.package_aliases == (
+        PackageAlias(
+            "@acme/ui",
+            ("packages/ui/src/index.ts",),
+            SourceRoot("packages/ui", "@acme/ui", "src/index.ts"),
+        ),
+    )
+
+
 # Malformed layout files: logged and ignored, never an error.
 
 

@@ -138,27 +138,27 @@ class SourceRoots:
         package is known). A target leaving the project is dropped, as is an alias left
         without targets."""
         packages = self._roots.get("node", {})
+
+        def owner(target: str) -> str | None:
+            """The directory of the package holding ``target``; None when a `*` in its
+            directories leaves that open."""
+            if "*" in _parent(target):
+                return None
+            return (_nearest(packages, target) or NO_SOURCE_ROOT).directory
+
         own: list[tuple[str, tuple[str, ...]]] = []
         other: list[PackageAlias] = []
         for pattern, targets in aliases:
-            # A target that is the directory itself names no module below it.
-            below = [t for t in (_below(directory, target) for target in targets) if t]
-            below = [t for t in below if t != "."]
-            if below and _below(directory, targets[0]) not in (None, "."):
-                own.append((pattern, tuple(below)))
+            first = owner(targets[0])
+            if first is None or first == directory:
+                # A target that is the directory itself names no module below it.
+                below = (_below(directory, t) for t in targets if owner(t) in (None, directory))
+                kept = tuple(t for t in below if t is not None and t != ".")
+                if kept:
+                    own.append((pattern, kept))
                 continue
-            first = targets[0]
-            if "*" in _parent(first):
-                continue
-            package = _nearest(packages, first) or NO_SOURCE_ROOT
-            if package.directory == directory:
-                continue
-            same = tuple(
-                t
-                for t in targets
-                if "*" not in _parent(t)
-                and (_nearest(packages, t) or NO_SOURCE_ROOT).directory == package.directory
-            )
+            package = _nearest(packages, targets[0]) or NO_SOURCE_ROOT
+            same = tuple(t for t in targets if owner(t) == first)
             other.append(
                 PackageAlias(
                     pattern, same, SourceRoot(package.directory, package.name, package.entry)
