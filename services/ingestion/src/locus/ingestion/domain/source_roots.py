@@ -538,11 +538,7 @@ def _export_entries(exports: object, depth: int = 0) -> list[str]:
 def _entry_candidates(written: str) -> list[str]:
     """`dist/index.js` → itself, then `src/index` with each source suffix, then `index.*`
     (the output directory dropped); a declaration file's stem the same way."""
-    stem = written
-    for suffix in (*_DECLARATION_SUFFIXES, *_JS_SOURCE_SUFFIXES):
-        if stem.endswith(suffix):
-            stem = stem.removesuffix(suffix)
-            break
+    stem = _strip_js_suffix(written)
     candidates = [written] if not written.endswith(_DECLARATION_SUFFIXES) else []
     first, _, rest = stem.partition("/")
     stems = [stem]
@@ -664,7 +660,8 @@ def _base_url_aliases(base: str, present: set[str]) -> list[tuple[str, tuple[str
 
 
 def _strip_js_suffix(name: str) -> str:
-    for suffix in _JS_SOURCE_SUFFIXES:
+    """`index.d.ts` → `index`, `utils.js` → `utils`; anything else as it is."""
+    for suffix in (*_DECLARATION_SUFFIXES, *_JS_SOURCE_SUFFIXES):
         if name.endswith(suffix):
             return name.removesuffix(suffix)
     return name
