@@ -43,6 +43,7 @@ from locus.ingestion.domain.model import ScannedFile
 from locus.ingestion.domain.scanner import walk_source
 from locus.ingestion.domain.source_roots import (
     MAX_LAYOUT_FILE_BYTES,
+    SourceRoot,
     SourceRoots,
     detect_source_roots,
     layout_files_to_read,
@@ -62,6 +63,8 @@ from baselines import (  # noqa: E402
 from dumps import arguments, read_dump, split_rows, write_dump  # noqa: E402
 
 WHOLE_FILES = GatewaySettings.model_fields["search_whole_files"].default
+# A file's chunks depend on its path, its content and the source root it is named from.
+ChunkKey = tuple[str, str, SourceRoot]
 
 
 def dump_file_ids(candidates: dict[str, Any]) -> dict[str, str]:
@@ -88,7 +91,7 @@ def file_id_of(ids: dict[str, str], path: str) -> str:
 
 
 def tree_chunks(
-    tree: Path, cache: dict[tuple[str, ...], list[IndexedChunk]], settings: AstSettings
+    tree: Path, cache: dict[ChunkKey, list[IndexedChunk]], settings: AstSettings
 ) -> list[list[IndexedChunk]]:
     """Each indexed file's chunks, as the scanner walks ``tree``, ingestion names its source
     roots and the ast service cuts them (``cache``: by path, sha256 and root, kept to this
@@ -100,18 +103,10 @@ def tree_chunks(
     ]
     roots = source_roots(items)
     found = []
-    used: set[tuple[str, ...]] = set()
+    used: set[ChunkKey] = set()
     for item in items:
         root = roots.root_of(item.relative_path, item.language or "")
-        key: tuple[str, ...] = (
-            item.relative_path,
-            item.sha256,
-            root.directory,
-            root.name,
-            root.entry,
-            repr(root.aliases),
-            repr(root.package_aliases),
-        )
+        key = (item.relative_path, item.sha256, root)  # every field of the root counts
         used.add(key)
         if key not in cache:
             source_root = ast_source_root(root)
@@ -135,7 +130,7 @@ def source_roots(items: list[ScannedFile]) -> SourceRoots:
 
 
 def documents(
-    tree: Path, cache: dict[tuple[str, ...], list[IndexedChunk]], settings: AstSettings
+    tree: Path, cache: dict[ChunkKey, list[IndexedChunk]], settings: AstSettings
 ) -> list[WholeFile]:
     return [whole_file(chunks) for chunks in tree_chunks(tree, cache, settings)]
 
@@ -195,7 +190,7 @@ def missing_lists(candidates: dict[str, Any], force: bool) -> dict[str, str]:
 
 def replayed_dumps(
     args: argparse.Namespace, wanted: Callable[[dict[str, Any]], bool]
-) -> Iterator[tuple[Path, dict[str, Any], Path, dict[tuple[str, ...], list[IndexedChunk]]]]:
+) -> Iterator[tuple[Path, dict[str, Any], Path, dict[ChunkKey, list[IndexedChunk]]]]:
     """(dump path, dump, the instance's tree checked out, the repository's chunk cache) of each
     dump of ``args.split`` whose candidates ``wanted`` picks, a repository at a time and its
     instances oldest first (so the cache only parses what changed between them). Prints one
@@ -213,7 +208,7 @@ def replayed_dumps(
     done = 0
     started = time.perf_counter()
     for repo, dumps in sorted(by_repo.items()):
-        cache: dict[tuple[str, ...], list[IndexedChunk]] = {}
+        cache: dict[ChunkKey, list[IndexedChunk]] = {}
         dumps.sort(key=lambda item: rows[item[1]["instance_id"]].get("created_at", ""))
         for path, record in dumps:
             yield path, record, Path(trees.checkout(repo, record["base_commit"])), cache
