@@ -151,6 +151,9 @@ async def test_scan_records_files_skips_with_reasons_and_serves_content(
     (repo / ".gitignore").write_text("ignored/\n")
     (repo / "ignored").mkdir()
     (repo / "ignored" / "x.py").write_text("x = 1\n")
+    credentials = "AWS_SECRET_ACCESS_KEY=hunter2secretvalue\n"
+    (repo / ".env").write_text(credentials)  # untracked, not ignored: still never stored
+    (repo / "deploy_identity").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n")
     await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
     code, _ = await code_of(api.StartScan(ingestion_pb2.StartScanRequest(project_id="p")))
     assert code == grpc.StatusCode.FAILED_PRECONDITION  # no source yet
@@ -162,7 +165,20 @@ async def test_scan_records_files_skips_with_reasons_and_serves_content(
     assert job.stats.files_added == 2  # policy.py and .gitignore
     skipped = await api.ListSkippedFiles(ingestion_pb2.ListSkippedFilesRequest(job_id=job.job_id))
     reasons = {f.relative_path: f.reason for f in skipped.files}
-    assert reasons == {"latin1.txt": "undecodable", "logo.png": "binary"}
+    assert reasons == {
+        "latin1.txt": "undecodable",
+        "logo.png": "binary",
+        ".env": "secret",
+        "deploy_identity": "secret",
+    }
+    code, _ = await code_of(  # the credentials' content was never stored
+        api.GetFileContent(
+            ingestion_pb2.GetFileContentRequest(
+                sha256=hashlib.sha256(credentials.encode()).hexdigest()
+            )
+        )
+    )
+    assert code == grpc.StatusCode.NOT_FOUND
     files = await api.ListFiles(ingestion_pb2.ListFilesRequest(project_id="p", path_prefix="pkg/"))
     assert [f.relative_path for f in files.files] == ["pkg/policy.py"]
     sha = hashlib.sha256(source.encode()).hexdigest()
@@ -301,6 +317,27 @@ async def test_rescan_is_incremental(stub: tuple[Stub, Path]) -> None:
     )
     project = await api.GetProject(ingestion_pb2.GetProjectRequest(project_id="p"))
     assert project.latest_snapshot_id == third.snapshot_id
+
+
+async def test_a_file_that_becomes_a_private_key_is_retracted(stub: tuple[Stub, Path]) -> None:
+    api, allowed = stub
+    repo = allowed / "repo"
+    repo.mkdir()
+    (repo / "main.py").write_text("print('hi')\n")
+    (repo / "identity").write_text("placeholder\n")
+    await api.CreateProject(ingestion_pb2.CreateProjectRequest(name="p"))
+    await api.AddSource(ingestion_pb2.AddSourceRequest(project_id="p", path=str(repo)))
+    first = await wait_done(
+        api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id
+    )
+    assert first.stats.files_added == 2
+    (repo / "identity").write_text("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n")
+    second = await wait_done(
+        api, (await api.StartScan(ingestion_pb2.StartScanRequest(project_id="p"))).job_id
+    )
+    assert (second.stats.files_deleted, second.stats.files_skipped) == (1, 1)
+    listed = await api.ListFiles(ingestion_pb2.ListFilesRequest(project_id="p"))
+    assert [f.relative_path for f in listed.files] == ["main.py"]
 
 
 async def test_a_rescan_reads_only_the_files_that_changed(stub: tuple[Stub, Path]) -> None:

@@ -142,3 +142,58 @@ def test_oversize_depends_only_on_the_size() -> None:
     assert decision.reason is SkipReason.OVERSIZE
     assert "53,687,091,200 bytes" in decision.detail
     assert classify_size(LIMIT, LIMIT) is None
+
+
+@pytest.mark.parametrize(
+    "relative_path",
+    [
+        ".env",
+        "deploy/.env.production",
+        ".env.local",
+        "config/prod.env",
+        "certs/server.key",
+        "home/.ssh/id_rsa",
+        "id_ed25519",
+        "keys/app.p12",
+        "android/release.keystore",
+        ".netrc",
+        ".git-credentials",
+        ".pypirc",
+        "infra/terraform.tfstate",
+        "infra/terraform.tfstate.backup",
+    ],
+)
+def test_credentials_files_are_secret_by_their_name(relative_path: str) -> None:
+    decision = classify_with_detail(relative_path, b"AWS_SECRET_ACCESS_KEY=hunter2\n", LIMIT)
+    assert decision is not None
+    assert decision.reason is SkipReason.SECRET
+    assert "never indexes credentials" in decision.detail
+
+
+@pytest.mark.parametrize(
+    "relative_path",
+    [".env.example", ".env.sample", "deploy/.env.production.template", "id_rsa.pub", "env.py"],
+)
+def test_files_that_document_or_publish_are_indexed(relative_path: str) -> None:
+    assert classify(relative_path, b"DATABASE_URL=postgres://localhost/app\n", LIMIT) is None
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        b"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n",
+        b"\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n",
+        b"-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIF\n",
+        b"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOY\n",
+        b"PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\n",
+    ],
+)
+def test_a_file_that_opens_with_a_private_key_is_secret_whatever_its_name(opening: bytes) -> None:
+    assert classify("testdata/server_identity.txt", opening, LIMIT) is SkipReason.SECRET
+
+
+def test_certificates_and_keys_inside_code_are_indexed() -> None:
+    certificate = b"-----BEGIN CERTIFICATE-----\nMIIDdz\n-----END CERTIFICATE-----\n"
+    assert classify("certs/ca.pem", certificate, LIMIT) is None
+    code = b'TEST_KEY = """\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n"""\n'
+    assert classify("tests/test_tls.py", code, LIMIT) is None

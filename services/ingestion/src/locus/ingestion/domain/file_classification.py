@@ -1,7 +1,14 @@
 """Whether a file is worth indexing, and if not, which skip reason applies.
 
-Checks run cheapest first: the path alone (binary extensions, generated or lock-file names),
-then the size alone (so huge files are never read), then the content.
+Checks run cheapest first: the path alone (binary extensions, generated or lock-file names,
+credentials files), then the size alone (so huge files are never read), then the content.
+
+Credentials never reach an index or a store (a search would serve them to every reader of the
+project): files named as credentials are (`.env` and `.env.production`, not `.env.example`;
+private keys and key stores; `.netrc`, `.pgpass`, `.git-credentials`, `.htpasswd`, `.pypirc`;
+Terraform state), and so is a file whose content opens with a private key (`-----BEGIN RSA
+PRIVATE KEY-----`, a PuTTY key) whatever its name. No ignore file re-includes them. A key
+written inside code (a test's PEM string) is code and stays; so do certificates and public keys.
 """
 
 from __future__ import annotations
@@ -88,6 +95,37 @@ GENERATED_HEADER = re.compile(
 )
 
 
+# Files that hold credentials by their name (compared lower-cased).
+SECRET_FILE_NAMES = frozenset(
+    {
+        ".env",
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        ".git-credentials",
+        ".htpasswd",
+        ".pypirc",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+        "id_ecdsa_sk",
+        "id_ed25519_sk",
+    }
+)
+SECRET_EXTENSIONS = frozenset(
+    {".env", ".key", ".ppk", ".p12", ".pfx", ".jks", ".keystore", ".tfstate", ".kdbx"}
+)
+# `.env.<stage>` holds a stage's values; these stages document the variables instead.
+_ENV_DOCUMENTATION = frozenset(
+    {"example", "examples", "sample", "template", "tmpl", "dist", "defaults", "default", "schema"}
+)
+# The first line of a private key file: PEM (PKCS#1, #8, SEC1, OpenSSH, encrypted, PGP) or PuTTY.
+_PRIVATE_KEY_OPENING = re.compile(
+    rb"\A\s*(?:-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d+:)"
+)
+
+
 def classify(relative_path: str, data: bytes, max_bytes: int) -> SkipReason | None:
     """The reason to skip a file with this path and content, or None if it is indexable."""
     decision = classify_with_detail(relative_path, data, max_bytes)
@@ -115,7 +153,23 @@ def classify_path(relative_path: str) -> SkipDecision | None:
         return SkipDecision(
             SkipReason.GENERATED, f"{name} is named like generated code (stub, bundle or map)"
         )
+    if _holds_credentials(name.lower()):
+        return SkipDecision(
+            SkipReason.SECRET,
+            f"{name} is named like a credentials file (environment values, a private key or "
+            "key store, passwords); Locus never indexes credentials",
+        )
     return None
+
+
+def _holds_credentials(name: str) -> bool:
+    if name in SECRET_FILE_NAMES:
+        return True
+    if name.startswith(".env."):
+        return not set(name.split(".")[2:]) & _ENV_DOCUMENTATION
+    if name.endswith(".tfstate.backup"):
+        return True
+    return PurePosixPath(name).suffix in SECRET_EXTENSIONS
 
 
 def classify_size(size_bytes: int, max_bytes: int) -> SkipDecision | None:
@@ -129,7 +183,12 @@ def classify_size(size_bytes: int, max_bytes: int) -> SkipDecision | None:
 
 
 def classify_content(data: bytes) -> SkipDecision | None:
-    """Skip decisions that need the content: binary, undecodable, generated or minified."""
+    """Skip decisions that need the content: a private key, binary, undecodable, generated or
+    minified."""
+    if _PRIVATE_KEY_OPENING.match(data, 0, 4096):
+        return SkipDecision(
+            SkipReason.SECRET, "the file is a private key; Locus never indexes credentials"
+        )
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         return SkipDecision(
             SkipReason.BINARY, f"a NUL byte occurs in the first {BINARY_SNIFF_BYTES:,} bytes"

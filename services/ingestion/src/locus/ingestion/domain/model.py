@@ -15,6 +15,7 @@ class SkipReason(StrEnum):
     GENERATED = "generated"
     SYMLINK_ESCAPES = "symlink_escapes"
     UNREADABLE = "unreadable"
+    SECRET = "secret"  # a credentials file: never read into any index or store
 
 
 class ChangeType(StrEnum):
