@@ -552,3 +552,27 @@ def test_out_of_line_conversion_operators_are_methods_of_their_class() -> None:
     assert "bool" not in symbols_by_name(analysis)
     # `operator new` has a return type: the words before it stay.
     assert b"inline void *document::operator new" in blank_annotation_macros(source)
+
+
+def test_overloads_are_symbols_of_their_own_and_conditional_definitions_fold() -> None:
+    source = b"""namespace fmt {
+void print(int value) { write(value); }
+void print(const char* text) { write_text(text); }
+#ifdef _WIN32
+void flush() { win_flush(); }
+#else
+void flush() { posix_flush(); }
+#endif
+}
+"""
+    analysis = extract("src/print.cc", source, "cpp")
+    spans = {
+        s.qualified_name: (s.scope_name, s.start_line, s.end_line)
+        for s in analysis.symbols
+        if s.kind == "function"
+    }
+    assert spans == {
+        "fmt::print": ("fmt::print", 2, 2),
+        "fmt::print(const char* text)": ("fmt::print", 3, 3),
+        "fmt::flush": ("fmt::flush", 5, 5),  # the #else branch is the same function
+    }

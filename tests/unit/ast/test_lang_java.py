@@ -246,3 +246,61 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
     targets = {d.target_file_id for d in after.dependencies}
     assert fixture_version(INVOICE, "java").file_id not in targets
     assert fixture_version(CARD, "java").file_id in targets
+
+
+OVERLOADS = b"""package com.acme.xml;
+
+public class XmlMapper {
+    public XmlMapper() { this(new Factory()); }
+
+    public XmlMapper(Factory factory) { this.factory = factory; }
+
+    public <T> T readValue(String content) {
+        return readValue(content, Object.class);
+    }
+
+    public <T> T readValue(String content, Class<T> type) {
+        Parser parser = factory.parser(content);
+        return parser.read(type);
+    }
+}
+"""
+
+
+def test_each_overload_is_a_symbol_with_its_own_lines_and_calls() -> None:
+    analysis = extract("src/main/java/com/acme/xml/XmlMapper.java", OVERLOADS, "java")
+    spans = {
+        s.qualified_name: (s.kind, s.scope_name, s.start_line, s.end_line)
+        for s in analysis.symbols
+        if s.kind in ("method", "constructor")
+    }
+    assert spans == {
+        "com.acme.xml.XmlMapper.XmlMapper": ("constructor", "XmlMapper.XmlMapper", 4, 4),
+        "com.acme.xml.XmlMapper.XmlMapper(Factory factory)": (
+            "constructor",
+            "XmlMapper.XmlMapper",
+            6,
+            6,
+        ),
+        "com.acme.xml.XmlMapper.readValue": ("method", "XmlMapper.readValue", 8, 10),
+        "com.acme.xml.XmlMapper.readValue(String content, Class<T> type)": (
+            "method",
+            "XmlMapper.readValue",
+            12,
+            15,
+        ),
+    }
+    calls = relation_triples(analysis, "calls")
+    # The second overload's calls are its own; a call by name resolves to the first overload.
+    callers = {(source, written) for source, written, _ in calls}
+    assert ("com.acme.xml.XmlMapper.readValue(String content, Class<T> type)", "parser.read") in (
+        callers
+    )
+    assert ("com.acme.xml.XmlMapper.readValue", "parser.read") not in callers
+    assert (
+        "com.acme.xml.XmlMapper.readValue",
+        "readValue",
+        "com.acme.xml.XmlMapper.readValue",
+    ) in calls
+    chunks = {c.symbol_qualified_name for c in analysis.chunks}
+    assert "com.acme.xml.XmlMapper.readValue(String content, Class<T> type)" in chunks

@@ -212,7 +212,8 @@ def test_a_frame_function_still_matches_when_lines_moved() -> None:
     ranking = rank(question, [hit(1, 0.033, PLACE), hit(2, 0.020, CANCEL)])
     assert ranking.symbols[0].symbol == CANCEL
     assert any(
-        e.detail == "frame src/shop/orders.py:90 is in function cancel_order"
+        e.detail
+        == "frame src/shop/orders.py:90 names cancel_order (the line is outside its lines 23-26)"
         for e in ranking.symbols[0].evidence
     )
 

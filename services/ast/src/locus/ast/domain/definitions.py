@@ -1,5 +1,6 @@
 """Finds a file's definitions (containers and callables) and names them within their namespace."""
 
+import re
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -157,6 +158,20 @@ def _split_written_name(name: str, separators: tuple[str, ...]) -> tuple[list[st
     return [], name
 
 
+def _parameter_list(signature: str, name: str) -> str:
+    """The parameter list after ``name`` in ``signature`` as written, its brackets balanced
+    (`(InputStream in, IOContext ctxt)`); "" when the signature shows none."""
+    found = re.search(rf"(?<![\w$]){re.escape(name)}\s*(?:<[^()]*>\s*)?\(", signature)
+    if found is None:
+        return ""
+    depth = 0
+    for index in range(found.end() - 1, len(signature)):
+        depth += {"(": 1, ")": -1}.get(signature[index], 0)
+        if depth == 0:
+            return signature[found.end() - 1 : index + 1]
+    return ""
+
+
 def _receiver_type(node: Node, source: SourceText) -> str:
     """The type name in a receiver or impl target (`*Server`, `Server[T]`, `Vec<T>`)."""
     text = source.decode(node.start_byte, node.end_byte)
@@ -183,6 +198,7 @@ def collect_definitions(
     definitions: list[Definition] = []
     by_node_id: dict[int, Definition] = {}
     taken: set[str] = set()
+    overloads: dict[str, set[str]] = {}  # a callable's plain qualified name: parameter lists
     for item in found:
         node, body = item.node, item.body
         parent = innermost_definition(node, by_node_id)
@@ -211,6 +227,15 @@ def collect_definitions(
         if outer_scope:
             parent_qualified_name = qualify(separator.join(p for p in (base, *outer_scope) if p))
         signature, header_end_byte = _header(node, body, compiled, source)
+        if spec.overloads and kind in CALLABLE_KINDS:
+            # A symbol of its own when its parameters differ (see LanguageSpec.overloads).
+            parameters = _parameter_list(signature, name)
+            seen = overloads.setdefault(qualified_name, set())
+            if qualified_name in taken and parameters and parameters not in seen:
+                seen.add(parameters)
+                qualified_name += parameters
+            else:
+                seen.add(parameters)
         outer = wrappers.get(node.id, node)
         definition = Definition(
             node=node,

@@ -220,6 +220,13 @@ class LanguageSpec:
     the comment after the last import inside `import_list`/`import_header`)."""
     doc_comment_text: Callable[[Sequence[str]], str] = clean_doc_comment
     """The comments' source texts (top to bottom) -> the cleaned docstring."""
+    overloads: bool = False
+    """Callables of one scope may share a name and differ in their parameters (Java, Kotlin,
+    Scala, C#, C++): each overload is a symbol of its own. The first keeps the plain qualified
+    name (what a call by name resolves to); each later one adds its parameter list as written
+    (`XmlMapper.readValue(JsonParser p, Class<T> valueType)`). Without it, and for a
+    redefinition with the same parameters (C/C++ `#if` branches), a redefinition folds into
+    the first definition (Python's `@overload`, a property's setter)."""
     namespace_functions_are_methods: bool = False
     """Whether a function in a namespace container is a method (Ruby modules are mixins: their
     defs are instance methods); elsewhere (C++/C#/TS namespaces, Rust `mod`) it is a function."""

@@ -51,7 +51,8 @@ class Symbol(_PickledByFields):
     """A module, class, function or method defined in the file.
 
     `qualified_name` is unique within one `FileAnalysis`: a redefinition in the same scope
-    (property setter, `@overload`, conditional definition) folds into the first definition.
+    (property setter, `@overload`, conditional definition) folds into the first definition,
+    and a later overload (`LanguageSpec.overloads`) adds its parameter list to the name.
     """
 
     qualified_name: str

@@ -477,7 +477,8 @@ class RankingV1:
                 found.append(
                     Evidence(
                         "stacktrace",
-                        f"frame {frame.path}:{frame.line} is in function {frame.function}",
+                        f"frame {frame.path}:{frame.line} names {frame.function} (the line "
+                        f"is outside its lines {ref.start_line}-{ref.end_line})",
                         w.stacktrace_function,
                     )
                 )

@@ -44,6 +44,7 @@ def jvm_spec(name: str, grammar: SupportedLanguage, **grammar_facts: Any) -> Lan
         instance_receivers=frozenset({"this"}),
         same_namespace_lookup=True,
         class_members_in_scope=True,
+        overloads=True,
         doc_comment_prefixes=("/**",),
         **grammar_facts,
     )

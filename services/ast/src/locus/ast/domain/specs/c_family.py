@@ -451,6 +451,7 @@ CPP = LanguageSpec(
     same_namespace_lookup=True,
     enclosing_namespace_lookup=True,
     reference_normalizer=cpp_reference,
+    overloads=True,
     comment_node_types=frozenset({"comment"}),
     atomic_node_types=_ATOMIC,
     doc_comment_prefixes=_DOC_PREFIXES,

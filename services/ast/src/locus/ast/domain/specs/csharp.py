@@ -62,6 +62,7 @@ CSHARP = LanguageSpec(
     same_namespace_lookup=True,
     enclosing_namespace_lookup=True,
     reference_normalizer=csharp_reference,
+    overloads=True,
     comment_node_types=frozenset({"comment"}),
     atomic_node_types=frozenset(
         {"string_literal", "verbatim_string_literal", "raw_string_literal", "character_literal"}
