@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from locus.cli.main import app
+from locus.cli.question_scope import question_target
 
 pytestmark = pytest.mark.unit
 
@@ -75,6 +78,22 @@ def test_bad_arguments_exit_2_before_any_call(
     code, output = run(*arguments)
     assert code == 2
     assert complaint in output
+
+
+def test_a_question_of_dash_is_read_from_standard_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    log = "Exception in thread main\n" + "\tat com.acme.Billing.total(Billing.java:42)\n" * 4000
+    assert len(log) > 128 * 1024  # more than one shell argument may carry
+    monkeypatch.setattr(sys, "stdin", io.StringIO(log))
+    target = question_target("shop", "-", projects=None, subsystem="", system="")
+    assert (target.project, target.question) == ("shop", log)
+
+
+def test_an_empty_standard_input_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["locate", "shop", "-"], input="  \n")
+    assert result.exit_code == 2
+    assert "standard input was empty" in result.output
 
 
 def test_up_refuses_unknown_services(run: Invoke, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ read."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -20,7 +21,13 @@ ProjectOrQuestionArgument = Annotated[
     ),
 ]
 QuestionArgument = Annotated[
-    str | None, typer.Argument(metavar="QUESTION", help="Your question.", show_default=False)
+    str | None,
+    typer.Argument(
+        metavar="QUESTION",
+        help="Your question; - reads it from standard input (a whole log or stack trace: "
+        "locus locate PROJECT - < crash.log).",
+        show_default=False,
+    ),
 ]
 SystemOption = Annotated[
     str,
@@ -80,6 +87,10 @@ def question_target(
 def _question(value: str | None) -> str:
     if value is None:
         raise typer.BadParameter("missing QUESTION", param_hint="QUESTION")
+    if value == "-":  # the shell's limit on one argument (~128 KiB) is no limit on a log
+        value = sys.stdin.read()
+        if not value.strip():
+            raise typer.BadParameter("standard input was empty", param_hint="QUESTION")
     if not value.strip():
         raise typer.BadParameter("must not be empty", param_hint="QUESTION")
     return value
