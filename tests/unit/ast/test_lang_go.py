@@ -170,6 +170,29 @@ func run() {
     ]
 
 
+def test_an_external_test_package_is_a_package_of_its_own() -> None:
+    internal = b"package billing\n\nfunc TestTotal(t *testing.T) { total() }\n"
+    external = b"""package billing_test
+
+import "github.com/acme/shop/billing"
+
+func TestTotal(t *testing.T) { billing.Total(); helper() }
+
+func helper() {}
+"""
+    inside = extract("billing/total_test.go", internal, "go", root=SOURCE_ROOT)
+    outside = extract("billing/api_test.go", external, "go", root=SOURCE_ROOT)
+    package = "github.com/acme/shop/billing"
+    assert f"{package}.TestTotal" in {s.qualified_name for s in inside.symbols}
+    assert {s.qualified_name for s in outside.symbols if s.kind == "function"} == {
+        f"{package}_test.TestTotal",
+        f"{package}_test.helper",
+    }
+    calls = relation_triples(outside, "calls")
+    assert (f"{package}_test.TestTotal", "billing.Total", f"{package}.Total") in calls
+    assert (f"{package}_test.TestTotal", "helper", f"{package}_test.helper") in calls
+
+
 def test_chunks_are_symbol_aligned(analyses: dict[str, FileAnalysis]) -> None:
     chunks = {(c.kind, c.symbol_qualified_name): c for c in analyses[INVOICE].chunks}
     total = chunks[("method", f"{BILLING}.Invoice.Total")]

@@ -6,7 +6,8 @@ followed by the file's directory below that root: `billing/invoice.go` under
 with `.` (`github.com/acme/shop/billing.Invoice.Total`, a method by its receiver type). An
 import binds its alias or the path's last element (`billing`) to the import path, so
 `billing.NewInvoice()` names `github.com/acme/shop/billing.NewInvoice`; bare names resolve in
-the file's own package.
+the file's own package. An external test package (`package billing_test`) is
+`github.com/acme/shop/billing_test`, as `go test` builds it.
 """
 
 import re
@@ -78,6 +79,15 @@ def go_module_name(relative_path: str, root: SourceRoot) -> str:
     return root.directory.strip("/") or _FALLBACK_PACKAGE
 
 
+def go_namespace(module_name: str, declared: str | None) -> str:
+    """Definitions live in the file's package: its import path, or for an external test
+    package (`package status_test` beside `package status`, which `go test` builds as a
+    package of its own that imports the other) the import path + `_test`."""
+    if declared and declared.endswith("_test") and not module_name.endswith("_test"):
+        return f"{module_name}_test"
+    return module_name
+
+
 def resolve_go_import(written: str, module_name: str, is_package: bool) -> str | None:
     """An import path is absolute as written (the string literal's content)."""
     return written.strip().strip('"`') or None
@@ -102,6 +112,7 @@ GO = LanguageSpec(
     name="go",
     grammar="go",
     module_name_for_path=go_module_name,
+    definition_namespace=go_namespace,
     resolve_import=resolve_go_import,
     import_binding=go_package_name,
     separator=".",
