@@ -94,6 +94,17 @@ def test_symbols_read_as_java_and_go_developers_write_them(scanned: dict[str, st
     assert one(symbols(scanned, "Rule", "--kind", "interface"), f"{GO_PACKAGE}.Rule")
     assert one(symbols(scanned, "PercentRule", "--kind", "struct"), f"{GO_PACKAGE}.PercentRule")
 
+    # As pasted from a panic, a Javadoc link or a JVM class name.
+    assert one(symbols(scanned, "(*PercentRule).Apply"), f"{GO_PACKAGE}.PercentRule.Apply")
+    assert one(
+        symbols(scanned, "ReservationService#reserveForOrder"),
+        f"{JAVA_PACKAGE}.ReservationService.reserveForOrder",
+    )
+    assert one(
+        symbols(scanned, f"{JAVA_PACKAGE}.ReservationService$Reservation", "--exact"),
+        f"{JAVA_PACKAGE}.ReservationService.Reservation",
+    )
+
 
 def test_locate_answers_with_java_methods_not_line_windows(scanned: dict[str, str]) -> None:
     reply = run_locus(
