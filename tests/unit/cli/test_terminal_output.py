@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from locus.cli.terminal_output import print_located, symbols_table
+from locus.cli.terminal_output import nothing_found_hint, print_located, symbols_table
 from locus.v1 import common_pb2, gateway_pb2, impact_pb2
 
 pytestmark = pytest.mark.unit
@@ -108,3 +108,12 @@ def test_symbols_table_shows_clickable_locations() -> None:
     text = buffer.getvalue()
     assert "uploads/policy.py:7-12" in text
     assert "uploads.policy.[x]" in text
+
+
+def test_an_empty_answer_names_the_path_filter_before_the_scan() -> None:
+    assert nothing_found_hint("nothing located", "shop") == (
+        "nothing located; is shop scanned? (locus scan shop --wait)"
+    )
+    filtered = nothing_found_hint("nothing located", "shop", "/etc")
+    assert filtered.startswith("nothing located under '/etc' (a path relative to the source root)")
+    assert nothing_found_hint("no chunk matches 'x'", "").endswith("(locus scan PROJECT --wait)")

@@ -26,6 +26,7 @@ from locus.cli.question_scope import (
     question_target,
 )
 from locus.cli.terminal_output import (
+    nothing_found_hint,
     print_json,
     print_located,
     symbols_table,
@@ -93,8 +94,7 @@ def symbols(
             context.out.print(f"{len(found)} symbol(s){more}", style="dim")
         else:
             context.out.print(
-                f"no symbol matches {escape(query)!r}; is {escape(project)} scanned? "
-                f"(locus scan {escape(project)} --wait)"
+                nothing_found_hint(f"no symbol matches {escape(query)!r}", project, path)
             )
         return ExitCode.OK
 
@@ -135,7 +135,7 @@ def locate(
         if json_output:
             print_json(context.out, locate_json(reply))
         else:
-            print_located(context.out, reply)
+            print_located(context.out, reply, path=path)
             context.out.print(f"request id: {reply.request_id or context.request_id}", style="dim")
         return ExitCode.OK
 

@@ -13,7 +13,7 @@ from locus.cli.command_options import GatewayOption, JsonOption, ProjectArgument
 from locus.cli.exit_codes import ExitCode
 from locus.cli.invocation import CommandContext, run_command
 from locus.cli.json_output import search_json
-from locus.cli.terminal_output import print_json, print_search_hits
+from locus.cli.terminal_output import nothing_found_hint, print_json, print_search_hits
 from locus.v1 import retrieval_pb2
 
 
@@ -66,9 +66,14 @@ def search(
             context.out.print(f"request id: {context.request_id}", style="dim")
         else:
             context.out.print(
-                f"no chunk matches {escape(query)!r}; is {escape(project)} scanned? "
-                f"(locus scan {escape(project)} --wait)"
+                nothing_found_hint(f"no chunk matches {escape(query)!r}", project, path)
             )
+            if mode is SearchModeChoice.vector:
+                context.out.print(
+                    "--mode vector searches embedded chunks only: vectors come after a scan "
+                    f"(locus scan {escape(project)} --wait --embedded) from a retrieval service "
+                    "whose vectors lane is on"
+                )
         return ExitCode.OK
 
     finish(run_command("search", body, gateway=gateway))

@@ -177,11 +177,27 @@ def _evidence_text(evidence: Sequence[gateway_pb2.Evidence], limit: int = 3) -> 
     return escape("; ".join(parts))
 
 
+def nothing_found_hint(found: str, project: str, path: str = "") -> str:
+    """What an empty answer says: the path filter first when one was given (it is relative
+    to the source root: `/etc` means `etc/`), else whether the project was scanned."""
+    if path:
+        return (
+            f"{found} under {escape(path)!r} (a path relative to the source root); without "
+            "--path, or is the project scanned?"
+        )
+    name = escape(project) if project else "the project"
+    return f"{found}; is {name} scanned? (locus scan {escape(project) or 'PROJECT'} --wait)"
+
+
 def print_located(
-    console: Console, reply: gateway_pb2.LocateResponse, *, max_symbols_per_file: int = 5
+    console: Console,
+    reply: gateway_pb2.LocateResponse,
+    *,
+    max_symbols_per_file: int = 5,
+    path: str = "",
 ) -> None:
     if not reply.files and not reply.symbols:
-        console.print("nothing located; is the project scanned? (locus scan PROJECT --wait)")
+        console.print(nothing_found_hint("nothing located", "", path))
         return
     if reply.projects:  # a scoped answer: each file names its project
         console.print(f"[bold]files[/] ({_projects_text(reply.projects)})")
