@@ -193,6 +193,34 @@ func helper() {}
     assert (f"{package}_test.TestTotal", "helper", f"{package}_test.helper") in calls
 
 
+def test_a_call_on_a_typed_variable_is_a_method_of_its_type() -> None:
+    source = b"""package app
+
+import "google.golang.org/grpc"
+
+func Dial(cc *grpc.ClientConn, inv Invoice, items []Invoice) {
+	cc.Invoke()
+	inv.Total()
+	items.Total()
+	var s Server
+	s.Serve()
+	local := &Server{}
+	local.Stop()
+	func() { inv.Price() }()
+}
+"""
+    analysis = extract("app/app.go", source, "go", root=SOURCE_ROOT)
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    app = "github.com/acme/shop/app"
+    assert ("cc.Invoke", "google.golang.org/grpc.ClientConn.Invoke") in calls
+    assert ("inv.Total", f"{app}.Invoice.Total") in calls
+    assert ("s.Serve", f"{app}.Server.Serve") in calls
+    assert ("local.Stop", f"{app}.Server.Stop") in calls
+    assert ("inv.Price", f"{app}.Invoice.Price") in calls  # in a closure too
+    # A slice has no methods of its element type: left as the package's guess.
+    assert ("items.Total", f"{app}.items.Total") in calls
+
+
 def test_chunks_are_symbol_aligned(analyses: dict[str, FileAnalysis]) -> None:
     chunks = {(c.kind, c.symbol_qualified_name): c for c in analyses[INVOICE].chunks}
     total = chunks[("method", f"{BILLING}.Invoice.Total")]

@@ -304,3 +304,31 @@ def test_each_overload_is_a_symbol_with_its_own_lines_and_calls() -> None:
     ) in calls
     chunks = {c.symbol_qualified_name for c in analysis.chunks}
     assert "com.acme.xml.XmlMapper.readValue(String content, Class<T> type)" in chunks
+
+
+def test_a_call_on_a_typed_variable_is_a_method_of_its_type() -> None:
+    source = b"""package com.acme.xml;
+
+import com.acme.io.Reader;
+
+class Loader {
+    private Cache cache;
+
+    Object load(Reader reader, String key) {
+        Parser parser = new Parser();
+        var tokens = new Tokenizer(reader);
+        cache.get(key);
+        tokens.next();
+        parser.parse(reader.read());
+        return key.trim();
+    }
+}
+"""
+    analysis = extract("src/main/java/com/acme/xml/Loader.java", source, "java")
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    assert ("cache.get", "com.acme.xml.Cache.get") in calls  # a field
+    assert ("tokens.next", "com.acme.xml.Tokenizer.next") in calls  # var = new Tokenizer
+    assert ("parser.parse", "com.acme.xml.Parser.parse") in calls  # a local
+    assert ("reader.read", "com.acme.io.Reader.read") in calls  # a parameter, imported type
+    # String is java.lang's: resolved as the package's guess, which names no symbol.
+    assert ("key.trim", "com.acme.xml.String.trim") in calls

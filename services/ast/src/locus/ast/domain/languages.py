@@ -16,7 +16,15 @@ _QUERY_PACKAGE = __name__.rpartition(".")[0]
 _SPECS: dict[str, LanguageSpec] = {spec.name: spec for spec in (PYTHON, *discovered_specs())}
 
 
-_QUERY_NAMES = ("package", "definitions", "docstrings", "imports", "inheritance", "calls")
+_QUERY_NAMES = (
+    "package",
+    "definitions",
+    "docstrings",
+    "imports",
+    "inheritance",
+    "calls",
+    "locals",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +44,9 @@ class CompiledLanguage:
     calls: Query | None
     inheritance: Query | None
     package: Query | None
+    locals: Query | None = None
+    """Variables whose type is written (`@local.name`, `@local.type`): parameters, locals,
+    fields. A call on one (`cc.Invoke()` with `cc *ClientConn`) is a method of the type."""
     combined: Query | None = None
     pattern_owner: tuple[str, ...] = ()
 
@@ -119,6 +130,7 @@ def compiled_language(language: str) -> CompiledLanguage:
         calls=queries.get("calls"),
         inheritance=queries.get("inheritance"),
         package=queries.get("package"),
+        locals=queries.get("locals"),
         combined=combined,
         pattern_owner=owner,
     )

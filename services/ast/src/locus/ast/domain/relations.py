@@ -3,7 +3,10 @@
 Names are resolved only from what the file itself shows: its own definitions (lexically, the
 way Python looks names up: enclosing functions, then the module; class bodies are visible only
 to their own statements), `self`/`cls` members of the enclosing class, and imported names.
-Imports anywhere in the file bind for the whole file.
+Imports anywhere in the file bind for the whole file. In languages with a `locals` query, a
+variable whose type is written (a parameter `cc *ClientConn`, a local `XmlFactory f = ...`, a
+field, `s := &Server{}`) makes a call on it a method of that type (`cc.Invoke` ->
+`ClientConn.Invoke`, resolved as the type's name would be); the innermost declaration wins.
 """
 
 import functools
@@ -30,6 +33,41 @@ class _Imports:
     dependencies: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
 
 
+# A type as a declaration writes it, reduced to the name its methods are defined under:
+# `*ClientConn` -> `ClientConn`, `pkg.Conn` stays, `List<Foo>` -> `List`, `Cache[K, V]` -> `Cache`.
+# Arrays, slices, maps, channels and function types have no methods of a project's type.
+_TYPE_NAME = re.compile(r"[*&]*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:<.*>|\[[^\]]+\])?")
+_NO_TYPE = frozenset({"var", "val", "auto", "let", "const", "dynamic"})
+
+
+def _declared_type(written: str) -> str | None:
+    found = _TYPE_NAME.fullmatch(written.strip())
+    if found is None or found.group(1) in _NO_TYPE:
+        return None
+    return found.group(1)
+
+
+def _typed_variables(
+    matched: QueryMatches, source: SourceText, by_node_id: dict[int, Definition]
+) -> dict[int, dict[str, str]]:
+    """Per enclosing definition (its node id; 0 = the module): each variable declared there
+    with a written type -> that type's name (the first declaration of a name in a scope)."""
+    typed: dict[int, dict[str, str]] = {}
+    enclosing: dict[int, Definition | None] = {}
+    for captures in matched.matches("locals"):
+        names, types = captures.get("local.name"), captures.get("local.type")
+        if not names or not types:
+            continue
+        type_name = _declared_type(source.decode(types[0].start_byte, types[0].end_byte))
+        if type_name is None:
+            continue
+        owner = innermost_definition(names[0], by_node_id, enclosing)
+        scope = typed.setdefault(owner.node.id if owner is not None else 0, {})
+        for name in names:
+            scope.setdefault(source.decode(name.start_byte, name.end_byte), type_name)
+    return typed
+
+
 class _NameResolver:
     def __init__(
         self,
@@ -37,10 +75,12 @@ class _NameResolver:
         definitions: list[Definition],
         bindings: dict[str, str],
         namespace: str,
+        typed: dict[int, dict[str, str]] | None = None,
     ) -> None:
         self._spec = compiled.spec
         self._bindings = bindings
         self._namespace = namespace
+        self._typed = typed or {}
         self._qualified_names = {definition.qualified_name for definition in definitions}
         self._module_members: dict[str, Definition] = {}
         for definition in definitions:
@@ -51,7 +91,9 @@ class _NameResolver:
             ):
                 self._module_members.setdefault(definition.name, definition)
 
-    def resolve(self, reference: str, lexical: Definition | None) -> str | None:
+    def resolve(
+        self, reference: str, lexical: Definition | None, *, typed: bool = True
+    ) -> str | None:
         separator = self._spec.separator
         reference = self._spec.reference_normalizer(reference)
         head, *rest = reference.split(separator)
@@ -65,6 +107,10 @@ class _NameResolver:
             # `s.helper()` in `func (s *Server) ...`: a member of the receiver's type, which
             # another file of the package may define.
             return separator.join([lexical.parent_qualified_name or lexical.qualified_name, *rest])
+        if rest and typed and (type_name := self._type_of(head, lexical)) is not None:
+            # `cc.Invoke()` with `cc *ClientConn`: the type's member, named as the type is.
+            written = separator.join([*type_name.split("."), *rest])
+            return self.resolve(written, lexical, typed=False)
         if head in self._spec.instance_receivers and rest:
             owner = lexical
             while owner is not None and not owner.is_class:
@@ -93,6 +139,19 @@ class _NameResolver:
                 f"{self._namespace}{self._spec.joiner}{reference}" if self._namespace else reference
             )
         return None
+
+    def _type_of(self, name: str, lexical: Definition | None) -> str | None:
+        """The written type of variable ``name`` as seen from ``lexical``: declared in it or
+        an enclosing definition (a field of the class), else at module level."""
+        if not self._typed:
+            return None
+        scope = lexical
+        while scope is not None:
+            found = self._typed.get(scope.node.id, {}).get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return self._typed.get(0, {}).get(name)
 
     def _namespaced(self, head: str, rest: list[str], joiner: str) -> str | None:
         """A name with namespace segments (PHP): `\\A\\B` is absolute; `B\\C` starts
@@ -346,8 +405,9 @@ def extract_relations(
     definitions ("" when they are global); `root` is the file's source root (imports of some
     languages read it)."""
     imports = _collect_imports(matched, compiled, source, module_name, is_package, root)
-    resolver = _NameResolver(compiled, definitions, imports.bindings, namespace)
     by_node_id = {definition.node.id: definition for definition in definitions}
+    typed = _typed_variables(matched, source, by_node_id) if compiled.locals else {}
+    resolver = _NameResolver(compiled, definitions, imports.bindings, namespace, typed)
     relations = [
         *_contains(definitions, module_name),
         *imports.relations,
