@@ -657,3 +657,34 @@ def test_aliases_into_a_sibling_package_name_its_modules_as_that_package_does() 
     ]
     calls = relations(main, "calls")
     assert ("@acme/app/src/main.main", "tone", "@acme/ui/src/theme.palette") in calls
+
+
+def test_a_call_on_a_typed_variable_is_a_method_of_its_class() -> None:
+    typescript = b"""import { ApiClient } from './client';
+import * as api from './api';
+
+export function send(client: ApiClient, opts?: api.Options, ids: string[]) {
+  const server = new Server();
+  let tokens: Tokenizer = make();
+  client.request();
+  opts.merge();
+  server.start();
+  tokens.next();
+  ids.join();
+}
+
+class Server { start() {} }
+class Tokenizer { next() {} }
+"""
+    analysis = extract("src/send.ts", typescript, "typescript")
+    calls = {(written, target) for _, written, target in relations(analysis, "calls")}
+    assert ("client.request", "src/client.ApiClient.request") in calls
+    assert ("opts.merge", "src/api.Options.merge") in calls
+    assert ("server.start", "src/send.Server.start") in calls
+    assert ("tokens.next", "src/send.Tokenizer.next") in calls
+    assert ("ids.join", None) in calls  # an array: no method of a project's type
+    javascript = b"const s = new Server();\ns.start();\nclass Server { start() {} }\n"
+    plain = extract("lib/run.js", javascript, "javascript")
+    assert ("s.start", "lib/run.Server.start") in {
+        (written, target) for _, written, target in relations(plain, "calls")
+    }

@@ -233,6 +233,7 @@ TSX = dataclasses.replace(
         "imports": "typescript",
         "inheritance": "typescript",
         "calls": "javascript",
+        "locals": "typescript",
     },
 )
 
