@@ -14,7 +14,7 @@ from language_fixtures import (
 )
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis, module_name_for_path
+from locus.ast.domain import FileAnalysis, extract, module_name_for_path
 
 pytestmark = pytest.mark.unit
 
@@ -94,8 +94,9 @@ def test_relations(analyses: dict[str, FileAnalysis]) -> None:
         "TaxTable.RateFor",
         "Acme.Billing.TaxTable.RateFor",
     ) in calls
-    # A field's member: its type is unknown.
-    assert ("Acme.Billing.Invoice.Add", "_lines.Add", None) in calls
+    # A field's member is its type's (`List<Line> _lines`): List is the framework's, so the
+    # namespace's guess names no symbol and the store keeps the call unresolved.
+    assert ("Acme.Billing.Invoice.Add", "_lines.Add", "Acme.Billing.List.Add") in calls
     program = analyses[PROGRAM]
     assert relation_triples(program, "imports") == {
         (PROGRAM, "Acme.Billing.*", "Acme.Billing"),
@@ -150,3 +151,26 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
     after = await sqlite_ast_store.file_index(fixture_version(INVOICE, "csharp").file_id)
     assert after is not None
     assert _resolved(after, "calls")["Acme.Billing.TaxTable.RateFor"] == ""
+
+
+def test_a_call_on_a_typed_variable_is_a_method_of_its_type() -> None:
+    source = b"""namespace Acme.Billing;
+
+public class Checkout
+{
+    private Ledger ledger;
+
+    public void Pay(Invoice invoice, int cents)
+    {
+        var card = new CardPayment();
+        List<Line> lines = invoice.Lines();
+        ledger.Record(invoice);
+        card.Charge(cents);
+    }
+}
+"""
+    analysis = extract("src/Billing/Checkout.cs", source, "csharp")
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    assert ("invoice.Lines", "Acme.Billing.Invoice.Lines") in calls  # a parameter
+    assert ("ledger.Record", "Acme.Billing.Ledger.Record") in calls  # a field
+    assert ("card.Charge", "Acme.Billing.CardPayment.Charge") in calls  # var = new

@@ -13,7 +13,7 @@ from language_fixtures import (
 )
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis
+from locus.ast.domain import FileAnalysis, extract
 from locus.ast.domain.language_spec import SourceRoot
 
 pytestmark = pytest.mark.unit
@@ -151,3 +151,22 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
     assert fixture_version(CART, "kotlin").file_id not in {
         d.target_file_id for d in after.dependencies
     }
+
+
+def test_a_call_on_a_typed_variable_is_a_method_of_its_type() -> None:
+    source = b"""package com.acme.billing
+
+class Checkout(private val ledger: Ledger) {
+    fun pay(invoice: Invoice, cents: Int) {
+        val card: CardPayment = payments.card()
+        ledger.record(invoice)
+        invoice.lines()
+        card.charge(cents)
+    }
+}
+"""
+    analysis = extract("src/main/kotlin/com/acme/billing/Checkout.kt", source, "kotlin")
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    assert ("ledger.record", "com.acme.billing.Ledger.record") in calls  # constructor property
+    assert ("invoice.lines", "com.acme.billing.Invoice.lines") in calls  # a parameter
+    assert ("card.charge", "com.acme.billing.CardPayment.charge") in calls  # val x: T

@@ -95,6 +95,16 @@ class _NameResolver:
         self, reference: str, lexical: Definition | None, *, typed: bool = True
     ) -> str | None:
         separator = self._spec.separator
+        if typed and self._typed:
+            # `cc.Invoke()` with `cc *ClientConn`: the type's member, named as the type is
+            # (before the normalizer, which may drop a call on a variable as unresolvable).
+            # The member need not be defined in this file (a Go method in another file of the
+            # package, an inherited one): the store resolves the name or keeps it unresolved.
+            variable, _, member = reference.partition(separator)
+            if member and (type_name := self._type_of(variable.strip(), lexical)) is not None:
+                written = separator.join(type_name.split("."))
+                holder = self.resolve(written, lexical, typed=False)
+                return f"{holder}{separator}{member}" if holder else None
         reference = self._spec.reference_normalizer(reference)
         head, *rest = reference.split(separator)
         joiner = self._spec.namespace_separator
@@ -107,10 +117,6 @@ class _NameResolver:
             # `s.helper()` in `func (s *Server) ...`: a member of the receiver's type, which
             # another file of the package may define.
             return separator.join([lexical.parent_qualified_name or lexical.qualified_name, *rest])
-        if rest and typed and (type_name := self._type_of(head, lexical)) is not None:
-            # `cc.Invoke()` with `cc *ClientConn`: the type's member, named as the type is.
-            written = separator.join([*type_name.split("."), *rest])
-            return self.resolve(written, lexical, typed=False)
         if head in self._spec.instance_receivers and rest:
             owner = lexical
             while owner is not None and not owner.is_class:
