@@ -178,3 +178,19 @@ async def test_ast_nodes_and_impact_follow_calls_across_files_and_packages(
         f"{JAVA_PACKAGE}.InMemoryStockRepository",
         "com/acme/inventory/ReservationService.java",
     } <= impacted, sorted(impacted)
+
+
+def test_locus_impact_lists_a_symbols_callers_in_other_files(scanned: dict[str, str]) -> None:
+    reply = run_locus(scanned, "impact", "polyglot", "Quantities#requirePositive", "--json")
+    assert len(reply["seeds"]) == 1
+    impacted = {s["qualified_name"]: s for s in reply["symbols"]}
+    for caller in ("ReservationService.reserveForOrder", "InMemoryStockRepository.reserve"):
+        assert impacted[f"{JAVA_PACKAGE}.{caller}"]["distance"] == 1, sorted(impacted)
+    assert any(f["path"].endswith("ReservationService.java") for f in reply["files"])
+    go = run_locus(scanned, "impact", "polyglot", f"{GO_PACKAGE}.Best", "--json")
+    assert "github.com/acme/pricing/cmd/quote.main" in {s["qualified_name"] for s in go["symbols"]}
+    near = run_command(scanned, "impact", "polyglot", "requirePositiv", timeout=300)
+    assert near.returncode == 2, near.stdout + near.stderr
+    assert f"did you mean {JAVA_PACKAGE}.Quantities.requirePositive" in " ".join(
+        (near.stdout + near.stderr).split()
+    )

@@ -28,7 +28,7 @@ from gateway_calls import make_key, refusal
 from google.protobuf import message_factory
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from locus.v1 import ast_pb2, events_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
+from locus.v1 import ast_pb2, events_pb2, gateway_pb2, impact_pb2, ingestion_pb2, retrieval_pb2
 
 pytestmark = pytest.mark.integration
 
@@ -496,3 +496,33 @@ async def test_the_access_checks_hops_carry_the_trace_and_request_id(stack, star
     finally:
         await connection.close()
     assert denied_trace in (message.headers or {}).get("traceparent", "")
+
+
+async def test_compute_impacts_hop_to_impact_carries_the_trace_and_request_id(
+    stack, start_gateway
+) -> None:
+    stack.require("ingestion", "impact")
+    spans = InMemorySpanExporter()
+    gateway = await start_gateway(exporters=[spans])
+    mine = await gateway.create_project()
+    reader = gateway.stub_as((await make_key(gateway.stub, (mine.name, READER))).api_key)
+    spans.clear()
+    request_id, trace_id = f"impact-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    # Never scanned: impact answers NOT_FOUND, after the hop this test is about.
+    error = await refusal(
+        reader.ComputeImpact(
+            impact_pb2.ComputeImpactRequest(project_id=mine.name, seed_node_ids=["n_" + "0" * 30]),
+            metadata=(
+                ("x-request-id", request_id),
+                ("traceparent", f"00-{trace_id}-{'6' * 16}-01"),
+            ),
+        )
+    )
+    assert error.code() == grpc.StatusCode.NOT_FOUND, error.details()
+    assert "scan the project first" in (error.details() or "")
+    hops = [s for s in spans.get_finished_spans() if s.name == "/locus.v1.ImpactService/Compute"]
+    assert hops, sorted(s.name for s in spans.get_finished_spans())
+    for span in hops:
+        assert format(span.context.trace_id, "032x") == trace_id
+        assert span.attributes is not None
+        assert span.attributes["locus.request_id"] == request_id

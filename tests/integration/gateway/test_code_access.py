@@ -6,6 +6,7 @@ ListFeedback shows a principal only the feedback on its own requests."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import grpc
 import pytest
 from gateway_calls import make_key, refusal, wait_for_record
 
-from locus.v1 import answer_pb2, ast_pb2, common_pb2, gateway_pb2, ingestion_pb2
+from locus.v1 import answer_pb2, ast_pb2, common_pb2, gateway_pb2, impact_pb2, ingestion_pb2
 
 pytestmark = pytest.mark.integration
 
@@ -263,3 +264,46 @@ async def test_get_request_and_list_feedback_show_only_ones_own(stack, gateway, 
         )
     )
     assert error.code() == grpc.StatusCode.NOT_FOUND
+
+
+async def test_compute_impact_walks_the_projects_graph_for_a_reader(
+    stack, gateway, scanned
+) -> None:
+    stack.require("impact")
+    found = await gateway.stub.FindSymbols(
+        ast_pb2.FindSymbolsRequest(project_id=scanned.name, name="shop.payments.charge_card")
+    )
+    seed = next(s.node_id for s in found.symbols if s.qualified_name == "shop.payments.charge_card")
+    request = impact_pb2.ComputeImpactRequest(project_id=scanned.name, seed_node_ids=[seed])
+    reader = gateway.stub_as((await make_key(gateway.stub, (scanned.name, READER))).api_key)
+    impacted: set[str] = set()
+    for _ in range(100):  # impact indexes what ast parsed, after the scan is searchable
+        try:
+            reply = await reader.ComputeImpact(request)
+        except grpc.aio.AioRpcError as error:
+            not_yet = error.code()  # NOT_FOUND until impact holds the project's files
+        else:
+            impacted = {i.symbol.qualified_name for i in reply.symbols}
+            if "shop.orders.OrderService.place_order" in impacted:
+                break
+            not_yet = grpc.StatusCode.OK
+        assert not_yet in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.OK)
+        await asyncio.sleep(0.2)
+    assert "shop.orders.OrderService.place_order" in impacted  # its caller
+    assert "src/shop/orders.py" in {f.relative_path for f in reply.files}
+
+    other = await gateway.create_project()
+    stranger = gateway.stub_as((await make_key(gateway.stub, (other.name, READER))).api_key)
+    denied = await refusal(stranger.ComputeImpact(request))
+    assert denied.code() == grpc.StatusCode.PERMISSION_DENIED, denied.details()
+    empty = await refusal(
+        reader.ComputeImpact(impact_pb2.ComputeImpactRequest(project_id=scanned.name))
+    )
+    assert empty.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "at least one seed" in (empty.details() or "")
+    deep = await refusal(
+        reader.ComputeImpact(
+            impact_pb2.ComputeImpactRequest(project_id=scanned.name, seed_node_ids=[seed], depth=-1)
+        )
+    )
+    assert deep.code() == grpc.StatusCode.INVALID_ARGUMENT, deep.details()

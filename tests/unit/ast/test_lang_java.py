@@ -12,7 +12,7 @@ from language_fixtures import (
     symbols_by_name,
 )
 
-from locus.ast.adapters.store import AstStore, FileIndex
+from locus.ast.adapters.store import AstStore, FileIndex, SymbolQuery
 from locus.ast.domain import FileAnalysis, extract, module_name_for_path
 from locus.ast.domain.language_spec import SourceRoot
 
@@ -332,3 +332,19 @@ class Loader {
     assert ("reader.read", "com.acme.io.Reader.read") in calls  # a parameter, imported type
     # String is java.lang's: resolved as the package's guess, which names no symbol.
     assert ("key.trim", "com.acme.xml.String.trim") in calls
+
+
+async def test_an_exact_symbol_search_takes_the_end_of_a_qualified_name(
+    sqlite_ast_store: AstStore, analyses: dict[str, FileAnalysis]
+) -> None:
+    await store_tree(sqlite_ast_store, analyses, "java")
+    project = fixture_version(INVOICE, "java").project_id
+
+    async def exact(text: str) -> list[str]:
+        query = SymbolQuery(project, text.lower(), "", "", exact=True)
+        return [s.qualified_name for s, _ in await sqlite_ast_store.find_symbols(query, 0, 10)]
+
+    assert await exact("Invoice.total") == ["com.acme.billing.Invoice.total"]
+    assert await exact("billing.Invoice.total") == ["com.acme.billing.Invoice.total"]
+    assert await exact("com.acme.billing.Invoice.total") == ["com.acme.billing.Invoice.total"]
+    assert await exact("voice.total") == []  # not after a separator: no exact match

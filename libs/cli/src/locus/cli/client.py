@@ -23,6 +23,7 @@ from locus.v1 import (
     common_pb2,
     gateway_pb2,
     gateway_pb2_grpc,
+    impact_pb2,
     ingestion_pb2,
     ingestion_pb2_grpc,
     retrieval_pb2,
@@ -252,6 +253,14 @@ class LocusClient:
         reply: ast_pb2.GetFileOutlineResponse = await self._stub_for(
             "GetFileOutline"
         ).GetFileOutline(request)
+        return reply
+
+    async def compute_impact(
+        self, request: impact_pb2.ComputeImpactRequest
+    ) -> impact_pb2.ComputeImpactResponse:
+        reply: impact_pb2.ComputeImpactResponse = await self._stub_for(
+            "ComputeImpact"
+        ).ComputeImpact(request)
         return reply
 
     async def locate(self, request: gateway_pb2.LocateRequest) -> gateway_pb2.LocateResponse:

@@ -9,6 +9,7 @@ import typer
 from locus.cli.code_commands import outline, read
 from locus.cli.dead_letter_commands import dlq_app
 from locus.cli.docs_commands import docs_app
+from locus.cli.impact_command import impact
 from locus.cli.key_commands import keys_app
 from locus.cli.locbench_command import locbench_rank
 from locus.cli.lookup_commands import node, project_get, scan_status
@@ -58,6 +59,7 @@ app.command("outline")(outline)
 app.command("mcp")(mcp)
 app.command("search")(search)
 app.command("node")(node)
+app.command("impact")(impact)
 app.command("scan-status")(scan_status)
 project_app.command("get")(project_get)
 project_app.command("rename")(project_rename)

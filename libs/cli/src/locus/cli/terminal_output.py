@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locus.cli.json_output import dumps, line_span, scan_json
-from locus.v1 import ast_pb2, common_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
+from locus.v1 import ast_pb2, common_pb2, gateway_pb2, impact_pb2, ingestion_pb2, retrieval_pb2
 
 WIDE_WITHOUT_TERMINAL = 160
 
@@ -235,6 +235,46 @@ def print_located(
             console.print(
                 f"  {escape(impacted_file.relative_path)} "
                 f"[dim]distance {impacted_file.distance}, {impacted_file.score:.3f}[/]"
+            )
+
+
+_STEP_WORDS = {
+    "calls": ("calls", "called by"),
+    "imports": ("imports", "imported by"),
+    "inherits": ("inherits", "inherited by"),
+    "contains": ("contains", "contained in"),
+}
+
+
+def impact_path_text(reason: Sequence[impact_pb2.ImpactStep]) -> str:
+    """The chain from the seed to an impacted symbol or file, as words: "called by, called
+    by" (a caller's caller), "calls" (a callee), "contained in" (its class)."""
+    words = []
+    for step in reason:
+        kind = common_pb2.RelationKind.Name(step.relation).removeprefix("RELATION_KIND_").lower()
+        forward, backward = _STEP_WORDS.get(kind, (kind, f"{kind} (reverse)"))
+        words.append(backward if step.reverse else forward)
+    return ", ".join(words)
+
+
+def print_impact(console: Console, reply: impact_pb2.ComputeImpactResponse) -> None:
+    """Impacted symbols then files, nearest first, each with how it is reached."""
+    if reply.symbols:
+        console.print(f"[bold]symbols[/] ({len(reply.symbols)})")
+        for impacted in reply.symbols:
+            console.print(
+                f"  {escape(_symbol_location(impacted.symbol))}  "
+                f"{escape(impacted.symbol.qualified_name)} "
+                f"[dim]{escape(impact_path_text(impacted.reason))} · distance "
+                f"{impacted.distance}, {impacted.score:.3f}[/]"
+            )
+    if reply.files:
+        console.print(f"[bold]files[/] ({len(reply.files)})")
+        for impacted_file in reply.files:
+            console.print(
+                f"  {escape(impacted_file.relative_path)} "
+                f"[dim]{escape(impact_path_text(impacted_file.reason))} · distance "
+                f"{impacted_file.distance}, {impacted_file.score:.3f}[/]"
             )
 
 

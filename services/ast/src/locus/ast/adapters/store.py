@@ -126,6 +126,11 @@ class FileWrite:
     unsupported_language: bool = False
 
 
+# What joins the segments of a qualified name in some language (`.`, C++/Rust/PHP `::`, a Go
+# import path's `/`, PHP's `\`): a name written from one of them on names the symbol exactly.
+_NAME_SEPARATORS = (".", "::", "/", "\\")
+
+
 @dataclass(frozen=True)
 class SymbolQuery:
     project_id: str
@@ -506,9 +511,18 @@ class AstStore:
         self, query: SymbolQuery, offset: int, limit: int
     ) -> list[tuple[SymbolRow, FileRow]]:
         """Symbols whose name or qualified name matches, case-insensitively: exact matches
-        first, then prefix matches, then substring matches; ties by qualified name."""
+        first (the name, the qualified name, or its end after a separator: `Invoice.total`
+        for `com.acme.billing.Invoice.total`), then prefix matches, then substring matches;
+        ties by qualified name."""
         text = query.text
-        exact = or_(SymbolRow.name_lower == text, SymbolRow.qualified_name_lower == text)
+        exact = or_(
+            SymbolRow.name_lower == text,
+            SymbolRow.qualified_name_lower == text,
+            *(
+                SymbolRow.qualified_name_lower.endswith(separator + text, autoescape=True)
+                for separator in _NAME_SEPARATORS
+            ),
+        )
         prefix = or_(
             SymbolRow.name_lower.startswith(text, autoescape=True),
             SymbolRow.qualified_name_lower.startswith(text, autoescape=True),

@@ -72,7 +72,14 @@ from locus.rpc import (
     Unavailable,
 )
 from locus.telemetry import REQUEST_ID_HEADER, current_request_id, new_request_id
-from locus.v1 import ast_pb2, gateway_pb2, gateway_pb2_grpc, ingestion_pb2, retrieval_pb2
+from locus.v1 import (
+    ast_pb2,
+    gateway_pb2,
+    gateway_pb2_grpc,
+    impact_pb2,
+    ingestion_pb2,
+    retrieval_pb2,
+)
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
@@ -359,6 +366,22 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         forwarded.CopyFrom(request)
         forwarded.project_id = await self._project_id(request.project_id, found)
         return await self._peers.ast.unary(self._peers.ast.stub.FindSymbols, forwarded)
+
+    async def ComputeImpact(
+        self, request: impact_pb2.ComputeImpactRequest, context: RpcContext
+    ) -> impact_pb2.ComputeImpactResponse:
+        """The impact service's walk from the seeds, within the project the caller may read
+        (seeds of another project are unknown there: the walk never leaves the project)."""
+        found = await self._project_call(context, "ComputeImpact", Role.READER, request.project_id)
+        if not request.seed_node_ids and not request.seed_file_ids:
+            raise InvalidArgument(
+                "name at least one seed: seed_node_ids (FindSymbols gives a symbol's node id) "
+                "or seed_file_ids"
+            )
+        forwarded = impact_pb2.ComputeImpactRequest()
+        forwarded.CopyFrom(request)
+        forwarded.project_id = await self._project_id(request.project_id, found)
+        return await self._peers.impact.compute(forwarded)
 
     # code
 
