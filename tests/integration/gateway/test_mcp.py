@@ -43,6 +43,7 @@ TOOLS = {
     "list_projects",
     "locate",
     "impact",
+    "symbol_impact",
     "search",
     "find_symbols",
     "get_symbol",
@@ -285,6 +286,18 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             impacted_files = {f["path"] for f in project_impact["impacted_files"]}
             assert "place_order" in impacted or "src/shop/orders.py" in impacted_files
             assert labels(impact) == label
+
+            charge = await call(
+                session, "find_symbols", project=project, name="charge_card", exact=True
+            )
+            walked = await call(
+                session, "symbol_impact", node_id=charge["symbols"][0]["node_id"], depth=2
+            )
+            assert walked["symbol"]["name"] == "charge_card"
+            callers = {s["symbol"]["name"]: s for s in walked["impacted_symbols"]}
+            assert callers["place_order"]["distance"] == 1
+            assert "src/shop/orders.py" in {f["path"] for f in walked["impacted_files"]}
+            assert labels(walked) == label
 
             answer = await call(
                 session, "ask", project=project, question="where is the card charged?"

@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 INSTRUCTIONS = (
     "Locus answers questions about scanned code bases. Start with list_projects; `locate` finds "
     "the files and symbols a question, bug report or stack trace is about; `read_file` shows "
-    "their lines; `get_symbol` a symbol's parents and relations; `impact` what a change could "
+    "their lines; `get_symbol` a symbol's parents and relations; `impact` what a change to the "
+    "code a question points at could affect, `symbol_impact` what a change to one symbol could "
     "affect; `ask` a grounded answer with citations."
 )
 

@@ -16,7 +16,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from locus.rpc import MeshCredentials, TlsMaterial, make_channel
 from locus.rpc.bearer import AUTHORIZATION
 from locus.telemetry import Telemetry
-from locus.v1 import ast_pb2, gateway_pb2, gateway_pb2_grpc, ingestion_pb2, retrieval_pb2
+from locus.v1 import (
+    ast_pb2,
+    gateway_pb2,
+    gateway_pb2_grpc,
+    impact_pb2,
+    ingestion_pb2,
+    retrieval_pb2,
+)
 
 _Reply = TypeVar("_Reply")
 
@@ -117,6 +124,11 @@ class GatewayClient:
         self, credential: str, request: ast_pb2.GetNodeRequest
     ) -> ast_pb2.GetNodeResponse:
         return await self._unary(self._stub.GetAstNode, request, credential)
+
+    async def compute_impact(
+        self, credential: str, request: impact_pb2.ComputeImpactRequest
+    ) -> impact_pb2.ComputeImpactResponse:
+        return await self._unary(self._stub.ComputeImpact, request, credential)
 
     async def read_file(
         self, credential: str, request: gateway_pb2.ReadFileRequest

@@ -153,6 +153,22 @@ def impact_result(reply: gateway_pb2.LocateResponse) -> ImpactResult:
     )
 
 
+def impacted(impact: impact_pb2.ComputeImpactResponse) -> ProjectImpact:
+    """The impacted symbols and files of one walk (the project's other fields left empty)."""
+    return ProjectImpact(
+        snapshot_id="",
+        located=[],
+        impacted_symbols=[
+            ImpactedSymbol(symbol=symbol_summary(s.symbol), distance=s.distance, score=s.score)
+            for s in impact.symbols
+        ],
+        impacted_files=[
+            ImpactedFile(path=f.relative_path, distance=f.distance, score=f.score)
+            for f in impact.files
+        ],
+    )
+
+
 def _project_impact(
     impact: impact_pb2.ComputeImpactResponse,
     *,
@@ -162,20 +178,15 @@ def _project_impact(
     project: str = "",
     skipped: str = "",
 ) -> ProjectImpact:
-    return ProjectImpact(
-        project_id=project_id,
-        project=project,
-        snapshot_id=snapshot_id,
-        located=located,
-        impacted_symbols=[
-            ImpactedSymbol(symbol=symbol_summary(s.symbol), distance=s.distance, score=s.score)
-            for s in impact.symbols
-        ],
-        impacted_files=[
-            ImpactedFile(path=f.relative_path, distance=f.distance, score=f.score)
-            for f in impact.files
-        ],
-        skipped=skipped,
+    walked = impacted(impact)
+    return walked.model_copy(
+        update={
+            "project_id": project_id,
+            "project": project,
+            "snapshot_id": snapshot_id,
+            "located": located,
+            "skipped": skipped,
+        }
     )
 
 

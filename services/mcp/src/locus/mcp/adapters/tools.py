@@ -31,6 +31,7 @@ from locus.mcp.domain import (
     QuestionScope,
     SearchResult,
     SymbolDetails,
+    SymbolImpact,
     SymbolSummary,
     label_projects,
     unnamed_project_ids,
@@ -43,7 +44,7 @@ from locus.telemetry import (
     with_request_id,
 )
 from locus.telemetry.request_id import is_valid_request_id
-from locus.v1 import ast_pb2, common_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
+from locus.v1 import ast_pb2, common_pb2, gateway_pb2, impact_pb2, ingestion_pb2, retrieval_pb2
 
 Labelled = TypeVar("Labelled", bound=BaseModel)
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -193,6 +194,7 @@ class LocusTools:
             self.list_projects,
             self.locate,
             self.impact,
+            self.symbol_impact,
             self.search,
             self.find_symbols,
             self.get_symbol,
@@ -391,6 +393,38 @@ class LocusTools:
                 truncated=max(len(reply.children), len(reply.outgoing), len(reply.incoming)) > cap,
             )
             return await self._labelled(credential, details)
+
+    async def symbol_impact(
+        self,
+        node_id: Annotated[
+            str, Field(min_length=1, description="a node_id from locate or find_symbols")
+        ],
+        ctx: Context,  # type: ignore[type-arg]
+        depth: Annotated[int, Field(ge=1, le=5, description="hops through calls/imports")] = 2,
+        limit: Annotated[int, Field(ge=1, le=200, description="at most this many of each")] = 30,
+    ) -> SymbolImpact:
+        """What a change to one symbol could affect: its callers, callees and dependents in
+        its project, and their files, nearest first."""
+        async with self._call("symbol_impact", ctx) as credential:
+            node = await self._gateway.get_ast_node(
+                credential, ast_pb2.GetNodeRequest(node_id=node_id)
+            )
+            reply = await self._gateway.compute_impact(
+                credential,
+                impact_pb2.ComputeImpactRequest(
+                    project_id=node.symbol.location.project_id,
+                    seed_node_ids=[node_id],
+                    depth=depth,
+                    limit=limit,
+                ),
+            )
+            impacted = proto_mapping.impacted(reply)
+            result = SymbolImpact(
+                symbol=proto_mapping.symbol_summary(node.symbol),
+                impacted_symbols=impacted.impacted_symbols,
+                impacted_files=impacted.impacted_files,
+            )
+            return await self._labelled(credential, result)
 
     async def read_file(
         self,

@@ -22,6 +22,7 @@ from locus.mcp.domain.results import (
     SearchResult,
     Snippet,
     SymbolDetails,
+    SymbolImpact,
     SymbolSummary,
 )
 from locus.mcp.domain.scopes import QuestionScope
@@ -47,6 +48,7 @@ __all__ = [
     "SearchResult",
     "Snippet",
     "SymbolDetails",
+    "SymbolImpact",
     "SymbolSummary",
     "label_projects",
     "labelled_items",

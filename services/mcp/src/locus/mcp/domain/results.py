@@ -125,6 +125,16 @@ class SymbolDetails(BaseModel):
     truncated: bool = Field(default=False, description="children or relations were cut")
 
 
+class SymbolImpact(BaseModel):
+    """What a change to one symbol could affect in its project, nearest first."""
+
+    symbol: SymbolSummary = Field(description="the symbol walked from")
+    impacted_symbols: list[ImpactedSymbol] = Field(
+        description="its callers, callees and dependents, by distance"
+    )
+    impacted_files: list[ImpactedFile]
+
+
 class NumberedLine(BaseModel):
     number: int
     text: str
