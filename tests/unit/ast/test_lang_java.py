@@ -334,17 +334,21 @@ class Loader {
     assert ("key.trim", "com.acme.xml.String.trim") in calls
 
 
-async def test_an_exact_symbol_search_takes_the_end_of_a_qualified_name(
+async def test_an_exact_symbol_search_may_take_the_end_of_a_qualified_name(
     sqlite_ast_store: AstStore, analyses: dict[str, FileAnalysis]
 ) -> None:
     await store_tree(sqlite_ast_store, analyses, "java")
     project = fixture_version(INVOICE, "java").project_id
 
-    async def exact(text: str) -> list[str]:
-        query = SymbolQuery(project, text.lower(), "", "", exact=True)
+    async def exact(text: str, name_end: bool = True) -> list[str]:
+        query = SymbolQuery(project, text.lower(), "", "", exact=True, name_end=name_end)
         return [s.qualified_name for s, _ in await sqlite_ast_store.find_symbols(query, 0, 10)]
 
     assert await exact("Invoice.total") == ["com.acme.billing.Invoice.total"]
     assert await exact("billing.Invoice.total") == ["com.acme.billing.Invoice.total"]
     assert await exact("com.acme.billing.Invoice.total") == ["com.acme.billing.Invoice.total"]
     assert await exact("voice.total") == []  # not after a separator: no exact match
+    # Without name_end (Locate's lookups of the question's names: an index lookup) only the
+    # name or the whole qualified name.
+    assert await exact("Invoice.total", name_end=False) == []
+    assert await exact("total", name_end=False) == ["com.acme.billing.Invoice.total"]

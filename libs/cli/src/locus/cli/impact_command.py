@@ -35,6 +35,7 @@ async def impact_seeds(client: LocusClient, project: str, symbol: str) -> list[s
             project_id=project,
             name=symbol,
             exact=True,
+            exact_name_end=True,
             page=common_pb2.PageRequest(page_size=50),
         )
     )

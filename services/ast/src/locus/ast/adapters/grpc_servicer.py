@@ -69,7 +69,16 @@ def _project_id(value: str) -> str:
 
 
 def _query_fingerprint(query: SymbolQuery) -> str:
-    key = "\0".join((query.project_id, query.text, query.kind, query.path_prefix, str(query.exact)))
+    key = "\0".join(
+        (
+            query.project_id,
+            query.text,
+            query.kind,
+            query.path_prefix,
+            str(query.exact),
+            str(query.name_end),
+        )
+    )
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -148,6 +157,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
             kind=SYMBOL_KIND_NAMES.get(request.kind, ""),
             path_prefix=request.path_prefix,
             exact=request.exact,
+            name_end=request.exact and request.exact_name_end,
         )
         fingerprint = _query_fingerprint(query)
         offset = (

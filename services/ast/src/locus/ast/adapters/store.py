@@ -138,6 +138,7 @@ class SymbolQuery:
     kind: str  # "" = any
     path_prefix: str
     exact: bool
+    name_end: bool = False  # with exact: the end of a qualified name after a separator counts
 
 
 class AstStore:
@@ -511,16 +512,16 @@ class AstStore:
         self, query: SymbolQuery, offset: int, limit: int
     ) -> list[tuple[SymbolRow, FileRow]]:
         """Symbols whose name or qualified name matches, case-insensitively: exact matches
-        first (the name, the qualified name, or its end after a separator: `Invoice.total`
-        for `com.acme.billing.Invoice.total`), then prefix matches, then substring matches;
-        ties by qualified name."""
+        first (the name, the qualified name, and with ``name_end`` its end after a separator:
+        `Invoice.total` for `com.acme.billing.Invoice.total`), then prefix matches, then
+        substring matches; ties by qualified name."""
         text = query.text
         exact = or_(
             SymbolRow.name_lower == text,
             SymbolRow.qualified_name_lower == text,
             *(
                 SymbolRow.qualified_name_lower.endswith(separator + text, autoescape=True)
-                for separator in _NAME_SEPARATORS
+                for separator in (_NAME_SEPARATORS if query.name_end else ())
             ),
         )
         prefix = or_(
