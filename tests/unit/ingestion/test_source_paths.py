@@ -71,6 +71,7 @@ def test_refuses_a_directory_outside_every_base_with_an_actionable_message(
     assert str(outside.resolve()) in message
     assert f"({base.resolve()}, {other_base.resolve()})" in message
     assert "LOCUS_INGESTION_ALLOWED_BASES" in message
+    assert "locus up --allow-base DIR" in message  # what a local stack's user changes
     assert isinstance(raised.value, IngestionError)
 
 

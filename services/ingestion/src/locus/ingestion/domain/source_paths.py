@@ -43,14 +43,16 @@ def resolve_source_root(path: str, allowed_bases: Sequence[Path]) -> Path:
         raise SourceRootNotAllowed(
             path,
             f"{shown_path} cannot be ingested because no allowed source bases are configured; "
-            f"set {ALLOWED_BASES_VARIABLE} to a list of directories that may be ingested",
+            f"set {ALLOWED_BASES_VARIABLE} to a list of directories that may be ingested "
+            "(a local stack: locus up --allow-base DIR)",
         )
     if not any(resolved.is_relative_to(base) for base in resolved_bases):
         listed = ", ".join(str(base) for base in resolved_bases)
         raise SourceRootNotAllowed(
             path,
             f"{shown_path} is outside the allowed source bases ({listed}); "
-            f"set {ALLOWED_BASES_VARIABLE} to include it",
+            f"set {ALLOWED_BASES_VARIABLE} to include it (a local stack: restart it with "
+            "locus up --allow-base DIR)",
         )
     try:
         exists, is_directory = resolved.exists(), resolved.is_dir()
