@@ -231,11 +231,10 @@ def collect_definitions(
             # A symbol of its own when its parameters differ (see LanguageSpec.overloads).
             parameters = _parameter_list(signature, name)
             seen = overloads.setdefault(qualified_name, set())
-            if qualified_name in taken and parameters and parameters not in seen:
-                seen.add(parameters)
+            distinct = qualified_name in taken and parameters and parameters not in seen
+            seen.add(parameters)
+            if distinct:
                 qualified_name += parameters
-            else:
-                seen.add(parameters)
         outer = wrappers.get(node.id, node)
         definition = Definition(
             node=node,

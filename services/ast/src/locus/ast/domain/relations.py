@@ -149,8 +149,6 @@ class _NameResolver:
     def _type_of(self, name: str, lexical: Definition | None) -> str | None:
         """The written type of variable ``name`` as seen from ``lexical``: declared in it or
         an enclosing definition (a field of the class), else at module level."""
-        if not self._typed:
-            return None
         scope = lexical
         while scope is not None:
             found = self._typed.get(scope.node.id, {}).get(name)
