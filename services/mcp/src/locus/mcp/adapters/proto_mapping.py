@@ -153,20 +153,17 @@ def impact_result(reply: gateway_pb2.LocateResponse) -> ImpactResult:
     )
 
 
-def impacted(impact: impact_pb2.ComputeImpactResponse) -> ProjectImpact:
-    """The impacted symbols and files of one walk (the project's other fields left empty)."""
-    return ProjectImpact(
-        snapshot_id="",
-        located=[],
-        impacted_symbols=[
-            ImpactedSymbol(symbol=symbol_summary(s.symbol), distance=s.distance, score=s.score)
-            for s in impact.symbols
-        ],
-        impacted_files=[
-            ImpactedFile(path=f.relative_path, distance=f.distance, score=f.score)
-            for f in impact.files
-        ],
-    )
+def impacted_symbols(impact: impact_pb2.ComputeImpactResponse) -> list[ImpactedSymbol]:
+    return [
+        ImpactedSymbol(symbol=symbol_summary(s.symbol), distance=s.distance, score=s.score)
+        for s in impact.symbols
+    ]
+
+
+def impacted_files(impact: impact_pb2.ComputeImpactResponse) -> list[ImpactedFile]:
+    return [
+        ImpactedFile(path=f.relative_path, distance=f.distance, score=f.score) for f in impact.files
+    ]
 
 
 def _project_impact(
@@ -178,15 +175,14 @@ def _project_impact(
     project: str = "",
     skipped: str = "",
 ) -> ProjectImpact:
-    walked = impacted(impact)
-    return walked.model_copy(
-        update={
-            "project_id": project_id,
-            "project": project,
-            "snapshot_id": snapshot_id,
-            "located": located,
-            "skipped": skipped,
-        }
+    return ProjectImpact(
+        project_id=project_id,
+        project=project,
+        snapshot_id=snapshot_id,
+        located=located,
+        impacted_symbols=impacted_symbols(impact),
+        impacted_files=impacted_files(impact),
+        skipped=skipped,
     )
 
 

@@ -418,11 +418,10 @@ class LocusTools:
                     limit=limit,
                 ),
             )
-            impacted = proto_mapping.impacted(reply)
             result = SymbolImpact(
                 symbol=proto_mapping.symbol_summary(node.symbol),
-                impacted_symbols=impacted.impacted_symbols,
-                impacted_files=impacted.impacted_files,
+                impacted_symbols=proto_mapping.impacted_symbols(reply),
+                impacted_files=proto_mapping.impacted_files(reply),
             )
             return await self._labelled(credential, result)
 
