@@ -105,8 +105,13 @@ def print_search_hits(console: Console, reply: retrieval_pb2.SearchResponse) -> 
     console.print(f"{len(reply.hits)} chunk(s), {mode}", style="dim")
 
 
+def _relation_kind(kind: common_pb2.RelationKind) -> str:
+    """`RELATION_KIND_CALLS` → "calls"."""
+    return common_pb2.RelationKind.Name(kind).removeprefix("RELATION_KIND_").lower()
+
+
 def _relation_line(relation: common_pb2.Relation, *, outgoing: bool) -> str:
-    kind = common_pb2.RelationKind.Name(relation.kind).removeprefix("RELATION_KIND_").lower()
+    kind = _relation_kind(relation.kind)
     if outgoing:
         other = relation.target_qualified_name or relation.target_name
         unresolved = "" if relation.target_node_id else " [dim](unresolved)[/]"
@@ -251,7 +256,7 @@ def impact_path_text(reason: Sequence[impact_pb2.ImpactStep]) -> str:
     by" (a caller's caller), "calls" (a callee), "contained in" (its class)."""
     words = []
     for step in reason:
-        kind = common_pb2.RelationKind.Name(step.relation).removeprefix("RELATION_KIND_").lower()
+        kind = _relation_kind(step.relation)
         forward, backward = _STEP_WORDS.get(kind, (kind, f"{kind} (reverse)"))
         words.append(backward if step.reverse else forward)
     return ", ".join(words)
@@ -259,22 +264,17 @@ def impact_path_text(reason: Sequence[impact_pb2.ImpactStep]) -> str:
 
 def print_impact(console: Console, reply: impact_pb2.ComputeImpactResponse) -> None:
     """Impacted symbols then files, nearest first, each with how it is reached."""
-    if reply.symbols:
-        console.print(f"[bold]symbols[/] ({len(reply.symbols)})")
-        for impacted in reply.symbols:
+    symbols = [
+        (f"{_symbol_location(i.symbol)}  {i.symbol.qualified_name}", i) for i in reply.symbols
+    ]
+    files = [(i.relative_path, i) for i in reply.files]
+    for heading, rows in (("symbols", symbols), ("files", files)):
+        if rows:
+            console.print(f"[bold]{heading}[/] ({len(rows)})")
+        for label, item in rows:
             console.print(
-                f"  {escape(_symbol_location(impacted.symbol))}  "
-                f"{escape(impacted.symbol.qualified_name)} "
-                f"[dim]{escape(impact_path_text(impacted.reason))} · distance "
-                f"{impacted.distance}, {impacted.score:.3f}[/]"
-            )
-    if reply.files:
-        console.print(f"[bold]files[/] ({len(reply.files)})")
-        for impacted_file in reply.files:
-            console.print(
-                f"  {escape(impacted_file.relative_path)} "
-                f"[dim]{escape(impact_path_text(impacted_file.reason))} · distance "
-                f"{impacted_file.distance}, {impacted_file.score:.3f}[/]"
+                f"  {escape(label)} [dim]{escape(impact_path_text(item.reason))} · distance "
+                f"{item.distance}, {item.score:.3f}[/]"
             )
 
 
