@@ -119,6 +119,18 @@ def test_ingestion_learns_the_allowed_bases_and_the_stages_that_run() -> None:
     assert alone["LOCUS_INGESTION_REQUIRED_STAGES"] == ""
 
 
+def test_scans_wait_for_vectors_only_where_retrieval_makes_them() -> None:
+    ports = {"ingestion": 1, "ast": 2, "retrieval": 3}
+    assert environment("ingestion", ports)["LOCUS_INGESTION_EMBEDDING_STAGES"] == "vectors"
+    for off in ("false", "0", "off", "No"):
+        inherited = {"PATH": "/bin", "LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED": off}
+        env = environment("ingestion", ports, inherited=inherited)
+        assert env["LOCUS_INGESTION_EMBEDDING_STAGES"] == "", off
+    on = {"LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED": "true"}
+    assert environment("ingestion", ports, inherited=on)["LOCUS_INGESTION_EMBEDDING_STAGES"]
+    assert environment("ingestion", {"ingestion": 1})["LOCUS_INGESTION_EMBEDDING_STAGES"] == ""
+
+
 def test_a_service_serves_metrics_on_its_own_port_and_only_when_given_one() -> None:
     env = environment("ast", {"ast": 1}, metrics_port=9462)
     assert env["LOCUS_AST_METRICS_PORT"] == "9462"

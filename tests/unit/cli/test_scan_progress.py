@@ -73,6 +73,79 @@ async def test_gives_up_after_the_timeout() -> None:
         )
 
 
+async def test_a_console_that_is_no_terminal_gets_a_line_on_each_change() -> None:
+    scans = ScriptedScans(
+        [
+            a_job(ingestion_pb2.SCAN_STATE_INDEXING, files_seen=4, files_added=3, files_parsed=1),
+            a_job(ingestion_pb2.SCAN_STATE_INDEXING, files_seen=4, files_added=3, files_parsed=2),
+            a_job(
+                ingestion_pb2.SCAN_STATE_COMPLETED,
+                files_seen=4,
+                files_added=3,
+                files_parsed=3,
+                files_indexed=3,
+            ),
+        ]
+    )
+    log = io.StringIO()
+    await follow_scan(
+        scans, a_job(ingestion_pb2.SCAN_STATE_SCANNING), Console(file=log), show_progress=True
+    )
+    lines = log.getvalue().splitlines()
+    assert lines == [
+        "scan job_1 scanning: seen 0  parsed 0  searchable 0  embedded 0",
+        "scan job_1 indexing: seen 4  parsed 1/3  searchable 0/3  embedded 0/3",
+        "scan job_1 completed: seen 4  parsed 3/3  searchable 3/3  embedded 0/3",
+    ]
+
+
+async def test_no_progress_lines_are_printed_when_progress_is_off() -> None:
+    log = io.StringIO()
+    await follow_scan(
+        ScriptedScans([a_job(ingestion_pb2.SCAN_STATE_COMPLETED)]),
+        a_job(ingestion_pb2.SCAN_STATE_QUEUED),
+        Console(file=log),
+        show_progress=False,
+    )
+    assert log.getvalue() == ""
+
+
+async def test_vectors_that_do_not_come_are_named_once_while_the_wait_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scan_progress, "VECTORS_STALL_SECONDS", 0.0)
+    searchable = a_job(ingestion_pb2.SCAN_STATE_COMPLETED, files_added=3, files_indexed=3)
+    searchable.level = events_pb2.SCAN_LEVEL_SEARCHABLE
+    embedded = a_job(
+        ingestion_pb2.SCAN_STATE_COMPLETED, files_added=3, files_indexed=3, files_embedded=3
+    )
+    embedded.level = events_pb2.SCAN_LEVEL_EMBEDDED
+    scans = ScriptedScans([searchable] * 5 + [embedded])
+    log = io.StringIO()
+    done = await follow_scan(
+        scans, searchable, Console(file=log, width=400), show_progress=False, embedded=True
+    )
+    assert done.level == events_pb2.SCAN_LEVEL_EMBEDDED
+    text = log.getvalue()
+    assert text.count("got its vectors") == 1
+    assert "LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED=false" in text
+    assert "searchable already" in text
+
+
+async def test_waiting_for_searchable_never_speaks_of_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scan_progress, "VECTORS_STALL_SECONDS", 0.0)
+    log = io.StringIO()
+    await follow_scan(
+        ScriptedScans([a_job(ingestion_pb2.SCAN_STATE_COMPLETED)]),
+        a_job(ingestion_pb2.SCAN_STATE_INDEXING),
+        Console(file=log),
+        show_progress=False,
+    )
+    assert "vectors" not in log.getvalue()
+
+
 def test_changed_files_are_the_ones_to_index() -> None:
     job = a_job(
         ingestion_pb2.SCAN_STATE_INDEXING,

@@ -38,6 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -243,8 +244,11 @@ def service_environment(
             f"{prefix}DATA_DIR": str(data_dir / name),
             "LOCUS_INGESTION_ALLOWED_BASES": json.dumps([str(base) for base in allowed_bases]),
             "LOCUS_INGESTION_REQUIRED_STAGES": ",".join(s for s in INDEXING_STAGES if s in ports),
-            # retrieval's vectors lane makes files embedded after they are searchable
-            "LOCUS_INGESTION_EMBEDDING_STAGES": "vectors" if "retrieval" in ports else "",
+            # retrieval's vectors lane makes files embedded after they are searchable; with the
+            # lane off no process of this stack ever embeds, so searchable is as far as a scan goes
+            "LOCUS_INGESTION_EMBEDDING_STAGES": (
+                "vectors" if "retrieval" in ports and vectors_lane_enabled(env) else ""
+            ),
         }
     )
     if name in HTTP_SERVICES:
@@ -258,6 +262,18 @@ def service_environment(
     if traces_file is not None:
         env["LOCUS_TRACES_FILE"] = str(traces_file)
     return env
+
+
+def vectors_lane_enabled(environment: Mapping[str, str]) -> bool:
+    """Whether retrieval, started with ``environment``, embeds: its setting read as its own
+    settings read it (a value it would refuse counts as on; retrieval then says why at start)."""
+    value = environment.get("LOCUS_RETRIEVAL_VECTORS_LANE_ENABLED")
+    if value is None:
+        return True
+    try:
+        return bool(TypeAdapter(bool).validate_python(value))
+    except ValidationError:
+        return True
 
 
 def health_url(address: str) -> str:

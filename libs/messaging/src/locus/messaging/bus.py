@@ -53,6 +53,40 @@ from locus.telemetry.metrics import (
 from locus.v1 import events_pb2
 
 log = logging.getLogger(__name__)
+_FASTSTREAM_LOGGER = "faststream"
+_NATS_FETCH_SOURCE = "/nats/js/client.py"
+
+
+class EmptyFetchFilter(logging.Filter):
+    """Drops FastStream's "Task-N raised an exception, retrying..." when the exception is a
+    pull consumer's fetch that timed out with no message: nats-py 2.16 raises a plain
+    ``asyncio.TimeoutError`` there (nats.py #934), which FastStream 0.7.8 does not take for
+    its own empty-fetch timeout, so its supervisor logs an ERROR traceback and restarts the
+    poll at once. Nothing failed; every other task failure is still logged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, TimeoutError) or "retrying" not in record.getMessage():
+            return True
+        frame = error.__traceback__
+        while frame is not None:
+            if frame.tb_frame.f_code.co_filename.endswith(_NATS_FETCH_SOURCE):
+                return False
+            frame = frame.tb_next
+        return True
+
+
+def adopt_faststream_logging() -> logging.Logger:
+    """FastStream's logger, writing through the service's own handlers (its format, JSON
+    lines, trace and request ids, secret redaction) instead of the coloured stderr handler
+    FastStream adds at import, and without the empty-fetch noise (``EmptyFetchFilter``)."""
+    logger = logging.getLogger(_FASTSTREAM_LOGGER)
+    logger.handlers.clear()
+    logger.propagate = True
+    if not any(isinstance(f, EmptyFetchFilter) for f in logger.filters):
+        logger.addFilter(EmptyFetchFilter())
+    return logger
+
 
 EventT = TypeVar("EventT", bound=Message)
 # Told of a dead-lettered message: its event (None when undecodable) and the reason.
@@ -152,7 +186,7 @@ class EventBus:
         self.broker = NatsBroker(
             url,
             middlewares=(NatsTelemetryMiddleware(tracer_provider=telemetry.provider),),
-            logger=logging.getLogger("faststream"),
+            logger=adopt_faststream_logging(),
             max_reconnect_attempts=-1,
             graceful_timeout=graceful_timeout_seconds,
             security=(credentials or BusCredentials()).security(),
