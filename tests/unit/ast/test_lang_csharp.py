@@ -174,3 +174,24 @@ public class Checkout
     assert ("invoice.Lines", "Acme.Billing.Invoice.Lines") in calls  # a parameter
     assert ("ledger.Record", "Acme.Billing.Ledger.Record") in calls  # a field
     assert ("card.Charge", "Acme.Billing.CardPayment.Charge") in calls  # var = new
+
+
+def test_loop_and_catch_variables_are_typed_too() -> None:
+    source = b"""namespace Acme.Billing;
+
+public class Batch
+{
+    public void Run(List<Invoice> invoices)
+    {
+        foreach (Invoice invoice in invoices)
+        {
+            invoice.Close();
+        }
+        try { } catch (LedgerError error) { error.Report(); }
+    }
+}
+"""
+    analysis = extract("src/Billing/Batch.cs", source, "csharp")
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    assert ("invoice.Close", "Acme.Billing.Invoice.Close") in calls
+    assert ("error.Report", "Acme.Billing.LedgerError.Report") in calls

@@ -334,6 +334,29 @@ class Loader {
     assert ("key.trim", "com.acme.xml.String.trim") in calls
 
 
+def test_loop_catch_and_resource_variables_are_typed_too() -> None:
+    source = b"""package com.acme.xml;
+
+class Batch {
+    void run(java.util.List<Item> items) {
+        for (Item item : items) {
+            item.check();
+        }
+        try (Session session = open()) {
+            session.flush();
+        } catch (ParseError error) {
+            error.report();
+        }
+    }
+}
+"""
+    analysis = extract("src/main/java/com/acme/xml/Batch.java", source, "java")
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    assert ("item.check", "com.acme.xml.Item.check") in calls
+    assert ("session.flush", "com.acme.xml.Session.flush") in calls
+    assert ("error.report", "com.acme.xml.ParseError.report") in calls
+
+
 async def test_an_exact_symbol_search_may_take_the_end_of_a_qualified_name(
     sqlite_ast_store: AstStore, analyses: dict[str, FileAnalysis]
 ) -> None:

@@ -15,3 +15,12 @@
     name: (identifier) @local.name
     (object_creation_expression
       type: [(identifier) (qualified_name) (generic_name)] @local.type)))
+
+; foreach (Item item in items); catch (ParseError e)
+(foreach_statement
+  type: [(identifier) (qualified_name) (generic_name)] @local.type
+  left: (identifier) @local.name)
+
+(catch_declaration
+  type: [(identifier) (qualified_name) (generic_name)] @local.type
+  name: (identifier) @local.name)

@@ -19,3 +19,16 @@
   type: (_) @local.type
   declarator: (variable_declarator
     name: (identifier) @local.name))
+
+; for (Item item : items); catch (ParseException e); try (Reader r = open())
+(enhanced_for_statement
+  type: (_) @local.type
+  name: (identifier) @local.name)
+
+(catch_formal_parameter
+  (catch_type) @local.type
+  name: (identifier) @local.name)
+
+(resource
+  type: (_) @local.type
+  name: (identifier) @local.name)
