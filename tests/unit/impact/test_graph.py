@@ -116,6 +116,69 @@ def test_names_re_exported_by_a_package_resolve_to_their_definition(
     assert graph.outgoing["n:app.main.run"] == [("calls", "n:uploads.client.UploadClient.upload")]
 
 
+def barrel_workspace(parts: Any, *extra_relations: Any) -> CodeGraph:
+    """`@acme/ui`'s index.ts re-exports every name of `./button` and `./card`
+    (`export * from`); `@acme/app`'s main calls `Card` as imported from `@acme/ui`."""
+
+    def wildcard(source: str, target: str, written: str, file_id: str) -> Any:
+        star = parts.relation("imports", source, target, file_id)
+        return dataclasses.replace(star, target_name=f"{written}.*")
+
+    return build_graph(
+        [
+            parts.file("index", "packages/ui/src/index.ts", "@acme/ui"),
+            parts.file("button", "packages/ui/src/button.ts", "@acme/ui/src/button"),
+            parts.file("card", "packages/ui/src/card.ts", "@acme/ui/src/card"),
+            parts.file("main", "packages/app/src/main.ts", "@acme/app"),
+        ],
+        [
+            parts.symbol("@acme/ui", "module", "index"),
+            parts.symbol("@acme/ui/src/button", "module", "button"),
+            parts.symbol("@acme/ui/src/button.Button", "class", "button"),
+            parts.symbol("@acme/ui/src/card", "module", "card"),
+            parts.symbol("@acme/ui/src/card.Card", "class", "card"),
+            parts.symbol("@acme/ui/src/card.Card.render", "method", "card"),
+            parts.symbol("@acme/app", "module", "main"),
+            parts.symbol("@acme/app.main", "function", "main"),
+        ],
+        [
+            wildcard("@acme/ui", "@acme/ui/src/button", "./button", "index"),
+            wildcard("@acme/ui", "@acme/ui/src/card", "./card", "index"),
+            parts.relation("calls", "@acme/app.main", "@acme/ui.Card", "main"),
+            parts.relation("calls", "@acme/app.main", "@acme/ui.Card.render", "main"),
+            *extra_relations,
+        ],
+        [],
+    )
+
+
+def test_names_a_barrel_re_exports_with_a_wildcard_resolve_to_their_definition(
+    parts: Any,
+) -> None:
+    graph = barrel_workspace(parts)
+
+    assert sorted(graph.outgoing["n:@acme/app.main"]) == [
+        ("calls", "n:@acme/ui/src/card.Card"),
+        ("calls", "n:@acme/ui/src/card.Card.render"),
+    ]
+    assert graph.incoming["n:@acme/ui/src/card.Card.render"] == [("calls", "n:@acme/app.main")]
+    assert graph.unresolved_relations == 0
+
+
+def test_wildcard_re_exports_that_import_each_other_end(parts: Any) -> None:
+    # button.ts also re-exports everything of the barrel: a name neither defines is looked
+    # up around the cycle a bounded number of times and stays unresolved.
+    back = dataclasses.replace(
+        parts.relation("imports", "@acme/ui/src/button", "@acme/ui", "button"),
+        target_name="..*",
+    )
+    missing = parts.relation("calls", "@acme/app.main", "@acme/ui.Missing", "main")
+    graph = barrel_workspace(parts, back, missing)
+
+    assert ("calls", "n:@acme/ui/src/card.Card") in graph.outgoing["n:@acme/app.main"]
+    assert graph.unresolved_relations == 1
+
+
 def test_containment_comes_from_parents_within_the_file(
     uploads_files: Files, uploads_symbols: Symbols
 ) -> None:

@@ -5,7 +5,9 @@ adjacency in both directions for fast traversal.
 symbols, every definition of the name (a ``target_node_id`` the ast service published is kept
 beside them while its node exists: on its own it depends on which files were parsed before the
 referring one), following re-exports (``from .client import UploadClient`` in
-``uploads/__init__.py`` makes ``uploads.UploadClient`` resolve to ``uploads.client.UploadClient``).
+``uploads/__init__.py`` makes ``uploads.UploadClient`` resolve to ``uploads.client.UploadClient``;
+``export * from './button'`` in a TypeScript barrel makes ``@acme/ui.Button`` resolve to
+``@acme/ui/src/button.Button``).
 A C/C++ include that names no file beside its includer is resolved through the project's
 directories, as a build's include directories would (``locus.codepaths.includes``).
 Resolution happens at build time, so a target file that arrives later, or is deleted, is
@@ -78,7 +80,10 @@ def subsystem_for(file: GraphFile) -> str:
 
 
 class _Resolver:
-    """Qualified name → node ids of one project, including names re-exported by imports."""
+    """Qualified name → node ids of one project, including names re-exported by imports: a
+    module's named imports (``from .client import UploadClient``, ``export { Button } from
+    './button'``) and its wildcard ones (``export * from './button'``, ``from .core import *``),
+    followed for at most ``MAX_ALIAS_HOPS`` modules."""
 
     def __init__(self, symbols: dict[str, GraphSymbol], relations: Iterable[GraphRelation]):
         self._by_name: dict[str, list[str]] = defaultdict(list)
@@ -87,39 +92,61 @@ class _Resolver:
         self._modules = {s.qualified_name for s in symbols.values() if s.kind == "module"}
         # module → {local name → absolute target}, from the module's own import statements
         self._exports: dict[str, dict[str, str]] = defaultdict(dict)
+        # module → the modules it imports every name of, in the order it imports them
+        self._wildcards: dict[str, list[str]] = defaultdict(list)
         for relation in relations:
             if relation.kind != "imports" or not relation.target_qualified_name:
                 continue
-            if relation.source_qualified_name not in self._modules:
+            module = relation.source_qualified_name
+            if module not in self._modules:
+                continue
+            if relation.target_name.endswith("*"):
+                if relation.target_qualified_name not in self._wildcards[module]:
+                    self._wildcards[module].append(relation.target_qualified_name)
                 continue
             local = relation.target_name.rsplit(".", 1)[-1] or relation.target_qualified_name
-            self._exports[relation.source_qualified_name].setdefault(
-                local, relation.target_qualified_name
-            )
+            self._exports[module].setdefault(local, relation.target_qualified_name)
+        self._aliased: dict[str, list[str]] = {}
 
     def resolve(self, qualified_name: str) -> list[str]:
-        name = qualified_name
+        found = self._by_name.get(qualified_name)
+        if found:
+            return found
+        if qualified_name not in self._aliased:
+            self._aliased[qualified_name] = self._through_exports(qualified_name)
+        return self._aliased[qualified_name]
+
+    def _through_exports(self, qualified_name: str) -> list[str]:
+        """The first definition the name's re-exports reach, breadth first: a named import
+        before the wildcards, wildcards in their order."""
+        seen = {qualified_name}
+        level = [qualified_name]
         for _ in range(MAX_ALIAS_HOPS):
-            found = self._by_name.get(name)
-            if found:
-                return found
-            aliased = self._through_exports(name)
-            if aliased is None or aliased == name:
-                return []
-            name = aliased
+            following: list[str] = []
+            for name in level:
+                for aliased in self._aliases(name):
+                    found = self._by_name.get(aliased)
+                    if found:
+                        return found
+                    if aliased not in seen:
+                        seen.add(aliased)
+                        following.append(aliased)
+            level = following
         return []
 
-    def _through_exports(self, name: str) -> str | None:
+    def _aliases(self, name: str) -> list[str]:
+        """What ``name`` may stand for one module further: through its innermost module's named
+        import of the next segment, else through that module's wildcard imports."""
         parts = name.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:cut])
             if module not in self._modules:
                 continue
             target = self._exports.get(module, {}).get(parts[cut])
-            if target is None:
-                return None
-            return ".".join([target, *parts[cut + 1 :]])
-        return None
+            if target is not None:
+                return [".".join([target, *parts[cut + 1 :]])]
+            return [".".join([star, *parts[cut:]]) for star in self._wildcards.get(module, ())]
+        return []
 
 
 def build_graph(
