@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from language_fixtures import analyse_tree, detected_root, fixture_version, store_tree
 
-from locus.ast.adapters.store import AstStore, FileIndex
+from locus.ast.adapters.store import AstStore, FileIndex, ResolvedRelation
+from locus.ast.adapters.tables import SymbolRow
 from locus.ast.domain import FileAnalysis, Symbol
 from locus.ast.domain.extraction import extract
 from locus.ast.domain.language_spec import SourceRoot
@@ -688,3 +689,77 @@ class Tokenizer { next() {} }
     assert ("s.start", "lib/run.Server.start") in {
         (written, target) for _, written, target in relations(plain, "calls")
     }
+
+
+BARREL = {
+    "packages/ui/package.json": '{"name": "@acme/ui", "main": "src/index.ts"}',
+    # The package's public surface re-exports its modules, as most TypeScript libraries do.
+    "packages/ui/src/index.ts": "export * from './button';\nexport * from './cards';\n",
+    "packages/ui/src/cards/index.ts": "export { Card } from './card';\n",
+    "packages/ui/src/cards/card.ts": "export class Card {\n  render(): string {\n"
+    "    return 'card';\n  }\n}\n",
+    "packages/ui/src/button.ts": "export function Button(label: string): string {\n"
+    "  return label;\n}\n",
+    "packages/app/package.json": '{"name": "@acme/app", "main": "src/main.ts"}',
+    "packages/app/src/main.ts": "import { Button, Card, Missing } from '@acme/ui';\n\n"
+    "export function main(): string {\n  const card: Card = new Card();\n  Missing();\n"
+    "  return Button('Pay') + card.render();\n}\n",
+}
+
+
+def barrel_tree() -> dict[str, FileAnalysis]:
+    files = sorted(BARREL)
+    roots = detect_source_roots(files, {p: BARREL[p] for p in layout_files_to_read(files)})
+    return {
+        path: extract(
+            path,
+            BARREL[path].encode(),
+            "typescript",
+            root=detected_root(roots.root_of(path, "typescript")),
+        )
+        for path in files
+        if path.endswith(".ts")
+    }
+
+
+async def test_names_a_barrel_re_exports_resolve_to_their_definitions_both_ways(
+    sqlite_ast_store: AstStore,
+) -> None:
+    analyses = barrel_tree()
+    main = analyses["packages/app/src/main.ts"]
+    calls = relations(main, "calls")
+    # What the importing file alone can tell: the names as the package exports them.
+    assert ("@acme/app.main", "Button", "@acme/ui.Button") in calls
+    assert ("@acme/app.main", "card.render", "@acme/ui.Card.render") in calls
+
+    indexes = await store_tree(sqlite_ast_store, analyses, "typescript")
+
+    def node(path: str, qualified_name: str) -> SymbolRow:
+        return next(s for s in indexes[path].symbols if s.qualified_name == qualified_name)
+
+    button = node("packages/ui/src/button.ts", "@acme/ui/src/button.Button")
+    render = node("packages/ui/src/cards/card.ts", "@acme/ui/src/cards/card.Card.render")
+    caller = node("packages/app/src/main.ts", "@acme/app.main")
+    # Callees: through `export *` (button) and `export *` then `export { Card }` (render).
+    resolved = _resolved_calls(indexes["packages/app/src/main.ts"])
+    assert resolved[("@acme/app.main", "Button")] == button.node_id
+    assert resolved[("@acme/app.main", "card.render")] == render.node_id
+
+    # Callers: the definition's incoming relations include the calls written with the
+    # package's names, one by one and in a batch.
+    def callers(incoming: list[ResolvedRelation]) -> list[str]:
+        return [r.relation.source_node_id for r in incoming if r.relation.kind == "calls"]
+
+    for symbol in (button, render):
+        assert callers(await sqlite_ast_store.incoming(symbol, 10)) == [caller.node_id]
+        batched = await sqlite_ast_store.relations_of([symbol], 10)
+        assert callers(batched[symbol.node_id][1]) == [caller.node_id]
+    # The app's import of `Button` from the package names the definition too.
+    importers = {
+        r.relation.file_id
+        for r in await sqlite_ast_store.incoming(button, 10)
+        if r.relation.kind == "imports"
+    }
+    assert fixture_version("packages/app/src/main.ts", "typescript").file_id in importers
+    # A name none of the re-exported modules defines stays unresolved.
+    assert resolved[("@acme/app.main", "Missing")] == ""

@@ -52,6 +52,8 @@ MODULE_SEPARATOR = "."
 _TYPE_KINDS = ("class", "interface", "struct", "enum", "trait")
 _INSERT_ROWS = 2000  # rows per multi-row INSERT statement (executemany)
 _INCOMING_SCAN_LIMIT = 5000
+MAX_RE_EXPORT_HOPS = 4  # modules a re-exported name is followed through
+MAX_RE_EXPORT_ALIASES = 200  # names a symbol is looked up under, its own included
 
 
 @dataclass(frozen=True)
@@ -438,6 +440,14 @@ class AstStore:
             by_project: dict[str, set[str]] = {}
             for symbol in wanted.values():
                 by_project.setdefault(symbol.project_id, set()).add(symbol.qualified_name)
+            # Names modules re-export a wanted symbol under (`@acme/ui.Button` for
+            # `@acme/ui/src/button.Button`): relations written with them are incoming too.
+            aliases: dict[tuple[str, str], set[str]] = {}
+            for project_id, names in by_project.items():
+                for alias, originals in (await _re_exported_as(session, project_id, names)).items():
+                    aliases[(project_id, alias)] = originals
+            for project_id, alias in aliases:
+                by_project[project_id].add(alias)
             incoming_rows: list[RelationRow] = []
             for project_id, names in by_project.items():
                 # A name only one symbol has resolves every relation to it: its first `limit`
@@ -470,6 +480,11 @@ class AstStore:
             by_name.setdefault((symbol.project_id, symbol.qualified_name), []).append(
                 symbol.node_id
             )
+        for (project_id, alias), originals in aliases.items():
+            for original in sorted(originals):
+                by_name.setdefault((project_id, alias), []).extend(
+                    by_name.get((project_id, original), [])
+                )
         for item in resolved_in:
             relation = item.relation
             for node_id in by_name.get((relation.project_id, relation.target_qualified_name), []):
@@ -492,14 +507,18 @@ class AstStore:
             return await _resolve_relations(session, rows[0].project_id, rows)
 
     async def incoming(self, symbol: SymbolRow, limit: int) -> list[ResolvedRelation]:
-        """Relations of the project whose target resolves to this symbol."""
+        """Relations of the project whose target resolves to this symbol, under its own name or
+        one a module re-exports it under."""
         async with self._db.sessions() as session:
+            aliases = await _re_exported_as(session, symbol.project_id, [symbol.qualified_name])
             rows = list(
                 await session.scalars(
                     select(RelationRow)
                     .where(
                         RelationRow.project_id == symbol.project_id,
-                        RelationRow.target_qualified_name == symbol.qualified_name,
+                        RelationRow.target_qualified_name.in_(
+                            [symbol.qualified_name, *sorted(aliases)]
+                        ),
                     )
                     .order_by(RelationRow.file_id, RelationRow.ordinal)
                     .limit(_INCOMING_SCAN_LIMIT)
@@ -900,6 +919,8 @@ async def _resolve_relations(
         )
         for qualified_name, file_id, node_id in rows:
             candidates.setdefault(qualified_name, []).append((file_id, node_id))
+    missing = [name for name in names if name not in candidates]
+    candidates.update(await _through_re_exports(session, project_id, missing))
     resolved: list[ResolvedRelation] = []
     for relation in relations:
         options = candidates.get(relation.target_qualified_name, [])
@@ -1029,6 +1050,150 @@ def _resolve_dependencies(
             if not found:
                 resolved.append(ResolvedDependency(file.file_id, row.target_module, "", row.line))
     return resolved
+
+
+def _name_prefixes(name: str) -> list[str]:
+    """`a.b.c` → [`a.b`, `a`]: the names a module holding it may have, innermost first."""
+    parts = name.split(MODULE_SEPARATOR)
+    return [MODULE_SEPARATOR.join(parts[:cut]) for cut in range(len(parts) - 1, 0, -1)]
+
+
+# A module's imports as re-exports: local name → what it names, and its wildcard imports.
+_ReExports = tuple[dict[str, str], list[str]]
+
+
+async def _module_re_exports(
+    session: AsyncSession, project_id: str, modules: set[str]
+) -> dict[str, _ReExports]:
+    """For each of ``modules`` a live file of the project defines: its module-level imports,
+    the names they bind (``export { Button } from './button'``, ``from .client import
+    Client``) and the modules whose every name they take (``export * from './card'``)."""
+    found: dict[str, _ReExports] = {}
+    for batch in slices(sorted(modules)):
+        rows = await session.execute(
+            select(
+                RelationRow.source_qualified_name,
+                RelationRow.target_name,
+                RelationRow.target_qualified_name,
+            )
+            .join(FileRow, FileRow.file_id == RelationRow.file_id)
+            .where(
+                FileRow.project_id == project_id,
+                FileRow.module_name.in_(batch),
+                FileRow.deleted.is_(False),
+                RelationRow.kind == "imports",
+                RelationRow.source_qualified_name == FileRow.module_name,
+                RelationRow.target_qualified_name != "",
+            )
+            .order_by(RelationRow.file_id, RelationRow.ordinal)
+        )
+        for module, written, target in rows:
+            named, wildcards = found.setdefault(module, ({}, []))
+            if written.endswith("*"):
+                if target not in wildcards:
+                    wildcards.append(target)
+            else:
+                named.setdefault(written.rsplit(MODULE_SEPARATOR, 1)[-1] or target, target)
+    return found
+
+
+def _re_exported_names(name: str, modules: Mapping[str, _ReExports]) -> list[str]:
+    """What ``name`` may stand for one module further: its innermost module's named import of
+    the next segment, else that module's wildcard imports, in order."""
+    parts = name.split(MODULE_SEPARATOR)
+    for cut in range(len(parts) - 1, 0, -1):
+        module = MODULE_SEPARATOR.join(parts[:cut])
+        if module not in modules:
+            continue
+        named, wildcards = modules[module]
+        target = named.get(parts[cut])
+        if target is not None:
+            return [MODULE_SEPARATOR.join([target, *parts[cut + 1 :]])]
+        return [MODULE_SEPARATOR.join([star, *parts[cut:]]) for star in wildcards]
+    return []
+
+
+async def _through_re_exports(
+    session: AsyncSession, project_id: str, names: Sequence[str]
+) -> dict[str, list[tuple[str, str]]]:
+    """Names no symbol has → the (file id, node id) definitions their modules' re-exports
+    reach (``@acme/ui.Button`` through ``export * from './button'`` in ``@acme/ui``'s index
+    file → ``@acme/ui/src/button.Button``): breadth first over at most
+    ``MAX_RE_EXPORT_HOPS`` modules, a named import before the wildcards, the first found kept."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    pending = [(name, name) for name in names]
+    seen = set(pending)
+    for _ in range(MAX_RE_EXPORT_HOPS):
+        modules = {module for alias, _ in pending for module in _name_prefixes(alias)}
+        if not modules:
+            break
+        re_exports = await _module_re_exports(session, project_id, modules)
+        following: list[tuple[str, str]] = []
+        for alias, original in pending:
+            for further in _re_exported_names(alias, re_exports):
+                if (further, original) not in seen:
+                    seen.add((further, original))
+                    following.append((further, original))
+        definitions = await _definitions_named(
+            session, project_id, sorted({alias for alias, _ in following})
+        )
+        by_name: dict[str, list[tuple[str, str]]] = {}
+        for definition in definitions:
+            by_name.setdefault(definition.qualified_name, []).append(
+                (definition.file_id, definition.node_id)
+            )
+        for alias, original in following:
+            if original not in found and alias in by_name:
+                found[original] = by_name[alias]
+        pending = [(alias, original) for alias, original in following if original not in found]
+        if not pending:
+            break
+    return found
+
+
+async def _re_exported_as(
+    session: AsyncSession, project_id: str, names: Iterable[str]
+) -> dict[str, set[str]]:
+    """The other names under which modules re-export each of ``names`` (the reverse of
+    ``_through_re_exports``): alias → the names it stands for, at most
+    ``MAX_RE_EXPORT_HOPS`` modules away and ``MAX_RE_EXPORT_ALIASES`` aliases in all."""
+    aliases: dict[str, set[str]] = {}
+    level = [(name, name) for name in names]
+    seen = {name for name, _ in level}
+    for _ in range(MAX_RE_EXPORT_HOPS):
+        prefixes: dict[str, list[tuple[str, str]]] = {}
+        for alias, original in level:
+            for prefix in [alias, *_name_prefixes(alias)]:
+                prefixes.setdefault(prefix, []).append((alias, original))
+        following: list[tuple[str, str]] = []
+        for batch in slices(sorted(prefixes)):
+            rows = await session.execute(
+                select(
+                    RelationRow.source_qualified_name,
+                    RelationRow.target_name,
+                    RelationRow.target_qualified_name,
+                ).where(
+                    RelationRow.project_id == project_id,
+                    RelationRow.kind == "imports",
+                    RelationRow.target_qualified_name.in_(batch),
+                )
+            )
+            for module, written, target in rows:
+                local = (
+                    ""
+                    if written.endswith("*")
+                    else MODULE_SEPARATOR + written.rsplit(MODULE_SEPARATOR, 1)[-1]
+                )
+                for alias, original in prefixes[target]:
+                    further = module + local + alias[len(target) :]
+                    if further not in seen and len(seen) < MAX_RE_EXPORT_ALIASES:
+                        seen.add(further)
+                        aliases.setdefault(further, set()).add(original)
+                        following.append((further, original))
+        level = following
+        if not level:
+            break
+    return aliases
 
 
 async def _unique_names(session: AsyncSession, project_id: str, names: set[str]) -> set[str]:
