@@ -176,6 +176,69 @@ public class Checkout
     assert ("card.Charge", "Acme.Billing.CardPayment.Charge") in calls  # var = new
 
 
+def test_conditional_directives_inside_a_declaration_do_not_break_it() -> None:
+    # An interface whose members have default bodies only where a feature is defined (as
+    # Serilog's ILogger): read as written, tree-sitter lost the interface and made a
+    # constructor named `if` of the wreckage.
+    source = b"""namespace Acme.Logging;
+
+public interface ILogger
+{
+#if FEATURE_DEFAULT_INTERFACE
+    private static readonly object[] None = new object[0];
+#endif
+    /// <summary>Writes an event.</summary>
+    void Write(string message)
+#if FEATURE_DEFAULT_INTERFACE
+    {
+        if (message == null)
+            return;
+        Emit(message);
+    }
+#elif LEGACY
+        => Legacy(message);
+#else
+        ;
+#endif
+
+    bool IsEnabled(int level);
+}
+"""
+    analysis = extract("src/Logging/ILogger.cs", source, "csharp")
+    symbols = {s.qualified_name: (s.kind, s.start_line, s.end_line) for s in analysis.symbols}
+    assert analysis.parse_errors == 0
+    assert symbols == {  # `IsEnabled`, a member without a body, is no symbol
+        "src/Logging/ILogger.cs": ("module", 1, 23),
+        "Acme.Logging.ILogger": ("interface", 3, 23),
+        "Acme.Logging.ILogger.Write": ("method", 9, 15),
+    }
+    write = next(s for s in analysis.symbols if s.name == "Write")
+    assert write.docstring == "Writes an event."
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    assert ("Emit", "Acme.Logging.Emit") in calls  # the kept (first) branch's body
+    assert not any(written == "Legacy" for written, _ in calls)
+
+
+def test_new_calls_the_class_it_creates() -> None:
+    source = b"""namespace Acme.Billing;
+
+public class Checkout
+{
+    public void Pay()
+    {
+        var ledger = new Ledger();
+        var lines = new Lines<Invoice>(4);
+        Ledger other = new();
+    }
+}
+"""
+    analysis = extract("src/Billing/Checkout.cs", source, "csharp")
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    assert ("Ledger", "Acme.Billing.Ledger") in calls
+    assert ("Lines", "Acme.Billing.Lines") in calls
+    assert len(calls) == 2  # a target-typed `new()` names no class
+
+
 def test_loop_and_catch_variables_are_typed_too() -> None:
     source = b"""namespace Acme.Billing;
 

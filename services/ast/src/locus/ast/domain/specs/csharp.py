@@ -19,6 +19,42 @@ from locus.ast.domain.language_spec import (
     without_angle_arguments,
 )
 
+# `#if X` / `#elif X` / `#else` / `#endif` lines: where they split a declaration (an interface
+# whose members have default bodies only `#if FEATURE`), tree-sitter reads the rest as errors.
+_CONDITIONAL = re.compile(rb"[ \t]*#[ \t]*(if|elif|else|endif)\b")
+
+
+def _blank(line: bytes) -> bytes:
+    """Spaces for every byte but the line's end."""
+    body = line.rstrip(b"\r\n")
+    return b" " * len(body) + line[len(body) :]
+
+
+def csharp_parse_source(source: bytes) -> bytes:
+    """What tree-sitter parses: conditional directives blanked, and of each `#if` the first
+    branch kept (`#elif` / `#else` branches blanked), as a build with every symbol of the
+    first branch defined would read it; the same length and lines as the source."""
+    if b"#" not in source:
+        return source
+    lines = source.splitlines(keepends=True)
+    dropping: list[bool] = []  # per open #if: whether the current branch is a later one
+    changed = False
+    for index, line in enumerate(lines):
+        directive = _CONDITIONAL.match(line)
+        if directive is not None:
+            word = directive.group(1)
+            if word == b"if":
+                dropping.append(False)
+            elif word in (b"elif", b"else") and dropping:
+                dropping[-1] = True
+            elif word == b"endif" and dropping:
+                dropping.pop()
+        if directive is not None or any(dropping):
+            lines[index] = _blank(line)
+            changed = True
+    return b"".join(lines) if changed else source
+
+
 _XML_REFERENCE = re.compile(
     r"""<(?:see|seealso|paramref|typeparamref)\s+(?:cref|name|langword|href)\s*=\s*"(?:\w:)?([^"]*)"\s*/>"""
 )
@@ -69,6 +105,7 @@ CSHARP = LanguageSpec(
     ),
     doc_comment_prefixes=("///",),
     doc_comment_text=csharp_doc_text,
+    parse_source=csharp_parse_source,
 )
 
 SPECS = (CSHARP,)
