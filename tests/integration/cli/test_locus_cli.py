@@ -225,6 +225,11 @@ def test_create_add_scan_and_find_symbols(stack: Stack) -> None:
     assert text.returncode == 0, text.stderr
     assert "uploads/policy.py:7-12" in text.stdout
 
+    # --exact takes a qualified name's end after a separator, as `locus impact` does.
+    exact = stack.locus_json("symbols", "uploads-demo", "UploadClient._retry", "--exact")
+    assert [s["qualified_name"] for s in exact["symbols"]] == ["uploads.client.UploadClient._retry"]
+    assert stack.locus_json("symbols", "uploads-demo", "Client._retry", "--exact")["symbols"] == []
+
 
 def _git(repository: Path, *arguments: str) -> None:
     subprocess.run(

@@ -17,6 +17,14 @@ pytestmark = pytest.mark.unit
         ("XmlMapper#readValue", "XmlMapper.readValue"),
         ("com.acme.FromXmlParser$Feature", "com.acme.FromXmlParser.Feature"),
         ("ReservationService$1", "ReservationService.1"),
+        ("Serilog.LoggerConfiguration..ctor", "Serilog.LoggerConfiguration.LoggerConfiguration"),
+        ("Log..cctor", "Log.Log"),
+        ("\\GuzzleHttp\\Client::request", "GuzzleHttp\\Client::request"),
+        ("GuzzleHttp\\Client->request()", "GuzzleHttp\\Client::request"),
+        ("Client::request()", "Client::request"),
+        ("Rack::Request::Helpers#host", "Rack::Request::Helpers::host"),
+        ("Rack::Utils.parse_query", "Rack::Utils::parse_query"),
+        ("std::vector.push_back", "std::vector::push_back"),
         # Left as written: names that mean themselves in their language.
         ("$http", "$http"),
         ("angular.$scope", "angular.$scope"),
@@ -24,6 +32,10 @@ pytestmark = pytest.mark.unit
         ("App\\Billing\\Invoice::total", "App\\Billing\\Invoice::total"),
         ("readValue(String content, Class<T> type)", "readValue(String content, Class<T> type)"),
         ("#include", "#include"),
+        ("\\", "\\"),
+        ("ctor", "ctor"),
+        ("Invoice.ctor", "Invoice.ctor"),
+        ("ForContext(string propertyName)", "ForContext(string propertyName)"),
     ],
 )
 def test_pasted_names_read_as_stored(written: str, stored: str) -> None:

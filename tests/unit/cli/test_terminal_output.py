@@ -117,3 +117,31 @@ def test_an_empty_answer_names_the_path_filter_before_the_scan() -> None:
     filtered = nothing_found_hint("nothing located", "shop", "/etc")
     assert filtered.startswith("nothing located under '/etc' (a path relative to the source root)")
     assert nothing_found_hint("no chunk matches 'x'", "").endswith("(locus scan PROJECT --wait)")
+
+
+def test_a_symbol_shows_its_three_strongest_pieces_of_evidence() -> None:
+    located = gateway_pb2.LocatedSymbol(
+        symbol=a_symbol("rack.QueryParser._normalize_params", "lib/rack/query_parser.rb", 9, 40),
+        score=1.0,
+        evidence=[
+            gateway_pb2.Evidence(signal="member", detail="of QueryParser", weight=0.11),
+            gateway_pb2.Evidence(signal="bm25", detail="rank 4", weight=0.4),
+            gateway_pb2.Evidence(signal="stacktrace", detail="frame 1", weight=1.5),
+            gateway_pb2.Evidence(signal="file", detail="named", weight=2.9),
+        ],
+    )
+    console, buffer = recording_console()
+    print_located(
+        console,
+        gateway_pb2.LocateResponse(
+            files=[
+                gateway_pb2.LocatedFile(
+                    relative_path="lib/rack/query_parser.rb", score=1.0, symbols=[located]
+                )
+            ],
+            symbols=[located],
+        ),
+    )
+    text = buffer.getvalue()
+    assert "file (named); stacktrace (frame 1); bm25 (rank 4)" in text
+    assert "member" not in text

@@ -84,7 +84,9 @@ DOTNET = """\
 System.NullReferenceException: Object reference not set to an instance of an object.
    at Shop.Orders.OrderService.Place(Int32 id) in C:\\src\\Shop\\Orders\\OrderService.cs:line 42
    at Shop.Orders.OrderService.<SubmitAsync>d__5.MoveNext() in /src/Shop/OrderService.cs:line 77
-   at Shop.Api.Program+<>c.<Main>b__0_0(String x) in C:\\src\\Shop\\Api\\Program.cs:line 12"""
+   at Shop.Api.Program+<>c.<Main>b__0_0(String x) in C:\\src\\Shop\\Api\\Program.cs:line 12
+   at Shop.Orders.Order..ctor(Int32 id) in /_/src/Shop/Order.cs:line 9
+   at Shop.Orders.Order..cctor() in /_/src/Shop/Order.cs:line 3"""
 
 PHP = """\
 PHP Fatal error:  Uncaught InvalidArgumentException: Bad id in /var/www/app/src/Repo.php:42
@@ -189,6 +191,9 @@ def test_dotnet_frames_with_windows_paths_async_and_lambdas() -> None:
         ("C:/src/Shop/Orders/OrderService.cs", 42, "Place", "Shop.Orders.OrderService"),
         ("/src/Shop/OrderService.cs", 77, "SubmitAsync", "Shop.Orders.OrderService"),
         ("C:/src/Shop/Api/Program.cs", 12, "Main", "Shop.Api.Program"),
+        # constructors, named as the type (their symbols' name)
+        ("/_/src/Shop/Order.cs", 9, "Order", "Shop.Orders.Order"),
+        ("/_/src/Shop/Order.cs", 3, "Order", "Shop.Orders.Order"),
     ]
 
 

@@ -45,7 +45,7 @@ async def impact_seeds(client: LocusClient, project: str, symbol: str) -> list[s
     if exact:
         names = sorted({s.qualified_name for s in exact})
         raise CliError(
-            f"{symbol!r} names {len(names)} symbols; give one's qualified name (or node id): "
+            f"'{symbol}' names {len(names)} symbols; give one's qualified name (or node id): "
             + ", ".join(names[:_SHOWN_CANDIDATES])
             + (" …" if len(names) > _SHOWN_CANDIDATES else ""),
             ExitCode.USAGE,
@@ -60,7 +60,7 @@ async def impact_seeds(client: LocusClient, project: str, symbol: str) -> list[s
         if near.symbols
         else f"; is {project} scanned? (locus scan {project} --wait)"
     )
-    raise CliError(f"no symbol is named {symbol!r} exactly{hint}", ExitCode.USAGE)
+    raise CliError(f"no symbol is named '{symbol}' exactly{hint}", ExitCode.USAGE)
 
 
 def impact(
@@ -98,7 +98,7 @@ def impact(
         elif reply.symbols or reply.files:
             print_impact(context.out, reply)
         else:
-            context.out.print(f"nothing within {depth} relations of {escape(symbol)!r}")
+            context.out.print(f"nothing within {depth} relations of '{escape(symbol)}'")
         return ExitCode.OK
 
     finish(run_command("impact", body, gateway=gateway))

@@ -59,7 +59,14 @@ def symbols(
     ],
     kind: Annotated[SymbolKindChoice | None, typer.Option(help="Only this kind.")] = None,
     path: Annotated[str, typer.Option(help="Only under this path prefix.")] = "",
-    exact: Annotated[bool, typer.Option("--exact", help="The name must match exactly.")] = False,
+    exact: Annotated[
+        bool,
+        typer.Option(
+            "--exact",
+            help="The name must match exactly: a name, a qualified name or its end after a "
+            "separator (HandlerStack::create).",
+        ),
+    ] = False,
     limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many.")] = 50,
     gateway: GatewayOption = None,
     json_output: JsonOption = False,
@@ -73,6 +80,7 @@ def symbols(
             kind=kind.proto_name if kind else None,
             path_prefix=path,
             exact=exact,
+            exact_name_end=exact,
             page=common_pb2.PageRequest(page_size=limit),
         )
         async with context.client() as client:
@@ -94,7 +102,7 @@ def symbols(
             context.out.print(f"{len(found)} symbol(s){more}", style="dim")
         else:
             context.out.print(
-                nothing_found_hint(f"no symbol matches {escape(query)!r}", project, path)
+                nothing_found_hint(f"no symbol matches '{escape(query)}'", project, path)
             )
         return ExitCode.OK
 

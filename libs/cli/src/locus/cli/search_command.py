@@ -66,7 +66,7 @@ def search(
             context.out.print(f"request id: {context.request_id}", style="dim")
         else:
             context.out.print(
-                nothing_found_hint(f"no chunk matches {escape(query)!r}", project, path)
+                nothing_found_hint(f"no chunk matches '{escape(query)}'", project, path)
             )
             if mode is SearchModeChoice.vector:
                 context.out.print(

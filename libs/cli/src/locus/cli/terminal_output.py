@@ -178,7 +178,9 @@ def print_scan_summary(console: Console, job: ingestion_pb2.ScanJob, elapsed: fl
 
 
 def _evidence_text(evidence: Sequence[gateway_pb2.Evidence], limit: int = 3) -> str:
-    parts = [f"{e.signal}" + (f" ({e.detail})" if e.detail else "") for e in evidence[:limit]]
+    """The ``limit`` strongest pieces of evidence (by weight; --json has them all)."""
+    strongest = sorted(evidence, key=lambda e: -e.weight)[:limit]
+    parts = [f"{e.signal}" + (f" ({e.detail})" if e.detail else "") for e in strongest]
     return escape("; ".join(parts))
 
 
@@ -187,7 +189,7 @@ def nothing_found_hint(found: str, project: str, path: str = "") -> str:
     to the source root: `/etc` means `etc/`), else whether the project was scanned."""
     if path:
         return (
-            f"{found} under {escape(path)!r} (a path relative to the source root); without "
+            f"{found} under '{escape(path)}' (a path relative to the source root); without "
             "--path, or is the project scanned?"
         )
     name = escape(project) if project else "the project"

@@ -3,8 +3,11 @@
 Stored qualified names join containers with the language's separator (`.`, `::`, `\\`). People
 paste names in other forms too: a Go method expression or panic frame
 (`(*ClientConn).Invoke`, `google.golang.org/grpc.(*ClientConn).Invoke`), a Javadoc or KDoc
-link (`XmlMapper#readValue`), a JVM binary name (`FromXmlParser$Feature`, `Outer$1`). Each is
-rewritten to the stored form before a symbol search; anything else is left as written.
+link (`XmlMapper#readValue`), a JVM binary name (`FromXmlParser$Feature`, `Outer$1`), a .NET
+constructor (`LoggerConfiguration..ctor`), a PHP name as a call writes it
+(`\\GuzzleHttp\\Client->request()`), a Ruby method as its docs write it (`Rack::Request#host`,
+`Rack::Utils.parse_query`). Each is rewritten to the stored form before a symbol search;
+anything else is left as written.
 """
 
 from __future__ import annotations
@@ -20,9 +23,24 @@ _DOC_MEMBER = re.compile(r"(?<=\w)#(?=[A-Za-z_])")
 _BINARY_NESTED = re.compile(r"(?<=\w)\$(?=[A-Z0-9])")
 
 
+# `Type..ctor`, `Type..cctor`: a .NET (static) constructor, stored under the type's name.
+_DOTNET_CONSTRUCTOR = re.compile(r"(?:^|(?<=\.))([A-Za-z_]\w*)\.\.c?ctor$")
+# A member written after `::` containers with `.` (Ruby's singleton methods, `Rack::Utils.x`).
+_DOT_AFTER_COLONS = re.compile(r"(?<=\w)\.(?=[A-Za-z_])")
+
+
 def stored_symbol_name(written: str) -> str:
-    """``written`` with its Go receiver expressions, doc-link `#` and JVM binary `$` read as
-    the stored qualified names write them."""
-    name = _GO_RECEIVER.sub(r"\1", written)
-    name = _DOC_MEMBER.sub(".", name)
+    """``written`` with its Go receiver expressions, doc-link `#`, JVM binary `$`, .NET
+    constructor, PHP call syntax and Ruby member forms read as the stored qualified names
+    write them."""
+    name = written.removesuffix("()")
+    if name.startswith("\\") and len(name) > 1:
+        name = name[1:]  # a fully qualified PHP name
+    name = name.replace("->", "::")
+    name = _GO_RECEIVER.sub(r"\1", name)
+    name = _DOTNET_CONSTRUCTOR.sub(r"\1.\1", name)
+    member = "::" if "::" in name else "."  # Ruby, PHP, C++ and Rust containers join with `::`
+    name = _DOC_MEMBER.sub(member, name)
+    if member == "::" and "\\" not in name:
+        name = _DOT_AFTER_COLONS.sub("::", name)
     return _BINARY_NESTED.sub(".", name)

@@ -253,6 +253,9 @@ def _dotnet(match: re.Match[str]) -> StackFrame:
     if generated:
         function = generated.group("name")  # <Place>b__0_0: a lambda inside Place
     segments = [s for s in segments if not s.startswith("<")]  # <>c: the lambdas' class
+    if function in ("ctor", "cctor") and match.group("owner").endswith("."):
+        # Shop.Order..ctor(): Order's constructor (`.cctor`: its static one), named as the type
+        function = segments[-1] if segments else ""
     return _frame(match.group("path"), match.group("line"), function, ".".join(segments))
 
 
