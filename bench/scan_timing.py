@@ -55,7 +55,7 @@ def is_searchable(job: ingestion_pb2.ScanJob) -> bool:
 def is_embedded(job: ingestion_pb2.ScanJob) -> bool:
     return job.state == ingestion_pb2.SCAN_STATE_FAILED or (
         job.state == ingestion_pb2.SCAN_STATE_COMPLETED
-        and job.level == events_pb2.SCAN_LEVEL_EMBEDDED
+        and (job.without_vectors or job.level == events_pb2.SCAN_LEVEL_EMBEDDED)
     )
 
 

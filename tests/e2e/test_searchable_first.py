@@ -1,6 +1,6 @@
 """A project is answered as soon as it is searchable: with the vectors lane of the stack's
-retrieval switched off (as while a long embedding backlog drains), a scan completes at the
-searchable level (vectors pending) and Locate finds the code."""
+retrieval switched off, `locus up` makes no vectors, a scan is done at the searchable level
+(no vectors pending, none claimed) and Locate finds the code."""
 
 from __future__ import annotations
 
@@ -46,9 +46,14 @@ def test_locate_answers_from_a_searchable_project_without_vectors(
     job = json.loads(scanned.stdout)
     assert job["state"] == "completed"
     assert job["level"] == "searchable"
-    assert job["pending_stages"] == ["vectors"]
+    assert job["without_vectors"] is True
+    assert job["pending_stages"] == []
     assert job["stats"]["files_indexed"] == 4
     assert job["stats"]["files_embedded"] == 0
+    # Waiting for vectors that are never made ends at once, and says why.
+    waited = run_locus(environment, "scan", "shop", "--wait", "--embedded", "--timeout", "60")
+    assert waited.returncode == 0, waited.stderr
+    assert "no vectors are made here" in waited.stdout
 
     located = run_locus(
         environment, "locate", "shop", "where is the retry limit for uploads enforced?", "--json"

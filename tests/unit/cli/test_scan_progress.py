@@ -155,3 +155,19 @@ def test_changed_files_are_the_ones_to_index() -> None:
         files_unchanged=9,
     )
     assert changed_files(job) == 6
+
+
+async def test_where_no_vectors_are_made_waiting_for_them_ends_at_searchable() -> None:
+    searchable = a_job(ingestion_pb2.SCAN_STATE_COMPLETED, files_added=2, files_indexed=2)
+    searchable.level = events_pb2.SCAN_LEVEL_SEARCHABLE
+    searchable.without_vectors = True
+    scans = ScriptedScans([searchable])
+    log = io.StringIO()
+    done = await follow_scan(
+        scans, searchable, Console(file=log), show_progress=True, embedded=True
+    )
+    assert done is searchable
+    assert scans.polls == 0
+    assert log.getvalue().splitlines() == [
+        "scan job_1 completed (searchable): seen 0  parsed 0/2  searchable 2/2  embedded -"
+    ]

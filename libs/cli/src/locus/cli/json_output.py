@@ -106,6 +106,7 @@ def scan_json(job: ingestion_pb2.ScanJob, elapsed_seconds: float | None = None) 
         "completed_at": timestamp_text(job, "completed_at"),
         "pending_stages": list(job.pending_stages),
         "level": enum_label(events_pb2.ScanLevel.Name(job.level), "SCAN_LEVEL_"),
+        "without_vectors": job.without_vectors,
         "stats": {
             "files_seen": stats.files_seen,
             "files_skipped": stats.files_skipped,

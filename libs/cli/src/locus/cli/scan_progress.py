@@ -68,8 +68,13 @@ class _ScanBars:
         )
         embedded = stats.files_embedded + stats.files_embedding_failed + stats.files_failed
         if job.level == events_pb2.SCAN_LEVEL_EMBEDDED:
-            embedded = to_index or 0  # no vectors are made here, or every file has them
-        self._progress.update(self._embedded, completed=embedded, total=to_index)
+            embedded = to_index or 0  # every file has its vectors
+        self._progress.update(
+            self._embedded,
+            completed=embedded,
+            total=to_index,
+            description="embedded (none made here)" if job.without_vectors else "embedded",
+        )
 
 
 def _embedded_count(job: ingestion_pb2.ScanJob) -> int:
@@ -83,12 +88,13 @@ def progress_line(job: ingestion_pb2.ScanJob) -> str:
     walked = job.state not in WALKING_STATES
     of = f"/{changed_files(job)}" if walked else ""
     level = events_pb2.ScanLevel.Name(job.level).removeprefix("SCAN_LEVEL_").lower()
+    embedded = "-" if job.without_vectors else f"{_embedded_count(job)}{of}"
     return (
         f"scan {job.job_id} {state_label(job)}"
         + (f" ({level})" if job.level else "")
         + f": seen {stats.files_seen}  parsed {stats.files_parsed}{of}  "
         f"searchable {stats.files_indexed + stats.files_failed}{of}  "
-        f"embedded {_embedded_count(job)}{of}"
+        f"embedded {embedded}"
     )
 
 
@@ -105,7 +111,7 @@ class _PlainLines:
         now = time.monotonic()
         key = (int(job.state), int(job.level))
         if key != self._last or now - self._printed_at >= PLAIN_LINE_SECONDS:
-            self._console.print(progress_line(job), markup=False, highlight=False)
+            self._console.print(progress_line(job), markup=False, highlight=False, soft_wrap=True)
             self._last, self._printed_at = key, now
 
 
@@ -143,7 +149,8 @@ def finished(job: ingestion_pb2.ScanJob, *, embedded: bool) -> bool:
         return True
     if job.state != ingestion_pb2.SCAN_STATE_COMPLETED:
         return False
-    return not embedded or job.level == events_pb2.SCAN_LEVEL_EMBEDDED
+    # Where no vectors are made, searchable is as far as a job goes.
+    return not embedded or job.without_vectors or job.level == events_pb2.SCAN_LEVEL_EMBEDDED
 
 
 async def follow_scan(

@@ -162,10 +162,12 @@ def print_scan_summary(console: Console, job: ingestion_pb2.ScanJob, elapsed: fl
         f"deleted {stats['files_deleted']}  unchanged {stats['files_unchanged']}  "
         f"skipped {stats['files_skipped']}"
     )
+    embedded = "-" if job.without_vectors else stats["files_embedded"]
+    level = f"{data['level']}; no vectors are made here" if job.without_vectors else data["level"]
     console.print(
         f"  seen {stats['files_seen']}  parsed {stats['files_parsed']}  "
-        f"searchable {stats['files_indexed']}  embedded {stats['files_embedded']}  "
-        f"failed {stats['files_failed']}  ({data['level']})"
+        f"searchable {stats['files_indexed']}  embedded {embedded}  "
+        f"failed {stats['files_failed']}  ({level})"
     )
     console.print(
         f"  throughput {data['files_per_second']:.1f} files/s, "
