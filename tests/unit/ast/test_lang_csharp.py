@@ -176,6 +176,22 @@ public class Checkout
     assert ("card.Charge", "Acme.Billing.CardPayment.Charge") in calls  # var = new
 
 
+async def test_the_store_resolves_names_through_using_and_enclosing_namespaces(
+    sqlite_ast_store: AstStore, analyses: dict[str, FileAnalysis]
+) -> None:
+    # Program.cs (namespace Acme.App, `using Acme.Billing;`) writes `new Invoice("DE")`: the
+    # file alone guesses Acme.App.Invoice; C# finds Acme.Billing.Invoice through the using.
+    indexes = await store_tree(sqlite_ast_store, analyses, "csharp")
+    program = indexes[PROGRAM]
+    calls = {
+        r.relation.target_name: r.target_node_id
+        for r in program.relations
+        if r.relation.kind == "calls"
+    }
+    assert calls["Invoice"] == _node_id(indexes[INVOICE], "Acme.Billing.Invoice")
+    assert calls["Console.WriteLine"] == ""  # the framework's: no symbol of the project
+
+
 def test_conditional_directives_inside_a_declaration_do_not_break_it() -> None:
     # An interface whose members have default bodies only where a feature is defined (as
     # Serilog's ILogger): read as written, tree-sitter lost the interface and made a

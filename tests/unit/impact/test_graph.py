@@ -179,6 +179,85 @@ def test_wildcard_re_exports_that_import_each_other_end(parts: Any) -> None:
     assert graph.unresolved_relations == 1
 
 
+def test_csharp_names_resolve_through_using_enclosing_and_global_namespaces(
+    parts: Any,
+) -> None:
+    """`Program.cs` (namespace Acme.App.Cli, `using Acme.Billing;`) writes `new Invoice()`,
+    `Guard.Check()` and `Settings.Load()`; the file alone qualifies each by its namespace."""
+
+    def csharp(file_id: str, path: str) -> Any:
+        return dataclasses.replace(parts.file(file_id, path, path), language="csharp")
+
+    def written(source: str, target: str, as_written: str) -> Any:
+        call = parts.relation("calls", source, target, "program")
+        return dataclasses.replace(call, target_name=as_written)
+
+    using = dataclasses.replace(
+        parts.relation("imports", "src/Program.cs", "Acme.Billing", "program"),
+        target_name="Acme.Billing.*",
+    )
+    main = "Acme.App.Cli.Program.Main"
+    graph = build_graph(
+        [csharp("program", "src/Program.cs"), csharp("lib", "src/Lib.cs")],
+        [
+            parts.symbol("src/Program.cs", "module", "program"),
+            parts.symbol(main, "method", "program"),
+            parts.symbol("src/Lib.cs", "module", "lib"),
+            parts.symbol("Acme.Billing.Invoice", "class", "lib"),
+            parts.symbol("Guard.Check", "method", "lib"),  # the global namespace
+            parts.symbol("Acme.App.Settings.Load", "method", "lib"),  # an enclosing one
+        ],
+        [
+            using,
+            written(main, "Acme.App.Cli.Guard.Check", "Guard.Check"),
+            written(main, "Acme.App.Cli.Settings.Load", "Settings.Load"),
+            written(main, "Acme.App.Cli.Ledger", "Ledger"),  # defined nowhere
+            # A namespace-qualified name, looked up from the enclosing namespaces: Acme.Billing.
+            written(main, "Acme.App.Cli.Billing.Invoice", "Billing.Invoice"),
+        ],
+        [],
+    )
+
+    assert sorted(graph.outgoing[f"n:{main}"]) == [
+        ("calls", "n:Acme.App.Settings.Load"),
+        ("calls", "n:Acme.Billing.Invoice"),
+        ("calls", "n:Guard.Check"),
+    ]
+    assert graph.unresolved_relations == 2  # `Ledger`, and the using (no namespace symbol)
+
+    # A `using` namespace's type (written with type arguments); the file's own namespace
+    # first where it has one of that name.
+    def invoice_callee(*defined: str) -> list[Any]:
+        graph = build_graph(
+            [csharp("program", "src/Program.cs"), csharp("lib", "src/Lib.cs")],
+            [
+                parts.symbol(main, "method", "program"),
+                *(parts.symbol(name, "class", "lib") for name in defined),
+            ],
+            [using, written(main, "Acme.App.Cli.Invoice", "Invoice<Line>")],
+            [],
+        )
+        return graph.outgoing[f"n:{main}"]
+
+    assert invoice_callee("Acme.Billing.Invoice") == [("calls", "n:Acme.Billing.Invoice")]
+    assert invoice_callee("Acme.Billing.Invoice", "Acme.App.Cli.Invoice") == [
+        ("calls", "n:Acme.App.Cli.Invoice")
+    ]
+
+
+def test_python_names_do_not_take_csharp_guesses(parts: Any) -> None:
+    graph = build_graph(
+        [parts.file("app", "app/main.py", "app.main"), parts.file("lib", "lib.py", "lib")],
+        [
+            parts.symbol("app.main.run", "function", "app"),
+            parts.symbol("helper", "function", "lib"),
+        ],
+        [parts.relation("calls", "app.main.run", "app.main.helper", "app")],
+        [],
+    )
+    assert "n:app.main.run" not in graph.outgoing
+
+
 def test_containment_comes_from_parents_within_the_file(
     uploads_files: Files, uploads_symbols: Symbols
 ) -> None:

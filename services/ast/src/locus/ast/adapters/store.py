@@ -43,6 +43,7 @@ from locus.ast.adapters.tables import (
 from locus.ast.domain import FileAnalysis
 from locus.ast.identifiers import chunk_id_for, node_id_for
 from locus.codepaths.includes import INCLUDE_LANGUAGES, IncludeDirectories, written_include
+from locus.codepaths.namespaces import NAMESPACE_LOOKUP_LANGUAGES, namespace_candidates
 from locus.database import Database, DeletedProjects, slices, table_of
 from locus.database.migrations import prepare_schema
 
@@ -921,11 +922,73 @@ async def _resolve_relations(
             candidates.setdefault(qualified_name, []).append((file_id, node_id))
     missing = [name for name in names if name not in candidates]
     candidates.update(await _through_re_exports(session, project_id, missing))
+    unresolved = [r for r in relations if r.target_qualified_name not in candidates]
+    guessed = await _through_namespaces(
+        session, project_id, [r for r in unresolved if r.target_qualified_name]
+    )
     resolved: list[ResolvedRelation] = []
     for relation in relations:
-        options = candidates.get(relation.target_qualified_name, [])
+        options = candidates.get(relation.target_qualified_name) or guessed.get(
+            (relation.file_id, relation.ordinal), []
+        )
         resolved.append(ResolvedRelation(relation, _preferred_target(options, relation.file_id)))
     return resolved
+
+
+async def _through_namespaces(
+    session: AsyncSession, project_id: str, relations: Sequence[RelationRow]
+) -> dict[tuple[str, int], list[tuple[str, str]]]:
+    """(file id, ordinal) of each relation of a C# file whose target names nothing → the
+    definitions of the first of C#'s other guesses that exists (``namespace_candidates``:
+    enclosing namespaces, the file's ``using`` namespaces, the global namespace)."""
+    if not relations:
+        return {}
+    files = sorted({r.file_id for r in relations})
+    lookup_files: set[str] = set()
+    for batch in slices(files):
+        rows = await session.execute(
+            select(FileRow.file_id).where(
+                FileRow.file_id.in_(batch),
+                FileRow.language.in_(sorted(NAMESPACE_LOOKUP_LANGUAGES)),
+            )
+        )
+        lookup_files.update(file_id for (file_id,) in rows)
+    if not lookup_files:
+        return {}
+    usings: dict[str, list[str]] = {}
+    for batch in slices(sorted(lookup_files)):
+        rows = await session.execute(
+            select(RelationRow.file_id, RelationRow.target_qualified_name)
+            .where(
+                RelationRow.file_id.in_(batch),
+                RelationRow.kind == "imports",
+                RelationRow.target_name.like("%*"),
+                RelationRow.target_qualified_name != "",
+            )
+            .order_by(RelationRow.file_id, RelationRow.ordinal)
+        )
+        for file_id, namespace in rows:
+            usings.setdefault(file_id, []).append(namespace)
+    guesses = {
+        (r.file_id, r.ordinal): namespace_candidates(
+            r.target_qualified_name, r.target_name, usings.get(r.file_id, [])
+        )
+        for r in relations
+        if r.file_id in lookup_files
+    }
+    wanted = sorted({name for names in guesses.values() for name in names})
+    defined: dict[str, list[tuple[str, str]]] = {}
+    for definition in await _definitions_named(session, project_id, wanted):
+        defined.setdefault(definition.qualified_name, []).append(
+            (definition.file_id, definition.node_id)
+        )
+    found: dict[tuple[str, int], list[tuple[str, str]]] = {}
+    for key, names in guesses.items():
+        for name in names:
+            if name in defined:
+                found[key] = defined[name]
+                break
+    return found
 
 
 async def _file_dependencies(session: AsyncSession, file: FileRow) -> list[ResolvedDependency]:

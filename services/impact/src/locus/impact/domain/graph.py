@@ -9,7 +9,9 @@ referring one), following re-exports (``from .client import UploadClient`` in
 ``export * from './button'`` in a TypeScript barrel makes ``@acme/ui.Button`` resolve to
 ``@acme/ui/src/button.Button``).
 A C/C++ include that names no file beside its includer is resolved through the project's
-directories, as a build's include directories would (``locus.codepaths.includes``).
+directories, as a build's include directories would (``locus.codepaths.includes``); a C# name
+its file's namespace does not define, through the enclosing namespaces, the file's ``using``
+namespaces and the global namespace (``locus.codepaths.namespaces``).
 Resolution happens at build time, so a target file that arrives later, or is deleted, is
 picked up by the next build.
 """
@@ -21,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from locus.codepaths.includes import INCLUDE_LANGUAGES, IncludeDirectories
+from locus.codepaths.namespaces import NAMESPACE_LOOKUP_LANGUAGES, namespace_candidates
 from locus.impact.domain.model import (
     GraphDependency,
     GraphFile,
@@ -162,6 +165,16 @@ def build_graph(
             symbol_map.setdefault(symbol.node_id, symbol)
     relation_list = [r for r in relations if r.file_id in file_map]
     resolver = _Resolver(symbol_map, relation_list)
+    # The namespaces each C# file imports (`using Acme.Billing;`), in order.
+    usings: dict[str, list[str]] = defaultdict(list)
+    for relation in relation_list:
+        if (
+            relation.kind == "imports"
+            and relation.target_name.endswith("*")
+            and relation.target_qualified_name
+            and file_map[relation.file_id].language in NAMESPACE_LOOKUP_LANGUAGES
+        ):
+            usings[relation.file_id].append(relation.target_qualified_name)
 
     edges: set[tuple[str, RelationKind, str]] = set()
     unresolved = 0
@@ -177,6 +190,14 @@ def build_graph(
         id alone depends on which definitions existed when the referring file was parsed."""
         name = relation.target_qualified_name
         named = resolver.resolve(name) if name else []
+        if not named and name and file_map[relation.file_id].language in NAMESPACE_LOOKUP_LANGUAGES:
+            # `Invoice` in `namespace Acme.App` with `using Acme.Billing;`: C#'s other guesses.
+            for candidate in namespace_candidates(
+                name, relation.target_name, usings.get(relation.file_id, ())
+            ):
+                named = resolver.resolve(candidate)
+                if named:
+                    break
         published = relation.target_node_id
         if published and published in symbol_map and published not in named:
             return [published, *named]
