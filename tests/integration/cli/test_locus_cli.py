@@ -225,6 +225,12 @@ def test_create_add_scan_and_find_symbols(stack: Stack) -> None:
     assert text.returncode == 0, text.stderr
     assert "uploads/policy.py:7-12" in text.stdout
 
+    # Nothing found in a scanned project does not ask whether it is scanned.
+    missing = stack.locus("symbols", "uploads-demo", "no_such_name_anywhere")
+    assert missing.returncode == 0, missing.stderr
+    assert "which is scanned" in missing.stdout
+    assert "locus scan" not in missing.stdout
+
     # --exact takes a qualified name's end after a separator, as `locus impact` does.
     exact = stack.locus_json("symbols", "uploads-demo", "UploadClient._retry", "--exact")
     assert [s["qualified_name"] for s in exact["symbols"]] == ["uploads.client.UploadClient._retry"]

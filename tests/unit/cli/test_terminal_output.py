@@ -117,6 +117,9 @@ def test_an_empty_answer_names_the_path_filter_before_the_scan() -> None:
     filtered = nothing_found_hint("nothing located", "shop", "/etc")
     assert filtered.startswith("nothing located under '/etc' (a path relative to the source root)")
     assert nothing_found_hint("no chunk matches 'x'", "").endswith("(locus scan PROJECT --wait)")
+    scanned = nothing_found_hint("no symbol matches 'x'", "shop", scanned=True)
+    assert scanned.startswith("no symbol matches 'x' in shop, which is scanned; try part of")
+    assert "locus scan" not in scanned
 
 
 def test_a_symbol_shows_its_three_strongest_pieces_of_evidence() -> None:

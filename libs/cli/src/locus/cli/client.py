@@ -148,6 +148,13 @@ class LocusClient:
                 break
         return projects
 
+    async def is_scanned(self, project: str) -> bool:
+        """Whether a scan of ``project`` has completed (False too when it cannot be read)."""
+        try:
+            return bool((await self.get_project(project)).latest_snapshot_id)
+        except grpc.aio.AioRpcError:
+            return False
+
     async def get_project(self, project: str) -> ingestion_pb2.Project:
         reply: ingestion_pb2.Project = await self._stub_for("GetProject", "ingestion").GetProject(
             ingestion_pb2.GetProjectRequest(project_id=project)

@@ -55,11 +55,12 @@ async def impact_seeds(client: LocusClient, project: str, symbol: str) -> list[s
             project_id=project, name=symbol, page=common_pb2.PageRequest(page_size=5)
         )
     )
-    hint = (
-        "; did you mean " + ", ".join(s.qualified_name for s in near.symbols) + "?"
-        if near.symbols
-        else f"; is {project} scanned? (locus scan {project} --wait)"
-    )
+    if near.symbols:
+        hint = "; did you mean " + ", ".join(s.qualified_name for s in near.symbols) + "?"
+    elif await client.is_scanned(project):
+        hint = f" in {project}, which is scanned; `locus symbols {project} PART` lists names"
+    else:
+        hint = f"; is {project} scanned? (locus scan {project} --wait)"
     raise CliError(f"no symbol is named '{symbol}' exactly{hint}", ExitCode.USAGE)
 
 

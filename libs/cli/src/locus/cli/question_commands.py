@@ -85,6 +85,7 @@ def symbols(
         )
         async with context.client() as client:
             reply = await client.find_symbols(request)
+            scanned = not reply.symbols and not json_output and await client.is_scanned(project)
         found = list(reply.symbols)[:limit]
         if json_output:
             print_json(
@@ -102,7 +103,9 @@ def symbols(
             context.out.print(f"{len(found)} symbol(s){more}", style="dim")
         else:
             context.out.print(
-                nothing_found_hint(f"no symbol matches '{escape(query)}'", project, path)
+                nothing_found_hint(
+                    f"no symbol matches '{escape(query)}'", project, path, scanned=scanned
+                )
             )
         return ExitCode.OK
 

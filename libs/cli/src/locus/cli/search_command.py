@@ -59,6 +59,7 @@ def search(
         )
         async with context.client() as client:
             reply = await client.search(request)
+            scanned = not reply.hits and not json_output and await client.is_scanned(project)
         if json_output:
             print_json(context.out, search_json(project, query, context.request_id, reply))
         elif reply.hits:
@@ -66,7 +67,9 @@ def search(
             context.out.print(f"request id: {context.request_id}", style="dim")
         else:
             context.out.print(
-                nothing_found_hint(f"no chunk matches '{escape(query)}'", project, path)
+                nothing_found_hint(
+                    f"no chunk matches '{escape(query)}'", project, path, scanned=scanned
+                )
             )
             if mode is SearchModeChoice.vector:
                 context.out.print(

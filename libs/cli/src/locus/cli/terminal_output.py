@@ -186,15 +186,21 @@ def _evidence_text(evidence: Sequence[gateway_pb2.Evidence], limit: int = 3) -> 
     return escape("; ".join(parts))
 
 
-def nothing_found_hint(found: str, project: str, path: str = "") -> str:
+def nothing_found_hint(found: str, project: str, path: str = "", *, scanned: bool = False) -> str:
     """What an empty answer says: the path filter first when one was given (it is relative
-    to the source root: `/etc` means `etc/`), else whether the project was scanned."""
+    to the source root: `/etc` means `etc/`); else, for a project a scan has completed
+    (``scanned``), what to try instead, and otherwise whether the project was scanned."""
     if path:
         return (
             f"{found} under '{escape(path)}' (a path relative to the source root); without "
             "--path, or is the project scanned?"
         )
     name = escape(project) if project else "the project"
+    if scanned:
+        return (
+            f"{found} in {name}, which is scanned; try part of the name, or ask in words "
+            f"(locus locate {escape(project)} \"...\")"
+        )
     return f"{found}; is {name} scanned? (locus scan {escape(project) or 'PROJECT'} --wait)"
 
 
