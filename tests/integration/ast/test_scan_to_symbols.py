@@ -261,6 +261,7 @@ async def check_cross_file_call_resolves_even_when_the_callee_came_later(
     outline = await stack.ast_stub.GetFileOutline(
         ast_pb2.GetFileOutlineRequest(project_id=project_id, relative_path=CLIENT)
     )
+    assert outline.parse_errors == 0
     dependencies = {(d.target_module, d.line): d.target_file_id for d in outline.dependencies}
     files = {path: events[0].file.file_id for path, events in parsed.items()}
     assert dependencies == {
@@ -603,3 +604,21 @@ async def test_the_ast_api_answers_from_what_the_scan_stored(scanned: dict[str, 
     await check_enrich_returns_symbol_ancestors_and_relations_of_each_chunk(scanned)
     await check_symbol_texts_are_each_symbols_own_first_chunk(scanned)
     await check_bad_requests_are_rejected_with_messages_a_person_can_act_on(scanned)
+
+
+async def test_an_outline_says_how_many_syntax_errors_its_file_had(
+    start_stack: Any, source_tree: Path
+) -> None:
+    (source_tree / "src" / "uploads" / "broken.py").write_text(
+        "def fine():\n    return 1\n\n\ndef broken(:\n    return 2\n"
+    )
+    stack = await start_stack()
+    project_id = await stack.create_project(source_tree)
+    job = await stack.scan(project_id)
+    assert job.state == ingestion_pb2.SCAN_STATE_COMPLETED, job
+
+    broken = await stack.ast_stub.GetFileOutline(
+        ast_pb2.GetFileOutlineRequest(project_id=project_id, relative_path="src/uploads/broken.py")
+    )
+    assert broken.parse_errors > 0
+    assert "uploads.broken.fine" in {s.qualified_name for s in broken.symbols}

@@ -57,7 +57,8 @@ class ScriptedGateway(gateway_pb2_grpc.GatewayServicer):
                 relative_path=request.relative_path, start_line=1, end_line=3
             ),
         )
-        return ast_pb2.GetFileOutlineResponse(symbols=[symbol])
+        broken = request.relative_path.endswith("broken.py")
+        return ast_pb2.GetFileOutlineResponse(symbols=[symbol], parse_errors=2 if broken else 0)
 
     async def GetRequest(
         self, request: gateway_pb2.GetRequestRequest, context: grpc.aio.ServicerContext
@@ -139,6 +140,16 @@ async def test_outline_lists_the_files_symbols(gateway, locus) -> None:
     code, out, err = await locus("outline", "shop", "src/pay.py")
     assert code == 0, err
     assert "charge_card" in out
+
+
+async def test_outline_warns_of_a_file_that_parsed_with_syntax_errors(locus) -> None:
+    code, out, err = await locus("outline", "shop", "src/broken.py")
+    assert code == 0, err
+    assert "src/broken.py parsed with 2 syntax error(s)" in " ".join(out.split())
+    code, out, err = await locus("outline", "shop", "src/broken.py", "--json")
+    assert json.loads(out)["parse_errors"] == 2
+    code, out, err = await locus("outline", "shop", "src/pay.py")
+    assert "syntax error" not in out
 
 
 async def test_request_show_prints_what_the_log_kept(locus) -> None:

@@ -101,6 +101,12 @@ def outline(
                 f"imports {escape(dependency.target_module)} (line {dependency.line})",
                 style="dim",
             )
+        if reply.parse_errors:
+            context.out.print(
+                f"{escape(path)} parsed with {reply.parse_errors} syntax error(s): definitions "
+                "inside the broken parts may be missing (the file is searchable as text)",
+                style="yellow",
+            )
         return ExitCode.OK
 
     finish(run_command("outline", body, gateway=gateway))

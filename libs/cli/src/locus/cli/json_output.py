@@ -262,6 +262,7 @@ def read_file_json(reply: gateway_pb2.ReadFileResponse) -> JsonObject:
 def outline_json(path: str, reply: ast_pb2.GetFileOutlineResponse) -> JsonObject:
     return {
         "path": path,
+        "parse_errors": reply.parse_errors,
         "symbols": [symbol_json(s) for s in reply.symbols],
         "dependencies": [
             {

@@ -249,6 +249,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         return ast_pb2.GetFileOutlineResponse(
             symbols=[symbol_message(symbol, file) for symbol in symbols],
             dependencies=[dependency_message(d) for d in dependencies],
+            parse_errors=file.parse_errors,
         )
 
     async def ListFileSymbols(
