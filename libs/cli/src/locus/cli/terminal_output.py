@@ -199,7 +199,7 @@ def nothing_found_hint(found: str, project: str, path: str = "", *, scanned: boo
     if scanned:
         return (
             f"{found} in {name}, which is scanned; try part of the name, or ask in words "
-            f"(locus locate {escape(project)} \"...\")"
+            f'(locus locate {escape(project)} "...")'
         )
     return f"{found}; is {name} scanned? (locus scan {escape(project) or 'PROJECT'} --wait)"
 

@@ -957,7 +957,7 @@ async def _through_namespaces(
         return {}
     usings: dict[str, list[str]] = {}
     for batch in slices(sorted(lookup_files)):
-        rows = await session.execute(
+        imported = await session.execute(
             select(RelationRow.file_id, RelationRow.target_qualified_name)
             .where(
                 RelationRow.file_id.in_(batch),
@@ -967,7 +967,7 @@ async def _through_namespaces(
             )
             .order_by(RelationRow.file_id, RelationRow.ordinal)
         )
-        for file_id, namespace in rows:
+        for file_id, namespace in imported:
             usings.setdefault(file_id, []).append(namespace)
     guesses = {
         (r.file_id, r.ordinal): namespace_candidates(
