@@ -1123,6 +1123,13 @@ def _name_prefixes(name: str) -> list[str]:
 
 # A module's imports as re-exports: local name → what it names, and its wildcard imports.
 _ReExports = tuple[dict[str, str], list[str]]
+# An import relation as re-exports read it: the importing module, the name as written
+# (`./button.*` for a wildcard) and what it names.
+_IMPORT_COLUMNS = (
+    RelationRow.source_qualified_name,
+    RelationRow.target_name,
+    RelationRow.target_qualified_name,
+)
 
 
 async def _module_re_exports(
@@ -1134,11 +1141,7 @@ async def _module_re_exports(
     found: dict[str, _ReExports] = {}
     for batch in slices(sorted(modules)):
         rows = await session.execute(
-            select(
-                RelationRow.source_qualified_name,
-                RelationRow.target_name,
-                RelationRow.target_qualified_name,
-            )
+            select(*_IMPORT_COLUMNS)
             .join(FileRow, FileRow.file_id == RelationRow.file_id)
             .where(
                 FileRow.project_id == project_id,
@@ -1231,11 +1234,7 @@ async def _re_exported_as(
         following: list[tuple[str, str]] = []
         for batch in slices(sorted(prefixes)):
             rows = await session.execute(
-                select(
-                    RelationRow.source_qualified_name,
-                    RelationRow.target_name,
-                    RelationRow.target_qualified_name,
-                ).where(
+                select(*_IMPORT_COLUMNS).where(
                     RelationRow.project_id == project_id,
                     RelationRow.kind == "imports",
                     RelationRow.target_qualified_name.in_(batch),
