@@ -192,6 +192,43 @@ async def test_the_store_resolves_names_through_using_and_enclosing_namespaces(
     assert calls["Console.WriteLine"] == ""  # the framework's: no symbol of the project
 
 
+async def test_a_global_using_serves_every_file_of_the_project(
+    sqlite_ast_store: AstStore,
+) -> None:
+    usings = extract(
+        "src/GlobalUsings.cs",
+        b"global using Acme.Billing;\nglobal using static Acme.Tax.Rates;\nusing Local;\n",
+        "csharp",
+    )
+    assert relation_triples(usings, "imports") == {
+        ("src/GlobalUsings.cs", "global::Acme.Billing.*", "Acme.Billing"),
+        ("src/GlobalUsings.cs", "global::Acme.Tax.Rates.*", "Acme.Tax.Rates"),
+        ("src/GlobalUsings.cs", "Local.*", "Local"),
+    }
+    invoice = extract(
+        "src/Billing/Invoice.cs",
+        b"namespace Acme.Billing;\n\npublic class Invoice { }\n",
+        "csharp",
+    )
+    program = extract(
+        "src/App/Program.cs",
+        b"namespace Acme.App;\n\npublic static class Program\n{\n"
+        b"    public static void Main() { var invoice = new Invoice(); }\n}\n",
+        "csharp",
+    )
+    indexes = await store_tree(
+        sqlite_ast_store,
+        {"src/GlobalUsings.cs": usings, "src/Billing/Invoice.cs": invoice, PROGRAM: program},
+        "csharp",
+    )
+    calls = {
+        r.relation.target_name: r.target_node_id
+        for r in indexes[PROGRAM].relations
+        if r.relation.kind == "calls"
+    }
+    assert calls["Invoice"] == _node_id(indexes["src/Billing/Invoice.cs"], "Acme.Billing.Invoice")
+
+
 def test_conditional_directives_inside_a_declaration_do_not_break_it() -> None:
     # An interface whose members have default bodies only where a feature is defined (as
     # Serilog's ILogger): read as written, tree-sitter lost the interface and made a

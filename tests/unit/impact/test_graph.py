@@ -245,6 +245,34 @@ def test_csharp_names_resolve_through_using_enclosing_and_global_namespaces(
     ]
 
 
+def test_a_csharp_global_using_in_one_file_serves_the_others(parts: Any) -> None:
+    def csharp(file_id: str, path: str) -> Any:
+        return dataclasses.replace(parts.file(file_id, path, path), language="csharp")
+
+    global_using = dataclasses.replace(
+        parts.relation("imports", "src/GlobalUsings.cs", "Acme.Billing", "usings"),
+        target_name="global::Acme.Billing.*",
+    )
+    call = dataclasses.replace(
+        parts.relation("calls", "Acme.App.Program.Main", "Acme.App.Invoice", "program"),
+        target_name="Invoice",
+    )
+    graph = build_graph(
+        [
+            csharp("usings", "src/GlobalUsings.cs"),
+            csharp("program", "src/Program.cs"),
+            csharp("lib", "src/Lib.cs"),
+        ],
+        [
+            parts.symbol("Acme.App.Program.Main", "method", "program"),
+            parts.symbol("Acme.Billing.Invoice", "class", "lib"),
+        ],
+        [global_using, call],
+        [],
+    )
+    assert graph.outgoing["n:Acme.App.Program.Main"] == [("calls", "n:Acme.Billing.Invoice")]
+
+
 def test_python_names_do_not_take_csharp_guesses(parts: Any) -> None:
     graph = build_graph(
         [parts.file("app", "app/main.py", "app.main"), parts.file("lib", "lib.py", "lib")],

@@ -1,7 +1,8 @@
 """What a name written in a C# file may mean, where the file alone cannot tell: the ast service
 qualifies a name no definition of the file has by the file's namespace (`Acme.App.Invoice` for
 `Invoice` in `namespace Acme.App`), but C# also looks in the enclosing namespaces (`Acme`), in
-each namespace the file imports with `using Acme.Billing;` and in the global namespace. The
+each namespace the file imports with `using Acme.Billing;` (or any file of the project with
+`global using`) and in the global namespace. The
 graph (impact) and the ast store try these, in that order, when the first guess names nothing.
 """
 
@@ -13,6 +14,15 @@ from collections.abc import Sequence
 # Languages whose names resolve this way (C++ looks names up similarly, through `using
 # namespace`, but its files are resolved as written).
 NAMESPACE_LOOKUP_LANGUAGES = frozenset({"csharp"})
+# The written name of an import every file of the project takes (`global using Serilog.Core;`
+# is `global::Serilog.Core.*`): the ast service writes it, the lookups read it.
+GLOBAL_IMPORT_PREFIX = "global::"
+
+
+def is_global_import(target_name: str) -> bool:
+    return target_name.startswith(GLOBAL_IMPORT_PREFIX)
+
+
 _TYPE_ARGUMENTS = re.compile(r"<[^<>]*>")
 
 

@@ -43,7 +43,11 @@ from locus.ast.adapters.tables import (
 from locus.ast.domain import FileAnalysis
 from locus.ast.identifiers import chunk_id_for, node_id_for
 from locus.codepaths.includes import INCLUDE_LANGUAGES, IncludeDirectories, written_include
-from locus.codepaths.namespaces import NAMESPACE_LOOKUP_LANGUAGES, namespace_candidates
+from locus.codepaths.namespaces import (
+    GLOBAL_IMPORT_PREFIX,
+    NAMESPACE_LOOKUP_LANGUAGES,
+    namespace_candidates,
+)
 from locus.database import Database, DeletedProjects, slices, table_of
 from locus.database.migrations import prepare_schema
 
@@ -940,7 +944,8 @@ async def _through_namespaces(
 ) -> dict[tuple[str, int], list[tuple[str, str]]]:
     """(file id, ordinal) of each relation of a C# file whose target names nothing → the
     definitions of the first of C#'s other guesses that exists (``namespace_candidates``:
-    enclosing namespaces, the file's ``using`` namespaces, the global namespace)."""
+    enclosing namespaces, the file's ``using`` namespaces and the project's ``global using``
+    ones, the global namespace)."""
     if not relations:
         return {}
     files = sorted({r.file_id for r in relations})
@@ -969,9 +974,20 @@ async def _through_namespaces(
         )
         for file_id, namespace in imported:
             usings.setdefault(file_id, []).append(namespace)
+    everywhere = await session.scalars(
+        select(RelationRow.target_qualified_name)
+        .where(
+            RelationRow.project_id == project_id,
+            RelationRow.kind == "imports",
+            RelationRow.target_name.like(f"{GLOBAL_IMPORT_PREFIX}%*"),
+            RelationRow.target_qualified_name != "",
+        )
+        .order_by(RelationRow.file_id, RelationRow.ordinal)
+    )
+    global_usings = list(dict.fromkeys(everywhere))  # `global using`: every file takes them
     guesses = {
         (r.file_id, r.ordinal): namespace_candidates(
-            r.target_qualified_name, r.target_name, usings.get(r.file_id, [])
+            r.target_qualified_name, r.target_name, [*usings.get(r.file_id, []), *global_usings]
         )
         for r in relations
         if r.file_id in lookup_files

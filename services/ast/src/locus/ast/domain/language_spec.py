@@ -20,7 +20,9 @@ Query files live in `queries/<language>/` and use these capture names:
   under it (see `definition_namespace`).
 - imports.scm: `@import.statement`, `@import.module` (as written, possibly relative), optional
   `@import.name`, `@import.alias` and `@import.wildcard`; `@import.submodule` (instead of
-  `@import.module`) names a child module declared in the file (Rust `mod billing;`).
+  `@import.module`) names a child module declared in the file (Rust `mod billing;`);
+  `@import.global` marks an import every file of the project takes (C# `global using`): its
+  relation's written name starts with `global::` (`locus.codepaths.namespaces`).
 - calls.scm: `@call.target` on the callee expression.
 - inheritance.scm: `@inherits.class` on the class node, `@inherits.base` on each base expression.
 

@@ -20,6 +20,7 @@ from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 from locus.ast.domain.languages import CompiledLanguage, QueryMatches
 from locus.ast.domain.model import FileDependency, Relation
 from locus.ast.domain.source_text import SourceText
+from locus.codepaths.namespaces import GLOBAL_IMPORT_PREFIX
 
 # Callee expressions can be arbitrary (a lambda, a subscripted dict literal); keep names bounded.
 _MAX_TARGET_NAME_CHARS = 200
@@ -262,8 +263,17 @@ def _collect_imports(
     matches.sort(
         key=lambda captures: min(node.start_byte for nodes in captures.values() for node in nodes)
     )
+    # A statement that an `@import.global` pattern matched is read from that match only.
+    global_statements = {
+        captures["import.statement"][0].id for captures in matches if "import.global" in captures
+    }
     seen_targets: set[str] = set()
     for captures in matches:
+        if (
+            "import.global" not in captures
+            and captures["import.statement"][0].id in global_statements
+        ):
+            continue
         written_module = _captured_text(captures, "import.module", source)
         submodule = _captured_text(captures, "import.submodule", source)
         if submodule is not None:
@@ -278,6 +288,8 @@ def _collect_imports(
         if "import.wildcard" in captures:
             target_name = _joined(written_module, "*", joiner)
             target_qualified_name = module
+            if "import.global" in captures:
+                target_name = GLOBAL_IMPORT_PREFIX + target_name
         elif name is not None:
             target_name = _joined(written_module, name, joiner)
             target_qualified_name = _joined(module, name, joiner) if module else None

@@ -23,7 +23,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from locus.codepaths.includes import INCLUDE_LANGUAGES, IncludeDirectories
-from locus.codepaths.namespaces import NAMESPACE_LOOKUP_LANGUAGES, namespace_candidates
+from locus.codepaths.namespaces import (
+    NAMESPACE_LOOKUP_LANGUAGES,
+    is_global_import,
+    namespace_candidates,
+)
 from locus.impact.domain.model import (
     GraphDependency,
     GraphFile,
@@ -165,8 +169,10 @@ def build_graph(
             symbol_map.setdefault(symbol.node_id, symbol)
     relation_list = [r for r in relations if r.file_id in file_map]
     resolver = _Resolver(symbol_map, relation_list)
-    # The namespaces each C# file imports (`using Acme.Billing;`), in order.
+    # The namespaces each C# file imports (`using Acme.Billing;`), in order, then those every
+    # file takes (`global using Serilog.Core;` anywhere in the project).
     usings: dict[str, list[str]] = defaultdict(list)
+    global_usings: list[str] = []
     for relation in relation_list:
         if (
             relation.kind == "imports"
@@ -175,6 +181,8 @@ def build_graph(
             and file_map[relation.file_id].language in NAMESPACE_LOOKUP_LANGUAGES
         ):
             usings[relation.file_id].append(relation.target_qualified_name)
+            if is_global_import(relation.target_name):
+                global_usings.append(relation.target_qualified_name)
 
     edges: set[tuple[str, RelationKind, str]] = set()
     unresolved = 0
@@ -193,7 +201,7 @@ def build_graph(
         if not named and name and file_map[relation.file_id].language in NAMESPACE_LOOKUP_LANGUAGES:
             # `Invoice` in `namespace Acme.App` with `using Acme.Billing;`: C#'s other guesses.
             for candidate in namespace_candidates(
-                name, relation.target_name, usings.get(relation.file_id, ())
+                name, relation.target_name, [*usings.get(relation.file_id, ()), *global_usings]
             ):
                 named = resolver.resolve(candidate)
                 if named:
