@@ -174,8 +174,11 @@ async def test_files_written_in_one_transaction_each_get_their_own_outcome(
     handle = next(s for s in callee.symbols if s.qualified_name == "app.service.handle")
     call = next(r for r in caller.relations if r.relation.target_name == "handle")
     assert call.target_node_id == handle.node_id
+    # `from app.service import handle`: the module, and the name as a candidate submodule left
+    # for impact to resolve by name (it is a function: no module, no edge).
     assert [(d.target_module, d.target_file_id) for d in caller.dependencies] == [
-        ("app.service", callee.file.file_id)
+        ("app.service", callee.file.file_id),
+        ("app.service.handle", ""),
     ]
     assert stale is None
     assert await store.stored_snapshot_seqs([old.file.file_id]) == {old.file.file_id: 5}
@@ -385,3 +388,32 @@ async def test_a_symbols_first_chunk_is_found_until_its_file_is_retracted(
     assert await store.first_chunks("p_other", [handle]) == {}  # another project's id
     assert await store.retract_file(version(path, 4))
     assert await store.first_chunks("p_test", [handle, other]) == {}
+
+
+async def test_a_package_import_is_published_whether_or_not_the_package_was_stored_first(
+    store: AstStore,
+) -> None:
+    """`from app import service` while only app/service.py is stored (a crash's redelivery
+    can parse the importer before app/__init__.py): the package is published too, with no
+    file yet, so impact links it by name once it exists — the same edges in either order."""
+    await store.replace_file(
+        version("app/service.py", 1), analyse("app/service.py", CALLEE), unsupported_language=False
+    )
+    importer = await store.replace_file(
+        version("main.py", 1),
+        analyse("main.py", b"from app import service\n\nservice.handle(1)\n"),
+        unsupported_language=False,
+    )
+    assert importer is not None
+    assert [(d.target_module, d.target_file_id) for d in importer.dependencies] == [
+        ("app.service", "f_app_service.py"),
+        ("app", ""),
+    ]
+    # An import of something outside the project stays one entry, as before.
+    external = await store.replace_file(
+        version("tool.py", 1),
+        analyse("tool.py", b"from os import path\n"),
+        unsupported_language=False,
+    )
+    assert external is not None
+    assert [(d.target_module, d.target_file_id) for d in external.dependencies] == [("os", "")]

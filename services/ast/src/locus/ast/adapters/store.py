@@ -278,6 +278,7 @@ class AstStore:
                             r.dependencies,
                             types_too=file.language not in INCLUDE_LANGUAGES,
                         ),
+                        unmatched_candidates=True,
                     ),
                     chunks=[_transient(ChunkRow, values) for values in r.chunks],
                 )
@@ -1105,21 +1106,37 @@ def _resolve_dependencies(
     rows: Sequence[FileDependencyRow],
     files_by_module: dict[str, list[str]],
     elsewhere: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+    *,
+    unmatched_candidates: bool = False,
 ) -> list[ResolvedDependency]:
     """One entry per (module, file defining it); a self-import (``from . import x`` in the
     package's own module) is left out; an import no file defines stays with target "" unless
     ``elsewhere`` found it under another name (a C include through an include directory: the
-    entry names the module found)."""
+    entry names the module found).
+
+    ``unmatched_candidates`` (what files.parsed publishes, resolved against the files stored
+    when the file was parsed): where some candidate of an import matched, every other one is
+    an entry with target "" too, which impact resolves by name when it builds the graph. So
+    `from pkg import sub` links `pkg/__init__` whether or not it was stored before the importer
+    was parsed (a crash's redelivery changes that order)."""
     resolved: list[ResolvedDependency] = []
     for row in rows:
         matched = False
+        missing: list[str] = []
         for module in _candidate_modules(row.target_module, row.imported_names):
-            for target_file_id in sorted(files_by_module.get(module, [])):
+            targets = sorted(files_by_module.get(module, []))
+            if not targets:
+                missing.append(module)
+            for target_file_id in targets:
                 matched = True
                 if target_file_id != file.file_id:
                     resolved.append(
                         ResolvedDependency(file.file_id, module, target_file_id, row.line)
                     )
+        if matched and unmatched_candidates:
+            resolved.extend(
+                ResolvedDependency(file.file_id, module, "", row.line) for module in missing
+            )
         if not matched:
             found = (elsewhere or {}).get(row.target_module, ())
             resolved.extend(
