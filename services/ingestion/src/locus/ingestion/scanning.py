@@ -880,16 +880,18 @@ def scan_stats(job: JobRow, progress: JobProgress) -> events_pb2.ScanStats:
         files_parsed=progress.parsed,
         files_indexed=progress.indexed,
         files_failed=progress.failed,
-        files_embedded=progress.embedded,
+        # Where no stage makes vectors, no file has them (progress counts them all embedded).
+        files_embedded=progress.embedded if progress.embedding_stages else 0,
         files_embedding_failed=progress.embedding_failed,
     )
 
 
 def scan_level(job: JobRow, progress: JobProgress) -> events_pb2.ScanLevel:
-    """The level every changed file of ``job`` has reached."""
+    """The level every changed file of ``job`` has reached (searchable at most where no stage
+    makes vectors)."""
     if job.state != "COMPLETED":
         return events_pb2.SCAN_LEVEL_UNSPECIFIED
-    if progress.embedded_done:
+    if progress.embedded_done and progress.embedding_stages:
         return events_pb2.SCAN_LEVEL_EMBEDDED
     return events_pb2.SCAN_LEVEL_SEARCHABLE
 

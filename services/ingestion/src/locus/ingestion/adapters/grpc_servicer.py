@@ -25,7 +25,7 @@ from locus.rpc import (
     RpcContext,
     Unavailable,
 )
-from locus.v1 import common_pb2, events_pb2, ingestion_pb2, ingestion_pb2_grpc
+from locus.v1 import common_pb2, ingestion_pb2, ingestion_pb2_grpc
 
 T = TypeVar("T")
 DEFAULT_PAGE = 100
@@ -170,22 +170,15 @@ class IngestionServicer(RegistryRpcs, ingestion_pb2_grpc.IngestionServiceService
 
     async def _job_message(self, job: JobRow) -> ingestion_pb2.ScanJob:
         progress = await self._ingestion.job_progress(job)
-        stats, level = scan_stats(job, progress), scan_level(job, progress)
-        without_vectors = not self._embedding_stages
-        if without_vectors:
-            # No stage makes vectors here: a file gets none, and searchable is as far as it goes.
-            stats.files_embedded = 0
-            if level == events_pb2.SCAN_LEVEL_EMBEDDED:
-                level = events_pb2.SCAN_LEVEL_SEARCHABLE
         message = ingestion_pb2.ScanJob(
             job_id=job.job_id,
             project_id=job.project_id,
             snapshot_id=job.snapshot_id,
             state=_STATES.get(job.state, ingestion_pb2.SCAN_STATE_UNSPECIFIED),
-            stats=stats,
+            stats=scan_stats(job, progress),
             error=job.error,
-            level=level,
-            without_vectors=without_vectors,
+            level=scan_level(job, progress),
+            without_vectors=not self._embedding_stages,
             commits=[
                 ingestion_pb2.SourceCommit(
                     source_id=row.source_id, git_ref=row.git_ref, commit_sha=row.commit_sha
