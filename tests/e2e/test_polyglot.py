@@ -194,3 +194,32 @@ def test_locus_impact_lists_a_symbols_callers_in_other_files(scanned: dict[str, 
     assert f"did you mean {JAVA_PACKAGE}.Quantities.requirePositive" in " ".join(
         (near.stdout + near.stderr).split()
     )
+
+
+def test_calls_through_an_interface_reach_its_implementations(scanned: dict[str, str]) -> None:
+    """`ReservationService` calls `repository.reserve(...)` on a `StockRepository` (the
+    interface): the interface's method is a symbol (a signature), and the impact of the
+    implementation reaches that caller through it."""
+    kinds = {s["qualified_name"]: s["kind"] for s in symbols(scanned, "reserve")}
+    assert kinds[f"{JAVA_PACKAGE}.StockRepository.reserve"] == "signature"
+    assert kinds[f"{JAVA_PACKAGE}.InMemoryStockRepository.reserve"] == "method"
+    reply = run_locus(scanned, "impact", "polyglot", "InMemoryStockRepository.reserve", "--json")
+    impacted = {s["qualified_name"]: s for s in reply["symbols"]}
+    declared = impacted[f"{JAVA_PACKAGE}.StockRepository.reserve"]
+    assert (declared["distance"], declared["reason"]) == (
+        1,
+        [{"relation": "overrides", "reverse": False}],
+    )
+    caller = impacted[f"{JAVA_PACKAGE}.ReservationService.reserveForOrder"]
+    assert caller["reason"] == [
+        {"relation": "overrides", "reverse": False},
+        {"relation": "calls", "reverse": True},
+    ]
+    text = run_command(
+        scanned, "impact", "polyglot", "InMemoryStockRepository.reserve", timeout=300
+    )
+    assert "overrides, called by" in " ".join(text.stdout.split()), text.stdout
+    # A Go interface's method is a signature beside the method that implements it.
+    go = {s["qualified_name"]: s["kind"] for s in symbols(scanned, "Apply")}
+    assert go[f"{GO_PACKAGE}.Rule.Apply"] == "signature"
+    assert go[f"{GO_PACKAGE}.PercentRule.Apply"] == "method"

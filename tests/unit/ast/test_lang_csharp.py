@@ -76,9 +76,16 @@ def test_file_scoped_namespace_prefixes_the_file(analyses: dict[str, FileAnalysi
         == "The VAT rate of a System.String country code.\ncountry: ISO country code."
     )
     priced = symbols_by_name(analyses[IPRICED])
-    # An interface method without a body is no definition; a default implementation is.
-    assert set(priced) == {IPRICED, "Acme.Billing.IPriced", "Acme.Billing.IPriced.Describe"}
-    assert priced["Acme.Billing.IPriced"].kind == "interface"
+    # An interface method without a body is a signature; a default implementation a method.
+    assert {name: s.kind for name, s in priced.items()} == {
+        IPRICED: "module",
+        "Acme.Billing.IPriced": "interface",
+        "Acme.Billing.IPriced.Total": "signature",
+        "Acme.Billing.IPriced.Describe": "method",
+    }
+    assert "Acme.Billing.IPriced.Total" not in {
+        chunk.symbol_qualified_name for chunk in analyses[IPRICED].chunks
+    }
 
 
 def test_relations(analyses: dict[str, FileAnalysis]) -> None:
@@ -260,10 +267,11 @@ public interface ILogger
     analysis = extract("src/Logging/ILogger.cs", source, "csharp")
     symbols = {s.qualified_name: (s.kind, s.start_line, s.end_line) for s in analysis.symbols}
     assert analysis.parse_errors == 0
-    assert symbols == {  # `IsEnabled`, a member without a body, is no symbol
+    assert symbols == {  # `IsEnabled`, a member without a body, is a signature
         "src/Logging/ILogger.cs": ("module", 1, 23),
         "Acme.Logging.ILogger": ("interface", 3, 23),
         "Acme.Logging.ILogger.Write": ("method", 9, 15),
+        "Acme.Logging.ILogger.IsEnabled": ("signature", 22, 22),
     }
     write = next(s for s in analysis.symbols if s.name == "Write")
     assert write.docstring == "Writes an event."
@@ -311,3 +319,25 @@ public class Batch
     calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
     assert ("invoice.Close", "Acme.Billing.Invoice.Close") in calls
     assert ("error.Report", "Acme.Billing.LedgerError.Report") in calls
+
+
+def test_a_partial_methods_implementation_is_the_symbol_not_its_declaration() -> None:
+    source = b"""namespace Acme;
+
+public partial class Invoice
+{
+    partial void OnTotalChanged();
+
+    partial void OnTotalChanged()
+    {
+        Audit();
+    }
+
+    public abstract void Audit();
+}
+"""
+    analysis = extract("src/Invoice.cs", source, "csharp")
+    kinds = {s.qualified_name: (s.kind, s.start_line, s.end_line) for s in analysis.symbols}
+    assert kinds["Acme.Invoice.OnTotalChanged"] == ("method", 7, 10)
+    assert kinds["Acme.Invoice.Audit"] == ("signature", 12, 12)
+    assert len([s for s in analysis.symbols if s.name == "OnTotalChanged"]) == 1

@@ -55,6 +55,8 @@ def test_types_functions_and_methods_are_qualified_by_import_path(
     expected = {
         BILLING: ("module", "", 1, 64),
         f"{BILLING}.Pricer": ("interface", "Pricer", 10, 12),
+        # An interface's method: a signature (calls on a Pricer variable resolve to it).
+        f"{BILLING}.Pricer.Price": ("signature", "Pricer.Price", 11, 11),
         f"{BILLING}.Document": ("struct", "Document", 15, 18),
         f"{BILLING}.Invoice": ("struct", "Invoice", 23, 27),
         f"{BILLING}.LineItem": ("struct", "LineItem", 31, 34),

@@ -79,12 +79,24 @@ def test_types_methods_and_constructors_are_qualified_by_package(
     )
 
 
-def test_declarations_without_a_body_are_no_symbols(analyses: dict[str, FileAnalysis]) -> None:
-    interface = symbols_by_name(analyses[f"{BASE}/billing/PaymentMethod.java"])
+def test_declarations_without_a_body_are_signatures_with_no_chunk(
+    analyses: dict[str, FileAnalysis],
+) -> None:
+    analysis = analyses[f"{BASE}/billing/PaymentMethod.java"]
+    interface = symbols_by_name(analysis)
     assert interface["com.acme.billing.PaymentMethod"].kind == "interface"
-    assert "com.acme.billing.PaymentMethod.label" in interface  # a default method has a body
-    assert "com.acme.billing.PaymentMethod.charge" not in interface
-    assert "com.acme.billing.Document.total" not in symbols_by_name(analyses[DOCUMENT])  # abstract
+    assert interface["com.acme.billing.PaymentMethod.label"].kind == "method"  # a default body
+    charge = interface["com.acme.billing.PaymentMethod.charge"]
+    assert charge.kind == "signature"
+    assert charge.parent_qualified_name == "com.acme.billing.PaymentMethod"
+    assert (charge.start_line, charge.end_line) == (5, 5)
+    assert charge.signature == "boolean charge(long cents)"
+    # A signature is a line of its interface's outline, never a chunk of its own.
+    owners = {chunk.symbol_qualified_name for chunk in analysis.chunks}
+    assert "com.acme.billing.PaymentMethod.charge" not in owners
+    assert "com.acme.billing.PaymentMethod.label" in owners
+    document = symbols_by_name(analyses[DOCUMENT])
+    assert document["com.acme.billing.Document.total"].kind == "signature"  # abstract
 
 
 def test_javadoc_and_signatures(analyses: dict[str, FileAnalysis]) -> None:
@@ -363,8 +375,18 @@ async def test_an_exact_symbol_search_may_take_the_end_of_a_qualified_name(
     await store_tree(sqlite_ast_store, analyses, "java")
     project = fixture_version(INVOICE, "java").project_id
 
-    async def exact(text: str, name_end: bool = True) -> list[str]:
-        query = SymbolQuery(project, text.lower(), "", "", exact=True, name_end=name_end)
+    async def exact(
+        text: str, name_end: bool = True, without_signatures: bool = False
+    ) -> list[str]:
+        query = SymbolQuery(
+            project,
+            text.lower(),
+            "",
+            "",
+            exact=True,
+            name_end=name_end,
+            without_signatures=without_signatures,
+        )
         return [s.qualified_name for s, _ in await sqlite_ast_store.find_symbols(query, 0, 10)]
 
     assert await exact("Invoice.total") == ["com.acme.billing.Invoice.total"]
@@ -374,4 +396,47 @@ async def test_an_exact_symbol_search_may_take_the_end_of_a_qualified_name(
     # Without name_end (Locate's lookups of the question's names: an index lookup) only the
     # name or the whole qualified name.
     assert await exact("Invoice.total", name_end=False) == []
-    assert await exact("total", name_end=False) == ["com.acme.billing.Invoice.total"]
+    assert await exact("total", name_end=False) == [
+        "com.acme.billing.Document.total",  # the abstract method Invoice implements
+        "com.acme.billing.Invoice.total",
+    ]
+    # Locate's lookups leave signatures out, so a page holds only definitions.
+    assert await exact("total", name_end=False, without_signatures=True) == [
+        "com.acme.billing.Invoice.total"
+    ]
+
+
+def test_a_method_with_a_body_keeps_its_plain_name_beside_signatures_of_its_overloads() -> None:
+    """An interface declaring `verify(T mock)` before a default overload: the default method
+    (with a body, what a fix changes) keeps the plain name, as it did before signatures were
+    symbols; the signature takes its parameter list. Calls through the interface resolve."""
+    source = b"""package acme;
+
+public interface Checker {
+    <T> T verify(T mock);
+
+    default void verify(Object mock, int times) {
+        check(times);
+    }
+
+    void check(int times);
+}
+
+class Use {
+    void run(Checker checker) {
+        checker.check(1);
+    }
+}
+"""
+    analysis = extract("src/main/java/acme/Checker.java", source, "java")
+    kinds = {s.qualified_name: (s.kind, s.start_line) for s in analysis.symbols}
+    assert kinds["acme.Checker.verify"] == ("method", 6)
+    assert kinds["acme.Checker.verify(T mock)"] == ("signature", 4)
+    assert kinds["acme.Checker.check"] == ("signature", 10)
+    # Document order is kept whatever order the definitions were named in.
+    assert [s.start_line for s in analysis.symbols] == sorted(
+        s.start_line for s in analysis.symbols
+    )
+    calls = {(r.source_qualified_name, r.target_qualified_name) for r in analysis.relations}
+    assert ("acme.Checker.verify", "acme.Checker.check") in calls
+    assert ("acme.Use.run", "acme.Checker.check") in calls

@@ -355,6 +355,16 @@ def test_typescript_interfaces_enums_and_abstract_classes() -> None:
         ("src/models/repository.Repository", "Repository", "interface", 7, 10),
         ("src/models/repository.ListingRepository", "ListingRepository", "interface", 13, 15),
         ("src/models/repository.Status", "Status", "enum", 17, 20),
+        # An interface's methods: signatures, no functions (the harness's and tsc's reading).
+        ("src/models/repository.Repository.find", "Repository.find", "signature", 8, 8),
+        ("src/models/repository.Repository.save", "Repository.save", "signature", 9, 9),
+        (
+            "src/models/repository.ListingRepository.all",
+            "ListingRepository.all",
+            "signature",
+            14,
+            14,
+        ),
     }
     assert symbol(repository, "src/models/repository.Repository").docstring == (
         "Stores entities of one type."
@@ -374,12 +384,13 @@ def test_typescript_interfaces_enums_and_abstract_classes() -> None:
         "MemoryRepository.find": "method",
         "MemoryRepository.save": "method",
         "MemoryRepository.log": "method",
+        "MemoryRepository.describe": "signature",  # abstract: no body
         "UserRepository": "class",
         "UserRepository.describe": "method",
         "UserRepository.rename": "method",
         "Queries": "namespace",
         "Queries.active": "function",  # a namespace's function is not a method
-    }  # the abstract `describe` of MemoryRepository has no body: no symbol
+    }
     rename = symbol(memory, "src/services/memoryRepository.UserRepository.rename")
     assert (rename.start_line, rename.end_line) == (33, 41)
     assert rename.signature == "async rename(id: string, name: string): Promise<User | undefined>"
@@ -418,6 +429,7 @@ def test_declaration_files_define_no_functions() -> None:
         ("src/types/env", "module"),
         ("src/types/env.Roster", "namespace"),
         ("src/types/env.Roster.Settings", "interface"),
+        ("src/types/env.Roster.Settings.load", "signature"),  # declared, no function
     }
 
 

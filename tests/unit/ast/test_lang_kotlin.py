@@ -55,7 +55,8 @@ def test_symbols_are_qualified_by_package(analyses: dict[str, FileAnalysis]) -> 
     pricing = symbols_by_name(analyses[PRICING])
     assert pricing["com.acme.shop.Pricing"].kind == "interface"
     assert "com.acme.shop.Pricing.describe" in pricing
-    assert "com.acme.shop.Pricing.priceOf" not in pricing  # abstract: no body
+    assert pricing["com.acme.shop.Pricing.describe"].kind == "method"  # a default body
+    assert pricing["com.acme.shop.Pricing.priceOf"].kind == "signature"  # abstract: no body
 
 
 def test_kdoc_and_signatures(analyses: dict[str, FileAnalysis]) -> None:

@@ -59,9 +59,9 @@ def test_symbols_are_named_by_namespace_and_class(analyses: dict[str, FileAnalys
     assert kinds_by_name["App\\Billing\\InvoiceStatus"] == "enum"
     assert kinds_by_name["App\\Billing\\InvoiceStatus::isFinal"] == "method"
     assert kinds_by_name["App\\Http\\format_cents"] == "function"
-    # Abstract and interface methods have no body: not symbols.
-    assert "App\\Billing\\Document::title" not in kinds_by_name
-    assert "App\\Billing\\Contracts\\Billable::total" not in kinds_by_name
+    # Abstract and interface methods have no body: signatures.
+    assert kinds_by_name["App\\Billing\\Document::title"] == "signature"
+    assert kinds_by_name["App\\Billing\\Contracts\\Billable::total"] == "signature"
 
 
 def test_phpdoc_and_signature(analyses: dict[str, FileAnalysis]) -> None:

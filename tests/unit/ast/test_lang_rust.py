@@ -83,8 +83,10 @@ def test_types_impls_and_methods_are_qualified_by_module_path(
     expected = {
         BILLING: ("module", "", 1, 73),
         f"{BILLING}::Named": ("trait", "Named", 10, 12),
+        f"{BILLING}::Named::name": ("signature", "Named::name", 11, 11),
         f"{BILLING}::Priced": ("trait", "Priced", 15, 23),
         # A default method is a definition; `fn net(&self) -> u64;` is only a signature.
+        f"{BILLING}::Priced::net": ("signature", "Priced::net", 17, 17),
         f"{BILLING}::Priced::gross": ("method", "Priced::gross", 20, 22),
         f"{BILLING}::Invoice": ("struct", "Invoice", 27, 30),
         f"{BILLING}::LineItem": ("struct", "LineItem", 34, 37),

@@ -183,7 +183,18 @@ def test_locate_nests_files_symbols_evidence_and_impact() -> None:
         ],
         symbols=[located],
         impact=impact_pb2.ComputeImpactResponse(
-            symbols=[impact_pb2.ImpactedSymbol(symbol=a_symbol("_retry"), score=0.4, distance=1)],
+            symbols=[
+                impact_pb2.ImpactedSymbol(
+                    symbol=a_symbol("_retry"),
+                    score=0.4,
+                    distance=1,
+                    reason=[
+                        impact_pb2.ImpactStep(
+                            relation=common_pb2.RELATION_KIND_OVERRIDES, reverse=True
+                        )
+                    ],
+                )
+            ],
             files=[impact_pb2.ImpactedFile(file_id="f_2", relative_path="b.py", distance=2)],
         ),
     )
@@ -209,7 +220,8 @@ def test_locate_nests_files_symbols_evidence_and_impact() -> None:
     }
     assert set(file["symbols"][0]) == SYMBOL_KEYS | {"score", "evidence"}
     assert data["symbols"][0]["score"] == 0.9
-    assert set(data["impact"]["symbols"][0]) == SYMBOL_KEYS | {"score", "distance"}
+    assert set(data["impact"]["symbols"][0]) == SYMBOL_KEYS | {"score", "distance", "reason"}
+    assert data["impact"]["symbols"][0]["reason"] == [{"relation": "overrides", "reverse": True}]
     assert data["impact"]["files"][0] == {
         "file_id": "f_2",
         "path": "b.py",

@@ -31,6 +31,7 @@ KINDS = {
     "class": common_pb2.SYMBOL_KIND_CLASS,
     "function": common_pb2.SYMBOL_KIND_FUNCTION,
     "method": common_pb2.SYMBOL_KIND_METHOD,
+    "signature": common_pb2.SYMBOL_KIND_SIGNATURE,
 }
 
 
@@ -259,6 +260,8 @@ class FakeSymbols:
 class FakeImpact:
     requests: list[Any] = field(default_factory=list)
     error: ServiceError | None = None
+    # More one-hop neighbours of every seed: (symbol, relation, reverse).
+    neighbours: list[tuple[Any, Any, bool]] = field(default_factory=list)
 
     async def compute(self, request: Any) -> Any:
         self.requests.append(request)
@@ -268,7 +271,28 @@ class FakeImpact:
         if request.each_seed:
             return impact_pb2.ComputeImpactResponse(
                 each_seed=[
-                    impact_pb2.SeedImpact(seed_node_id=seed, symbols=impacted)
+                    impact_pb2.SeedImpact(
+                        seed_node_id=seed,
+                        symbols=[
+                            *impacted,
+                            *(
+                                impact_pb2.ImpactedSymbol(
+                                    symbol=symbol,
+                                    score=0.9,
+                                    distance=1,
+                                    reason=[
+                                        impact_pb2.ImpactStep(
+                                            relation=relation,
+                                            reverse=reverse,
+                                            from_node_id=seed,
+                                            to_node_id=symbol.node_id,
+                                        )
+                                    ],
+                                )
+                                for symbol, relation, reverse in self.neighbours
+                            ),
+                        ],
+                    )
                     for seed in request.seed_node_ids
                 ]
             )

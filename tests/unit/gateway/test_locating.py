@@ -180,6 +180,53 @@ async def test_symbols_found_by_name_join_the_ranking(service: Any) -> None:
     assert located.response.symbols[0].symbol.location.relative_path == "src/shop/payments.py"
 
 
+async def test_signatures_and_overrides_are_no_candidates(service: Any) -> None:
+    """The ranking was trained on a graph without signatures (methods declared without a body)
+    and without impact's overrides: neither joins the candidates, a caller does; the name
+    lookups ask for definitions only."""
+
+    def symbol(qualified_name: str, path: str, kind: Any) -> Any:
+        node_id = f"n:{qualified_name}"
+        return common_pb2.Symbol(
+            node_id=node_id,
+            qualified_name=qualified_name,
+            scope_name=qualified_name.split(".", 2)[-1],
+            name=qualified_name.rsplit(".", 1)[-1],
+            kind=kind,
+            location=common_pb2.CodeLocation(
+                project_id="p_shop",
+                file_id=f"f:{path}",
+                relative_path=path,
+                start_line=3,
+                end_line=9,
+                language="python",
+                node_id=node_id,
+            ),
+        )
+
+    declared = symbol("shop.gateway.Gateway.charge", "src/shop/gateway.py", SIGNATURE)
+    overriding = symbol("shop.stripe.Stripe.charge_card", "src/shop/stripe.py", METHOD)
+    caller = symbol("shop.checkout.pay", "src/shop/checkout.py", common_pb2.SYMBOL_KIND_FUNCTION)
+    service.impact.neighbours = [
+        (declared, common_pb2.RELATION_KIND_CALLS, False),
+        (overriding, common_pb2.RELATION_KIND_OVERRIDES, True),
+        (caller, common_pb2.RELATION_KIND_CALLS, True),
+    ]
+    service.search.hits = [("c-charge", 0.03, 1, 1)]
+    located = await service.locator.locate(
+        LocateQuery("shop", "charge_card charges twice"), await open_request(service)
+    )
+    names = {s.symbol.qualified_name for s in located.response.symbols}
+    assert "shop.checkout.pay" in names  # a caller, a graph neighbour, joins
+    assert not names & {declared.qualified_name, overriding.qualified_name}
+    assert service.symbols.lookups
+    assert all(lookup.without_signatures for lookup in service.symbols.lookups)
+
+
+SIGNATURE = common_pb2.SYMBOL_KIND_SIGNATURE
+METHOD = common_pb2.SYMBOL_KIND_METHOD
+
+
 async def test_retrieval_errors_propagate(service: Any) -> None:
     service.search.error = Unavailable("retrieval service at 127.0.0.1:50053 is unavailable: x")
     with pytest.raises(Unavailable, match=r"retrieval service at 127\.0\.0\.1:50053"):

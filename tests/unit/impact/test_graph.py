@@ -395,3 +395,93 @@ def test_the_subsystem_is_a_python_files_top_level_package_else_its_top_director
 ) -> None:
     file = GraphFile(file_id="f", relative_path=path, module_name=module, language=language)
     assert subsystem_for(file) == expected
+
+
+# ---- Overrides -----------------------------------------------------------------------------
+
+
+def _dispatch_graph(parts: Any, *extra: Any) -> CodeGraph:
+    """A Java-like project: `Repo` declares `save` (a signature), `SqlRepo implements Repo` and
+    `CachedRepo extends SqlRepo` define it, `Service.store` calls it through a `Repo`."""
+    files = [
+        parts.file("repo", "Repo.java", "Repo.java"),
+        parts.file("sql", "SqlRepo.java", "SqlRepo.java"),
+        parts.file("cached", "CachedRepo.java", "CachedRepo.java"),
+        parts.file("service", "Service.java", "Service.java"),
+    ]
+    symbols = [
+        parts.symbol("acme.Repo", "interface", "repo"),
+        parts.symbol("acme.Repo.save", "signature", "repo", parent="acme.Repo"),
+        parts.symbol("acme.Repo.load", "signature", "repo", parent="acme.Repo"),
+        parts.symbol("acme.SqlRepo", "class", "sql"),
+        parts.symbol("acme.SqlRepo.save", "method", "sql", parent="acme.SqlRepo"),
+        parts.symbol("acme.SqlRepo.close", "method", "sql", parent="acme.SqlRepo"),
+        parts.symbol("acme.CachedRepo", "class", "cached"),
+        parts.symbol("acme.CachedRepo.save", "method", "cached", parent="acme.CachedRepo"),
+        parts.symbol("acme.Service", "class", "service"),
+        parts.symbol("acme.Service.store", "method", "service", parent="acme.Service"),
+    ]
+    relations = [
+        parts.relation("inherits", "acme.SqlRepo", "acme.Repo", "sql"),
+        parts.relation("inherits", "acme.CachedRepo", "acme.SqlRepo", "cached"),
+        parts.relation("calls", "acme.Service.store", "acme.Repo.save", "service"),
+        *extra,
+    ]
+    return build_graph(files, symbols, relations, [])
+
+
+def test_a_method_overrides_the_nearest_method_of_its_name_up_its_bases(parts: Any) -> None:
+    graph = _dispatch_graph(parts)
+
+    overrides = {
+        (source, target)
+        for source, edges in graph.outgoing.items()
+        for kind, target in edges
+        if kind == "overrides"
+    }
+    assert overrides == {
+        ("n:acme.SqlRepo.save", "n:acme.Repo.save"),  # implements the interface's signature
+        ("n:acme.CachedRepo.save", "n:acme.SqlRepo.save"),  # the nearest, not Repo.save too
+    }
+    # Members no base defines (close) and declarations nobody implements (load) override
+    # nothing.
+    assert "n:acme.SqlRepo.close" not in graph.outgoing
+    assert ("overrides", "n:acme.SqlRepo.save") in graph.incoming["n:acme.Repo.save"]
+
+
+def test_a_cycle_of_bases_ends(parts: Any) -> None:
+    cycle = parts.relation("inherits", "acme.Repo", "acme.CachedRepo", "repo")
+
+    graph = _dispatch_graph(parts, cycle)
+
+    overrides = {
+        (source, target)
+        for source, edges in graph.outgoing.items()
+        for kind, target in edges
+        if kind == "overrides"
+    }
+    assert ("n:acme.SqlRepo.save", "n:acme.Repo.save") in overrides
+    assert ("n:acme.Repo.save", "n:acme.CachedRepo.save") in overrides
+
+
+def test_members_defined_in_another_file_than_their_type_override_too(parts: Any) -> None:
+    """A Go method or a Rust impl's method may live in another file than its type: the member
+    comes from the symbol's parent, not from containment (which stays within a file)."""
+    files = [
+        parts.file("shape", "src/shape.rs", "crate::shape"),
+        parts.file("circle", "src/circle.rs", "crate::circle"),
+        parts.file("impls", "src/impls.rs", "crate::impls"),
+    ]
+    symbols = [
+        parts.symbol("crate.shape.Shape", "trait", "shape"),
+        parts.symbol("crate.shape.Shape.area", "signature", "shape", parent="crate.shape.Shape"),
+        parts.symbol("crate.circle.Circle", "struct", "circle"),
+        parts.symbol("crate.circle.Circle.area", "method", "impls", parent="crate.circle.Circle"),
+    ]
+    inherits = parts.relation("inherits", "crate.circle.Circle", "crate.shape.Shape", "impls")
+
+    graph = build_graph(files, symbols, [inherits], [])
+
+    assert graph.outgoing["n:crate.circle.Circle.area"] == [
+        ("overrides", "n:crate.shape.Shape.area")
+    ]

@@ -271,3 +271,34 @@ def test_a_small_limit_shows_the_head_of_what_a_large_limit_shows(parts: Any, se
         shown = compute_impact(graph, query(*seeds, limit=limit))
         assert shown.symbols == everything.symbols[:limit]
         assert shown.files == everything.files[:limit]
+
+
+def test_callers_through_an_interface_reach_its_implementations(parts: Any) -> None:
+    """`service.store()` calls `repo.save()` on a `Repo`: a change to `SqlRepo.save` (the
+    implementation) reaches it through the interface's signature, and a change to the
+    signature reaches every implementation."""
+    files = [parts.file("a", "A.java", "A.java")]
+    symbols = [
+        parts.symbol("acme.Repo", "interface", "a"),
+        parts.symbol("acme.Repo.save", "signature", "a", parent="acme.Repo"),
+        parts.symbol("acme.SqlRepo", "class", "a"),
+        parts.symbol("acme.SqlRepo.save", "method", "a", parent="acme.SqlRepo"),
+        parts.symbol("acme.Service.store", "method", "a"),
+    ]
+    relations = [
+        parts.relation("inherits", "acme.SqlRepo", "acme.Repo", "a"),
+        parts.relation("calls", "acme.Service.store", "acme.Repo.save", "a"),
+    ]
+    graph = build_graph(files, symbols, relations, [])
+
+    result = compute_impact(graph, validate_query("p", ["n:acme.SqlRepo.save"], [], 2, False, 0))
+
+    reached = {s.symbol.qualified_name: s for s in result.symbols}
+    caller = reached["acme.Service.store"]
+    assert caller.distance == 2
+    assert [step.label for step in caller.reason] == ["overrides", "called-by"]
+    assert reached["acme.Repo.save"].reason[0].label == "overrides"
+
+    declared = compute_impact(graph, validate_query("p", ["n:acme.Repo.save"], [], 1, False, 0))
+    implementation = {s.symbol.qualified_name: s for s in declared.symbols}["acme.SqlRepo.save"]
+    assert [step.label for step in implementation.reason] == ["overridden-by"]

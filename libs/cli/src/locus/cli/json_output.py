@@ -173,10 +173,24 @@ def located_symbol_json(located: gateway_pb2.LocatedSymbol) -> JsonObject:
     }
 
 
+def impact_step_json(step: impact_pb2.ImpactStep) -> JsonObject:
+    """One hop of the chain from a seed: the relation and whether it was walked against its
+    direction (`calls` reversed = called by; `overrides` reversed = overridden by)."""
+    return {
+        "relation": enum_label(common_pb2.RelationKind.Name(step.relation), "RELATION_KIND_"),
+        "reverse": step.reverse,
+    }
+
+
 def impact_json(impact: impact_pb2.ComputeImpactResponse) -> JsonObject:
     return {
         "symbols": [
-            {**symbol_json(s.symbol), "score": s.score, "distance": s.distance}
+            {
+                **symbol_json(s.symbol),
+                "score": s.score,
+                "distance": s.distance,
+                "reason": [impact_step_json(step) for step in s.reason],
+            }
             for s in impact.symbols
         ],
         "files": [

@@ -46,6 +46,7 @@ class SymbolKindChoice(StrEnum):
     namespace = "namespace"
     constructor = "constructor"
     section = "section"
+    signature = "signature"
 
     @property
     def proto_name(self) -> str:

@@ -258,6 +258,7 @@ _STEP_WORDS = {
     "imports": ("imports", "imported by"),
     "inherits": ("inherits", "inherited by"),
     "contains": ("contains", "contained in"),
+    "overrides": ("overrides", "overridden by"),
 }
 
 

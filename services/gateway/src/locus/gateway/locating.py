@@ -53,7 +53,7 @@ from locus.gateway.domain.ranking_types import (
     candidate_paths,
 )
 from locus.gateway.domain.reranking import retrieved_code
-from locus.gateway.domain.symbol_kinds import MODULE_KINDS
+from locus.gateway.domain.symbol_kinds import MODULE_KINDS, SIGNATURE_KIND
 from locus.gateway.domain.validation import (
     bounded_count,
     normalize_path_prefix,
@@ -361,6 +361,7 @@ class Locator:
                         name=name,
                         exact=True,
                         path_prefix=path_prefix,
+                        without_signatures=True,
                         page=common_pb2.PageRequest(page_size=NAME_LOOKUP_PAGE),
                     )
                 )
@@ -404,10 +405,13 @@ class Locator:
             log.warning("%s", note)
             entry.notes.append(note)
             return []
+        # Signatures and the overrides between methods (impact's own relation) are no
+        # candidates: the ranking was trained on the graph without them.
         return [
             neighbor
             for walked in response.each_seed
             for neighbor in graph_neighbors(walked.seed_node_id, walked)
+            if neighbor.symbol.kind != SIGNATURE_KIND and neighbor.relation != "overrides"
         ]
 
     async def _symbol_vectors(

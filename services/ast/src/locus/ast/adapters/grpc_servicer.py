@@ -77,6 +77,7 @@ def _query_fingerprint(query: SymbolQuery) -> str:
             query.path_prefix,
             str(query.exact),
             str(query.name_end),
+            str(query.without_signatures),
         )
     )
     return hashlib.sha256(key.encode()).hexdigest()[:16]
@@ -158,6 +159,7 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
             path_prefix=request.path_prefix,
             exact=request.exact,
             name_end=request.exact and request.exact_name_end,
+            without_signatures=request.without_signatures,
         )
         fingerprint = _query_fingerprint(query)
         offset = (

@@ -29,6 +29,7 @@ SYMBOL_KINDS = {
     "namespace": common_pb2.SYMBOL_KIND_NAMESPACE,
     "constructor": common_pb2.SYMBOL_KIND_CONSTRUCTOR,
     "section": common_pb2.SYMBOL_KIND_SECTION,
+    "signature": common_pb2.SYMBOL_KIND_SIGNATURE,
 }
 SYMBOL_KIND_NAMES = {number: name for name, number in SYMBOL_KINDS.items()}
 RELATION_KINDS = {

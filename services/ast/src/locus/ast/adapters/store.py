@@ -41,6 +41,7 @@ from locus.ast.adapters.tables import (
     SymbolRow,
 )
 from locus.ast.domain import FileAnalysis
+from locus.ast.domain.model import SIGNATURE_KIND
 from locus.ast.identifiers import chunk_id_for, node_id_for
 from locus.codepaths.includes import INCLUDE_LANGUAGES, IncludeDirectories, written_include
 from locus.codepaths.namespaces import (
@@ -146,6 +147,7 @@ class SymbolQuery:
     path_prefix: str
     exact: bool
     name_end: bool = False  # with exact: the end of a qualified name after a separator counts
+    without_signatures: bool = False  # leave out methods declared without a body
 
 
 class AstStore:
@@ -569,6 +571,8 @@ class AstStore:
             )
         if query.kind:
             statement = statement.where(SymbolRow.kind == query.kind)
+        if query.without_signatures:
+            statement = statement.where(SymbolRow.kind != SIGNATURE_KIND)
         if query.path_prefix:
             statement = statement.where(
                 FileRow.relative_path.startswith(query.path_prefix, autoescape=True)

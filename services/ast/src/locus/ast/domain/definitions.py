@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from locus.ast.domain.languages import CompiledLanguage, QueryMatches
-from locus.ast.domain.model import CALLABLE_KINDS, CONTAINER_KINDS, SymbolKind
+from locus.ast.domain.model import CALLABLE_KINDS, CONTAINER_KINDS, SIGNATURE_KIND, SymbolKind
 from locus.ast.domain.source_text import SourceText, leaf_tokens, normalized_tokens_text
 
 
@@ -40,6 +40,11 @@ class Definition:
     type, a C++ out-of-line `A::f`, a Rust impl's type): None = `parent`'s or the module."""
     receiver_name: str | None = None
     """The variable naming the receiver inside the method (Go's `s` in `func (s *Server)`)."""
+
+    @property
+    def has_body(self) -> bool:
+        """False for a signature (`SIGNATURE_KIND`): a method declared without a body."""
+        return self.kind != SIGNATURE_KIND
 
     @property
     def is_symbol(self) -> bool:
@@ -77,20 +82,24 @@ def innermost_definition(
 
 
 def _header(
-    node: Node, body: Node, compiled: CompiledLanguage, source: SourceText
+    node: Node, end_byte: int, compiled: CompiledLanguage, source: SourceText
 ) -> tuple[str, int]:
+    """The definition's tokens before ``end_byte`` (its body's start; a signature's end) as
+    one normalized line, without a trailing terminator, and where they end."""
     spec = compiled.spec
-    tokens = leaf_tokens(node, body.start_byte, spec.comment_node_types, spec.atomic_node_types)
+    tokens = leaf_tokens(node, end_byte, spec.comment_node_types, spec.atomic_node_types)
     if not tokens:
         return "", node.start_byte
     header_end_byte = tokens[-1].end_byte
-    if source.decode(tokens[-1].start_byte, tokens[-1].end_byte) in spec.signature_terminators:
+    last = source.decode(tokens[-1].start_byte, tokens[-1].end_byte)
+    if last in spec.signature_terminators or (last == ";" and end_byte == node.end_byte):
         tokens.pop()
     return normalized_tokens_text(tokens, source), header_end_byte
 
 
 _DEFINITION_PREFIX = "definition."
-_KINDS = CONTAINER_KINDS | CALLABLE_KINDS
+_KINDS = CONTAINER_KINDS | CALLABLE_KINDS | {SIGNATURE_KIND}
+_OVERLOADED_KINDS = CALLABLE_KINDS | {SIGNATURE_KIND}
 
 
 @dataclass(slots=True)
@@ -121,20 +130,29 @@ def _matched_definitions(
         kinds = [
             c.removeprefix(_DEFINITION_PREFIX) for c in captures if c.startswith(_DEFINITION_PREFIX)
         ]
-        if not kinds or "name" not in captures or "body" not in captures:
+        if not kinds or "name" not in captures:
             continue
         kind = kinds[0]
         if kind not in _KINDS:
             raise ValueError(f"definitions.scm of {compiled.spec.name}: unknown kind {kind!r}")
         node = captures[f"{_DEFINITION_PREFIX}{kind}"][0]
-        if node.id in found:  # the first pattern that matches a node decides its kind
+        if "body" in captures:
+            body = captures["body"][0]
+        elif kind == SIGNATURE_KIND:  # no body: the declaration is all there is
+            body = node
+        else:
+            continue
+        held = found.get(node.id)
+        # The first pattern that matches a node decides its kind, but a signature pattern never
+        # wins over one that found a body (Kotlin's cannot say "without a body").
+        if held is not None and not (held.kind == SIGNATURE_KIND and "body" in captures):
             continue
         receiver = captures.get("receiver")
         receiver_name = captures.get("receiver.name")
         found[node.id] = _Found(
             node,
             captures["name"][0],
-            captures["body"][0],
+            body,
             kind,
             receiver[0] if receiver else None,
             receiver_name[0] if receiver_name else None,
@@ -199,7 +217,9 @@ def collect_definitions(
     by_node_id: dict[int, Definition] = {}
     taken: set[str] = set()
     overloads: dict[str, set[str]] = {}  # a callable's plain qualified name: parameter lists
-    for item in found:
+    # Signatures last (they hold no definitions): a method with a body keeps the plain name
+    # of its overloads, and a C# partial method's implementation the declaration's.
+    for item in sorted(found, key=lambda item: item.kind == SIGNATURE_KIND):
         node, body = item.node, item.body
         parent = innermost_definition(node, by_node_id)
         written = spec.definition_name_normalizer(
@@ -226,8 +246,9 @@ def collect_definitions(
         parent_qualified_name = None
         if outer_scope:
             parent_qualified_name = qualify(separator.join(p for p in (base, *outer_scope) if p))
-        signature, header_end_byte = _header(node, body, compiled, source)
-        if spec.overloads and kind in CALLABLE_KINDS:
+        header_end = node.end_byte if body is node else body.start_byte
+        signature, header_end_byte = _header(node, header_end, compiled, source)
+        if spec.overloads and kind in _OVERLOADED_KINDS:
             # A symbol of its own when its parameters differ (see LanguageSpec.overloads).
             parameters = _parameter_list(signature, name)
             seen = overloads.setdefault(qualified_name, set())
@@ -266,6 +287,7 @@ def collect_definitions(
             parent.members.setdefault(name, definition)
         definitions.append(definition)
         by_node_id[node.id] = definition
+    definitions.sort(key=lambda definition: definition.node.start_byte)
     return definitions
 
 

@@ -185,7 +185,8 @@ def extract(
         tree_root,
         text,
         module_name,
-        definitions,
+        # A signature has no body to chunk: it stays a line of its interface's outline.
+        [definition for definition in definitions if definition.has_body],
         spec.comment_node_types,
         spec.transparent_node_types,
     )

@@ -19,6 +19,7 @@ SymbolKind = Literal[
     "method",
     "constructor",
     "section",  # a document's heading and what it holds (domain/documents)
+    "signature",  # a method declared without a body: interface, abstract, trait-required
 ]
 CONTAINER_KINDS: frozenset[str] = frozenset(
     {"class", "interface", "struct", "enum", "trait", "namespace", "impl"}
@@ -26,6 +27,12 @@ CONTAINER_KINDS: frozenset[str] = frozenset(
 """Definition kinds whose body holds members; ``impl`` (a Rust impl block) is a container that
 names an existing type and never becomes a symbol of its own."""
 CALLABLE_KINDS: frozenset[str] = frozenset({"function", "method", "constructor"})
+SIGNATURE_KIND = "signature"
+"""A method declared without a body (a Java or C# interface's or abstract method, a TypeScript
+method signature, a Go interface's method, a Rust trait's required function, a Kotlin, Scala or
+PHP abstract member): a symbol, so calls through the interface resolve to it and impact reaches
+its implementations, but no chunk of its own and no candidate of a ranking (nothing there to
+change but its declaration)."""
 RelationKind = Literal["contains", "calls", "imports", "inherits"]
 # "fragment" is reserved for code that belongs to no symbol; the Python spec never produces it
 # because top-level code always belongs to the module symbol ("module" chunks). "section" is

@@ -45,6 +45,7 @@ _RELATION_NAMES = {
     common_pb2.RELATION_KIND_IMPORTS: "imports",
     common_pb2.RELATION_KIND_INHERITS: "inherits",
     common_pb2.RELATION_KIND_REFERENCES: "references",
+    common_pb2.RELATION_KIND_OVERRIDES: "overrides",
 }
 
 

@@ -11,6 +11,10 @@ MEMBER_KINDS = frozenset({"method", "constructor"})  # callables that belong to 
 CONTAINER_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
 MODULE_KINDS = frozenset({"module", "namespace"})  # a namespace is scored like a module
 DOCUMENT_KINDS = frozenset({"section"})  # a document's heading (domain/document_sections)
+SIGNATURE_KIND = "signature"
+"""A method declared without a body (an interface's, an abstract one): never a candidate of the
+ranking (the model was trained without them, and a fix changes the bodies that implement it);
+impact and the symbol commands show them."""
 
 # The learned ranker's kind columns (kind_function, kind_method, kind_class, kind_module)
 # predate the other kinds and a trained model's feature list is fixed: each new kind takes the

@@ -28,6 +28,7 @@ _SYMBOL_KINDS: dict[common_pb2.SymbolKind, SymbolKind] = {
     common_pb2.SYMBOL_KIND_NAMESPACE: "namespace",
     common_pb2.SYMBOL_KIND_CONSTRUCTOR: "constructor",
     common_pb2.SYMBOL_KIND_SECTION: "section",
+    common_pb2.SYMBOL_KIND_SIGNATURE: "signature",
 }
 _SYMBOL_KIND_VALUES = {name: value for value, name in _SYMBOL_KINDS.items()}
 _RELATION_KINDS: dict[common_pb2.RelationKind, RelationKind] = {
@@ -36,6 +37,7 @@ _RELATION_KINDS: dict[common_pb2.RelationKind, RelationKind] = {
     common_pb2.RELATION_KIND_IMPORTS: "imports",
     common_pb2.RELATION_KIND_INHERITS: "inherits",
     common_pb2.RELATION_KIND_REFERENCES: "references",
+    common_pb2.RELATION_KIND_OVERRIDES: "overrides",
 }
 _RELATION_KIND_VALUES = {name: value for value, name in _RELATION_KINDS.items()}
 _CHANGES: dict[common_pb2.ChangeType, ChangeKind] = {

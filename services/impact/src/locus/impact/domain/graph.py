@@ -12,6 +12,11 @@ A C/C++ include that names no file beside its includer is resolved through the p
 directories, as a build's include directories would (``locus.codepaths.includes``); a C# name
 its file's namespace does not define, through the enclosing namespaces, the file's ``using``
 namespaces and the global namespace (``locus.codepaths.namespaces``).
+A method that a base of its type (``inherits``, followed up to ``MAX_BASE_HOPS`` types) also
+defines or declares under its name ``overrides`` the nearest such definition on each path: the
+implementation of an interface method (a signature: ``SymbolKind`` "signature"), a subclass's
+method replacing its base's. A call through the base's type (``repo.save()`` with ``Repo
+repo``) resolves to the base's method; impact walks on to the overriders from there.
 Resolution happens at build time, so a target file that arrives later, or is deleted, is
 picked up by the next build.
 """
@@ -37,12 +42,16 @@ from locus.impact.domain.model import (
 )
 
 MAX_ALIAS_HOPS = 4
+MAX_BASE_HOPS = 8
+OVERRIDING_KINDS = frozenset({"method", "signature"})
+"""Kinds of symbols that override and are overridden (constructors are neither)."""
 _RELATION_ORDER: dict[RelationKind, int] = {
     "calls": 0,
     "inherits": 1,
-    "imports": 2,
-    "references": 3,
-    "contains": 4,
+    "overrides": 2,
+    "imports": 3,
+    "references": 4,
+    "contains": 5,
 }
 
 
@@ -228,6 +237,16 @@ def build_graph(
             if parent != symbol.node_id and symbol_map[parent].file_id == symbol.file_id:
                 edges.add((parent, "contains", symbol.node_id))
 
+    # Members by type, from each symbol's parent (a Go method or a Rust impl's may be in
+    # another file than its type, so not from the contains edges).
+    members: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for symbol in symbol_map.values():
+        if symbol.kind in OVERRIDING_KINDS:
+            for owner in endpoints(symbol.parent_node_id, symbol.parent_qualified_name):
+                if owner != symbol.node_id:
+                    members[owner][symbol.name].append(symbol.node_id)
+    edges.update(_overrides(members, edges))
+
     symbols_by_file: dict[str, list[str]] = defaultdict(list)
     module_of_file: dict[str, str] = {}
     for symbol in sorted(symbol_map.values(), key=lambda s: (s.start_line, s.qualified_name)):
@@ -284,3 +303,39 @@ def build_graph(
         unresolved_relations=unresolved,
         edge_count=len(edges),
     )
+
+
+def _overrides(
+    members: dict[str, dict[str, list[str]]], edges: set[tuple[str, RelationKind, str]]
+) -> set[tuple[str, RelationKind, str]]:
+    """(method, "overrides", base method) for each member of a type and the nearest member of
+    the same name on each path up its bases, breadth first; cycles end."""
+    bases: dict[str, list[str]] = defaultdict(list)
+    for source, kind, target in edges:
+        if kind == "inherits":
+            bases[source].append(target)
+    found: set[tuple[str, RelationKind, str]] = set()
+    for owner in sorted(members.keys() & bases.keys()):
+        for name, methods in members[owner].items():
+            seen = {owner}
+            level = sorted(bases[owner])
+            for _ in range(MAX_BASE_HOPS):
+                following: list[str] = []
+                for base in level:
+                    if base in seen:
+                        continue
+                    seen.add(base)
+                    overridden = members.get(base, {}).get(name)
+                    if overridden:
+                        found.update(
+                            (method, "overrides", target)
+                            for method in methods
+                            for target in overridden
+                            if method != target
+                        )
+                    else:
+                        following.extend(sorted(bases.get(base, ())))
+                if not following:
+                    break
+                level = following
+    return found

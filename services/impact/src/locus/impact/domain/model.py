@@ -21,9 +21,10 @@ SymbolKind = Literal[
     "namespace",
     "constructor",
     "section",
+    "signature",
     "unspecified",
 ]
-RelationKind = Literal["contains", "calls", "imports", "inherits", "references"]
+RelationKind = Literal["contains", "calls", "imports", "inherits", "references", "overrides"]
 ChangeKind = Literal["added", "modified", "deleted", "unspecified"]
 ReportStatus = Literal["indexed", "skipped", "failed"]
 
@@ -143,6 +144,7 @@ REVERSE_LABELS: dict[RelationKind, str] = {
     "inherits": "inherited-by",
     "contains": "contained-in",
     "references": "referenced-by",
+    "overrides": "overridden-by",
 }
 
 

@@ -37,6 +37,8 @@ MIN_SCORE = 0.005
 EDGE_WEIGHTS: dict[tuple[RelationKind, bool], float] = {
     ("calls", True): 1.0,  # called-by: the caller breaks first
     ("inherits", True): 0.95,  # inherited-by: subclasses inherit the change
+    ("overrides", True): 0.95,  # overridden-by: implementations follow the declaration
+    ("overrides", False): 0.9,  # the base method, whose callers may be dispatched here
     ("imports", True): 0.8,  # imported-by
     ("references", True): 0.7,  # referenced-by
     ("contains", True): 0.5,  # contained-in: the enclosing class or module changes too

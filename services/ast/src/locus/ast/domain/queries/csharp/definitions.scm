@@ -38,3 +38,9 @@
 (local_function_statement
   name: (identifier) @name
   body: [(block) (arrow_expression_clause)] @body) @definition.function
+
+; Methods declared without a body (an interface's, an abstract or partial one): signatures,
+; symbols that calls through the type resolve to, with no chunk of their own.
+(method_declaration
+  name: (identifier) @name
+  !body) @definition.signature

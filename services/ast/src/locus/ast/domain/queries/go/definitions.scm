@@ -55,3 +55,10 @@
       type: (_) @receiver))
   name: (field_identifier) @name
   body: (block) @body) @definition.method
+
+; An interface's methods: signatures, symbols that calls on a variable of the interface type
+; resolve to, with no chunk of their own (embedded interfaces are `type_elem`s, no members).
+(type_spec
+  type: (interface_type
+    (method_elem
+      name: (field_identifier) @name) @definition.signature))

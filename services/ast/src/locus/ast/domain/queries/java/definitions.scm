@@ -21,8 +21,8 @@
   name: (identifier) @name
   body: (enum_body) @body) @definition.enum
 
-; Methods with a body (abstract and interface signatures are no definitions), as members of a
-; named type; enum members follow the constants in `enum_body_declarations`.
+; Methods with a body, as members of a named type; enum members follow the constants in
+; `enum_body_declarations`. Those without one are signatures (at the end of this file).
 (class_declaration
   body: (class_body
     (method_declaration
@@ -73,3 +73,24 @@
       (constructor_declaration
         name: (identifier) @name
         body: (constructor_body) @body) @definition.constructor)))
+
+; Methods declared without a body (an interface's, an abstract class's): signatures, symbols
+; that calls through the type resolve to, with no chunk of their own.
+(interface_declaration
+  body: (interface_body
+    (method_declaration
+      name: (identifier) @name
+      !body) @definition.signature))
+
+(class_declaration
+  body: (class_body
+    (method_declaration
+      name: (identifier) @name
+      !body) @definition.signature))
+
+(enum_declaration
+  body: (enum_body
+    (enum_body_declarations
+      (method_declaration
+        name: (identifier) @name
+        !body) @definition.signature)))

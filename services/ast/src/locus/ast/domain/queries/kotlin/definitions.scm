@@ -34,3 +34,10 @@
 (function_declaration
   (simple_identifier) @name
   (function_body) @body) @definition.function
+
+; A function of an interface or abstract class declared without a body: a signature, a symbol
+; that calls through the type resolve to, with no chunk of its own. (A function with a body
+; matched one of the patterns above first; the first pattern that matches a node decides.)
+(class_body
+  (function_declaration
+    (simple_identifier) @name) @definition.signature)

@@ -15,7 +15,7 @@
   name: (name) @name
   body: (enum_declaration_list) @body) @definition.enum
 
-; Methods with a body (abstract and interface methods have none and are left out).
+; Methods with a body; those without one are signatures (at the end of this file).
 (method_declaration
   name: (name) @name
   body: (compound_statement) @body
@@ -29,3 +29,9 @@
 (function_definition
   name: (name) @name
   body: (compound_statement) @body) @definition.function
+
+; Methods declared without a body (an interface's, an abstract one): signatures, symbols that
+; calls through the type resolve to, with no chunk of their own.
+(method_declaration
+  name: (name) @name
+  !body) @definition.signature

@@ -36,7 +36,14 @@
   body: (declaration_list) @body) @definition.namespace
 
 ; Functions; inside an impl or trait (a default body) they are methods. Signatures without a
-; body (`fn area(&self) -> f64;` in a trait) are no definitions.
+; body (`fn area(&self) -> f64;` in a trait) are signatures (at the end of this file).
 (function_item
   name: (identifier) @name
   body: (block) @body) @definition.function
+
+; A trait's required functions (`fn area(&self) -> f64;`): signatures, symbols that calls
+; through the trait resolve to, with no chunk of their own.
+(trait_item
+  body: (declaration_list
+    (function_signature_item
+      name: (identifier) @name) @definition.signature))

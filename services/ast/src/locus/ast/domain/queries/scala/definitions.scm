@@ -36,3 +36,9 @@
 (function_definition
   name: (identifier) @name
   body: (_) @body) @definition.function
+
+; Abstract members (`def area: Double` in a trait or abstract class): signatures, symbols that
+; calls through the type resolve to, with no chunk of their own.
+(template_body
+  (function_declaration
+    name: (identifier) @name) @definition.signature)

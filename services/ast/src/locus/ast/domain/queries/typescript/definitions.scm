@@ -2,8 +2,8 @@
 ; (type_identifier class names, public_field_definition) and TypeScript's own declarations
 ; (abstract classes, interfaces, enums, namespaces): keep the two in step. The TSX spec reads
 ; this file too (its query_sources).
-; Signatures without a body (overloads, abstract methods, interface members, `declare
-; function`, everything in a .d.ts) are no definitions.
+; Signatures without a body (overloads, `declare function`, everything in a .d.ts) are no
+; definitions; an interface's methods and abstract methods are signatures (at the end).
 
 ; ---- Containers ----------------------------------------------------------------------------
 
@@ -188,3 +188,18 @@
 
 (expression_statement
   (assignment_expression) @wrapped) @wrapper
+
+; ---- Signatures ----------------------------------------------------------------------------
+
+; An interface's methods and a class's abstract ones: signatures, symbols that calls through
+; the type resolve to, with no chunk of their own. (Overload signatures before an
+; implementation and `declare`d functions stay no definitions.)
+(interface_declaration
+  body: (interface_body
+    (method_signature
+      name: [(property_identifier) (string) (computed_property_name)] @name) @definition.signature))
+
+(abstract_class_declaration
+  body: (class_body
+    (abstract_method_signature
+      name: [(property_identifier) (private_property_identifier)] @name) @definition.signature))
