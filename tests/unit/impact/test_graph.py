@@ -485,3 +485,102 @@ def test_members_defined_in_another_file_than_their_type_override_too(parts: Any
     assert graph.outgoing["n:crate.circle.Circle.area"] == [
         ("overrides", "n:crate.shape.Shape.area")
     ]
+
+
+def test_a_call_of_a_member_its_type_inherits_resolves_to_the_nearest_base(parts: Any) -> None:
+    """`self.store()` in `CachedRepo` (ast names it `acme.CachedRepo.store`): `CachedRepo`
+    defines no `store`, `SqlRepo` neither, `Repo` does; `save` is found in `SqlRepo`, nearer
+    than `Repo`; a member no base has stays unresolved."""
+    files = [parts.file("a", "a.py", "acme")]
+    symbols = [
+        parts.symbol("acme.Repo", "class", "a"),
+        parts.symbol("acme.Repo.store", "method", "a", parent="acme.Repo"),
+        parts.symbol("acme.Repo.save", "method", "a", parent="acme.Repo"),
+        parts.symbol("acme.SqlRepo", "class", "a"),
+        parts.symbol("acme.SqlRepo.save", "method", "a", parent="acme.SqlRepo"),
+        parts.symbol("acme.CachedRepo", "class", "a"),
+        parts.symbol("acme.CachedRepo.flush", "method", "a", parent="acme.CachedRepo"),
+    ]
+    relations = [
+        parts.relation("inherits", "acme.SqlRepo", "acme.Repo", "a"),
+        parts.relation("inherits", "acme.CachedRepo", "acme.SqlRepo", "a"),
+        parts.relation("calls", "acme.CachedRepo.flush", "acme.CachedRepo.store", "a"),
+        parts.relation("calls", "acme.CachedRepo.flush", "acme.CachedRepo.save", "a"),
+        parts.relation("calls", "acme.CachedRepo.flush", "acme.CachedRepo.vanish", "a"),
+    ]
+
+    graph = build_graph(files, symbols, relations, [])
+
+    calls = [
+        target for kind, target in graph.outgoing["n:acme.CachedRepo.flush"] if kind == "calls"
+    ]
+    assert sorted(calls) == ["n:acme.Repo.store", "n:acme.SqlRepo.save"]
+    assert graph.unresolved_relations == 1  # vanish
+
+
+def test_an_overload_overrides_the_base_overloads_with_as_many_parameters(parts: Any) -> None:
+    files = [parts.file("a", "Log.cs", "Log.cs")]
+
+    def with_signature(symbol: GraphSymbol, signature: str) -> GraphSymbol:
+        return dataclasses.replace(symbol, signature=signature)
+
+    symbols = [
+        parts.symbol("Acme.ILogger", "interface", "a"),
+        with_signature(
+            parts.symbol("Acme.ILogger.Write", "signature", "a", parent="Acme.ILogger"),
+            "void Write(LogEvent logEvent)",
+        ),
+        with_signature(
+            dataclasses.replace(
+                parts.symbol(
+                    "Acme.ILogger.Write(string t, Dictionary<string, object> p)",
+                    "signature",
+                    "a",
+                    parent="Acme.ILogger",
+                ),
+                name="Write",
+            ),
+            "void Write(string t, Dictionary<string, object> p)",
+        ),
+        parts.symbol("Acme.Logger", "class", "a"),
+        with_signature(
+            parts.symbol("Acme.Logger.Write", "method", "a", parent="Acme.Logger"),
+            "public void Write(LogEvent e)",
+        ),
+    ]
+    inherits = parts.relation("inherits", "Acme.Logger", "Acme.ILogger", "a")
+
+    graph = build_graph(files, symbols, [inherits], [])
+
+    # Two parameters, though one type has a comma of its own: not the one-parameter Write.
+    assert graph.outgoing["n:Acme.Logger.Write"] == [("overrides", "n:Acme.ILogger.Write")]
+
+
+def test_a_bare_call_in_a_java_method_names_an_inherited_member(parts: Any) -> None:
+    """`helper()` in `Child.run` (ast: `acme.helper`, the package's guess) is the `helper`
+    that `Child` inherits from `Base`; in Python a bare name is never a member."""
+    java = dataclasses.replace(parts.file("a", "Child.java", "Child.java"), language="java")
+    python = parts.file("b", "child.py", "child")
+    symbols = [
+        parts.symbol("acme.Base", "class", "a"),
+        parts.symbol("acme.Base.helper", "method", "a", parent="acme.Base"),
+        parts.symbol("acme.Child", "class", "a"),
+        parts.symbol("acme.Child.run", "method", "a", parent="acme.Child"),
+        parts.symbol("child.Kid", "class", "b"),
+        parts.symbol("child.Kid.run", "method", "b", parent="child.Kid"),
+    ]
+    relations = [
+        parts.relation("inherits", "acme.Child", "acme.Base", "a"),
+        dataclasses.replace(
+            parts.relation("calls", "acme.Child.run", "acme.helper", "a"), target_name="helper"
+        ),
+        parts.relation("inherits", "child.Kid", "acme.Base", "b"),
+        dataclasses.replace(
+            parts.relation("calls", "child.Kid.run", "child.helper", "b"), target_name="helper"
+        ),
+    ]
+
+    graph = build_graph([java, python], symbols, relations, [])
+
+    assert graph.outgoing["n:acme.Child.run"] == [("calls", "n:acme.Base.helper")]
+    assert "n:child.Kid.run" not in graph.outgoing

@@ -105,7 +105,16 @@ def test_a_scoped_impact_is_one_labelled_entry_per_project_and_nothing_outside()
                 impact=impact_pb2.ComputeImpactResponse(
                     symbols=[
                         impact_pb2.ImpactedSymbol(
-                            symbol=symbol("report", "p_sky", "src/report.py"), distance=1
+                            symbol=symbol("report", "p_sky", "src/report.py"),
+                            distance=2,
+                            reason=[
+                                impact_pb2.ImpactStep(
+                                    relation=common_pb2.RELATION_KIND_OVERRIDES, reverse=False
+                                ),
+                                impact_pb2.ImpactStep(
+                                    relation=common_pb2.RELATION_KIND_CALLS, reverse=True
+                                ),
+                            ],
                         )
                     ],
                     files=[impact_pb2.ImpactedFile(relative_path="src/report.py", distance=1)],
@@ -126,6 +135,8 @@ def test_a_scoped_impact_is_one_labelled_entry_per_project_and_nothing_outside()
     assert [(s.symbol.name, s.symbol.project) for s in sky.impacted_symbols] == [
         ("report", "telescope")
     ]
+    # How each was reached: through the interface method it implements, then its caller.
+    assert sky.impacted_symbols[0].via == ["overrides", "called-by"]
     assert [f.path for f in sky.impacted_files] == ["src/report.py"]
     assert (shop.project, shop.skipped) == ("orders", "not scanned yet")
     assert [s.name for s in shop.located] == ["order"]

@@ -122,9 +122,9 @@ class _NameResolver:
             owner = lexical
             while owner is not None and not owner.is_class:
                 if owner.parent_qualified_name:  # defined outside its type (`Foo.prototype.m`)
-                    return self._existing(owner.parent_qualified_name, rest)
+                    return self._member(owner.parent_qualified_name, rest)
                 owner = owner.parent
-            return self._existing(owner.qualified_name, rest) if owner else None
+            return self._member(owner.qualified_name, rest) if owner else None
         local = self._lookup(head, lexical)
         if local is not None:
             if local.kind == "namespace" and rest:  # open: other files add members to it
@@ -189,6 +189,14 @@ class _NameResolver:
         if namespace is None:
             return None
         return separator.join([namespace.qualified_name, head, *rest])
+
+    def _member(self, owner: str, rest: list[str]) -> str | None:
+        """`self.helper` in a method of `owner`: the member this file defines, else (one name,
+        a call the type may inherit) `owner.helper` for the graph to look up in its bases."""
+        found = self._existing(owner, rest)
+        if found is None and len(rest) == 1:
+            return self._spec.separator.join([owner, rest[0]])
+        return found
 
     def _existing(self, qualified_name: str, rest: list[str]) -> str | None:
         candidate = self._spec.separator.join([qualified_name, *rest])

@@ -45,6 +45,11 @@ MAX_ALIAS_HOPS = 4
 MAX_BASE_HOPS = 8
 OVERRIDING_KINDS = frozenset({"method", "signature"})
 """Kinds of symbols that override and are overridden (constructors are neither)."""
+TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
+_MEMBER_SEPARATORS = ("::", ".")
+IMPLICIT_RECEIVER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp"})
+"""Languages where a bare call inside a method may name a member of its type (`helper()` for
+`this.helper()`), inherited ones included."""
 _RELATION_ORDER: dict[RelationKind, int] = {
     "calls": 0,
     "inherits": 1,
@@ -220,11 +225,15 @@ def build_graph(
             return [published, *named]
         return named
 
+    unresolved_members: list[tuple[list[str], GraphRelation]] = []
     for relation in relation_list:
         sources = endpoints(relation.source_node_id, relation.source_qualified_name)
         targets = targets_of(relation)
         if not sources or not targets:
-            unresolved += 1
+            if sources and relation.kind == "calls" and relation.target_qualified_name:
+                unresolved_members.append((sources, relation))
+            else:
+                unresolved += 1
             continue
         for source in sources:
             for target in targets:
@@ -245,7 +254,39 @@ def build_graph(
             for owner in endpoints(symbol.parent_node_id, symbol.parent_qualified_name):
                 if owner != symbol.node_id:
                     members[owner][symbol.name].append(symbol.node_id)
-    edges.update(_overrides(members, edges))
+    bases = _bases(edges)
+    # A call of a member its type does not define (`self.helper()`, `repo.save()` with the
+    # method in a base class): the nearest definition up the type's bases.
+    for sources, relation in unresolved_members:
+        targets = _inherited_member(
+            relation.target_qualified_name, resolver, symbol_map, members, bases
+        )
+        if (
+            not targets
+            and file_map[relation.file_id].language in IMPLICIT_RECEIVER_LANGUAGES
+            and not any(separator in relation.target_name for separator in _MEMBER_SEPARATORS)
+        ):
+            # `helper()` in a Java method: a member of the method's type, perhaps inherited.
+            targets = [
+                target
+                for source in sources
+                for owner in endpoints(
+                    symbol_map[source].parent_node_id, symbol_map[source].parent_qualified_name
+                )
+                if symbol_map[owner].kind in TYPE_KINDS
+                for target in (
+                    members.get(owner, {}).get(relation.target_name)
+                    or _nearest_in_bases(owner, relation.target_name, members, bases)
+                )
+            ]
+        if not targets:
+            unresolved += 1
+            continue
+        for source in sources:
+            for target in targets:
+                if source != target:
+                    edges.add((source, "calls", target))
+    edges.update(_overrides(members, bases, symbol_map))
 
     symbols_by_file: dict[str, list[str]] = defaultdict(list)
     module_of_file: dict[str, str] = {}
@@ -305,37 +346,129 @@ def build_graph(
     )
 
 
-def _overrides(
-    members: dict[str, dict[str, list[str]]], edges: set[tuple[str, RelationKind, str]]
-) -> set[tuple[str, RelationKind, str]]:
-    """(method, "overrides", base method) for each member of a type and the nearest member of
-    the same name on each path up its bases, breadth first; cycles end."""
+def _bases(edges: set[tuple[str, RelationKind, str]]) -> dict[str, list[str]]:
+    """Each type's direct bases (its ``inherits`` edges), sorted."""
     bases: dict[str, list[str]] = defaultdict(list)
     for source, kind, target in edges:
         if kind == "inherits":
             bases[source].append(target)
+    return {owner: sorted(found) for owner, found in bases.items()}
+
+
+def _nearest_in_bases(
+    owner: str,
+    name: str,
+    members: dict[str, dict[str, list[str]]],
+    bases: dict[str, list[str]],
+) -> list[str]:
+    """The members called ``name`` nearest up ``owner``'s bases (not its own), breadth first;
+    on each path the search stops at the first base that has one; cycles end."""
+    found: list[str] = []
+    seen = {owner}
+    level = bases.get(owner, [])
+    for _ in range(MAX_BASE_HOPS):
+        following: list[str] = []
+        for base in level:
+            if base in seen:
+                continue
+            seen.add(base)
+            defined = members.get(base, {}).get(name)
+            if defined:
+                found.extend(defined)
+            else:
+                following.extend(bases.get(base, ()))
+        if not following:
+            break
+        level = following
+    return found
+
+
+def _inherited_member(
+    qualified_name: str,
+    resolver: _Resolver,
+    symbols: dict[str, GraphSymbol],
+    members: dict[str, dict[str, list[str]]],
+    bases: dict[str, list[str]],
+) -> list[str]:
+    """`pkg.Child.helper` that no symbol is named: `helper` as the nearest base of each type
+    `pkg.Child` names defines it (`Base.helper`)."""
+    for separator in _MEMBER_SEPARATORS:
+        owner_name, found, member = qualified_name.rpartition(separator)
+        if found and owner_name and member:
+            break
+    else:
+        return []
+    targets: list[str] = []
+    for owner in resolver.resolve(owner_name):
+        if symbols[owner].kind in TYPE_KINDS and owner in bases:
+            targets.extend(_nearest_in_bases(owner, member, members, bases))
+    return targets
+
+
+def _overrides(
+    members: dict[str, dict[str, list[str]]],
+    bases: dict[str, list[str]],
+    symbols: dict[str, GraphSymbol],
+) -> set[tuple[str, RelationKind, str]]:
+    """(method, "overrides", base method) for each member of a type and the nearest member of
+    the same name on each path up its bases, breadth first; cycles end."""
     found: set[tuple[str, RelationKind, str]] = set()
     for owner in sorted(members.keys() & bases.keys()):
         for name, methods in members[owner].items():
-            seen = {owner}
-            level = sorted(bases[owner])
-            for _ in range(MAX_BASE_HOPS):
-                following: list[str] = []
-                for base in level:
-                    if base in seen:
-                        continue
-                    seen.add(base)
-                    overridden = members.get(base, {}).get(name)
-                    if overridden:
-                        found.update(
-                            (method, "overrides", target)
-                            for method in methods
-                            for target in overridden
-                            if method != target
-                        )
-                    else:
-                        following.extend(sorted(bases.get(base, ())))
-                if not following:
-                    break
-                level = following
+            targets = _nearest_in_bases(owner, name, members, bases)
+            for method in methods:
+                found.update(
+                    (method, "overrides", target)
+                    for target in _same_arity(method, targets, symbols)
+                    if method != target
+                )
     return found
+
+
+def _same_arity(method: str, targets: list[str], symbols: dict[str, GraphSymbol]) -> list[str]:
+    """The overloads among ``targets`` that take as many parameters as ``method`` (all of them
+    when none does or the count cannot be read): an implementation of `Write(LogEvent e)`
+    overrides `Write(LogEvent logEvent)`, not the interface's ten other `Write` overloads."""
+    if len(targets) < 2:
+        return targets
+    wanted = _arity(symbols[method])
+    if wanted is None:
+        return targets
+    same = [target for target in targets if _arity(symbols[target]) == wanted]
+    return same or targets
+
+
+_OPENING = {"(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+def _arity(symbol: GraphSymbol) -> int | None:
+    """How many parameters the symbol's signature declares after its name; None when its
+    signature shows no parameter list."""
+    signature = symbol.signature
+    start = signature.find(symbol.name + "(")
+    if start < 0:
+        start = signature.find("(")
+        if start < 0:
+            return None
+    else:
+        start += len(symbol.name)
+    depth = 0
+    count = 0
+    seen_any = False
+    closers: list[str] = []
+    for character in signature[start:]:
+        if character in _OPENING:
+            closers.append(_OPENING[character])
+            depth += 1
+            continue
+        if closers and character == closers[-1]:
+            closers.pop()
+            depth -= 1
+            if depth == 0:
+                return count + 1 if seen_any else 0
+            continue
+        if depth == 1 and character == ",":
+            count += 1
+        elif depth >= 1 and not character.isspace():
+            seen_any = True
+    return None

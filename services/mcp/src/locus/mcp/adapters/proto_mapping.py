@@ -153,9 +153,31 @@ def impact_result(reply: gateway_pb2.LocateResponse) -> ImpactResult:
     )
 
 
+_REVERSED = {
+    "calls": "called-by",
+    "imports": "imported-by",
+    "inherits": "inherited-by",
+    "contains": "contained-in",
+    "references": "referenced-by",
+    "overrides": "overridden-by",
+}
+
+
+def impact_step_label(step: impact_pb2.ImpactStep) -> str:
+    """`calls` walked against its direction is `called-by`, `overrides` `overridden-by`."""
+    relation = common_pb2.RelationKind.Name(step.relation)  # type: ignore[arg-type]
+    name = relation.removeprefix(RELATION_KIND_PREFIX).lower()
+    return _REVERSED.get(name, f"{name} (reverse)") if step.reverse else name
+
+
 def impacted_symbols(impact: impact_pb2.ComputeImpactResponse) -> list[ImpactedSymbol]:
     return [
-        ImpactedSymbol(symbol=symbol_summary(s.symbol), distance=s.distance, score=s.score)
+        ImpactedSymbol(
+            symbol=symbol_summary(s.symbol),
+            distance=s.distance,
+            score=s.score,
+            via=[impact_step_label(step) for step in s.reason],
+        )
         for s in impact.symbols
     ]
 

@@ -52,6 +52,11 @@ class ImpactedSymbol(BaseModel):
     symbol: SymbolSummary
     distance: int = Field(description="hops from the located symbols")
     score: float
+    via: list[str] = Field(
+        default_factory=list,
+        description="the relations walked from a located symbol to this one, in order "
+        "(`called-by`, `calls`, `overrides`, `overridden-by`, `inherited-by`, `contained-in`, ...)",
+    )
 
 
 class ImpactedFile(BaseModel):
