@@ -443,6 +443,12 @@ GenerateEvent = Callable[..., Any]
 
 
 @pytest.fixture
+def symbol_of_kind() -> Callable[[str, str, str], Any]:
+    """symbol_of_kind(qualified_name, path, kind) → a Symbol of the shop project (lines 3-9)."""
+    return lambda qualified_name, path, kind: make_symbol(qualified_name, path, (3, 9), kind)
+
+
+@pytest.fixture
 def generate_event() -> GenerateEvent:
     """generate_event(text="..."), (citation=...), (final=...), ... → a GenerateEvent."""
     return answer_pb2.GenerateEvent

@@ -180,33 +180,15 @@ async def test_symbols_found_by_name_join_the_ranking(service: Any) -> None:
     assert located.response.symbols[0].symbol.location.relative_path == "src/shop/payments.py"
 
 
-async def test_signatures_and_overrides_are_no_candidates(service: Any) -> None:
+async def test_signatures_and_overrides_are_no_candidates(
+    service: Any, symbol_of_kind: Any
+) -> None:
     """The ranking was trained on a graph without signatures (methods declared without a body)
     and without impact's overrides: neither joins the candidates, a caller does; the name
     lookups ask for definitions only."""
-
-    def symbol(qualified_name: str, path: str, kind: Any) -> Any:
-        node_id = f"n:{qualified_name}"
-        return common_pb2.Symbol(
-            node_id=node_id,
-            qualified_name=qualified_name,
-            scope_name=qualified_name.split(".", 2)[-1],
-            name=qualified_name.rsplit(".", 1)[-1],
-            kind=kind,
-            location=common_pb2.CodeLocation(
-                project_id="p_shop",
-                file_id=f"f:{path}",
-                relative_path=path,
-                start_line=3,
-                end_line=9,
-                language="python",
-                node_id=node_id,
-            ),
-        )
-
-    declared = symbol("shop.gateway.Gateway.charge", "src/shop/gateway.py", SIGNATURE)
-    overriding = symbol("shop.stripe.Stripe.charge_card", "src/shop/stripe.py", METHOD)
-    caller = symbol("shop.checkout.pay", "src/shop/checkout.py", common_pb2.SYMBOL_KIND_FUNCTION)
+    declared = symbol_of_kind("shop.gateway.Gateway.charge", "src/shop/gateway.py", "signature")
+    overriding = symbol_of_kind("shop.stripe.Stripe.charge_card", "src/shop/stripe.py", "method")
+    caller = symbol_of_kind("shop.checkout.pay", "src/shop/checkout.py", "function")
     service.impact.neighbours = [
         (declared, common_pb2.RELATION_KIND_CALLS, False),
         (overriding, common_pb2.RELATION_KIND_OVERRIDES, True),
@@ -221,10 +203,6 @@ async def test_signatures_and_overrides_are_no_candidates(service: Any) -> None:
     assert not names & {declared.qualified_name, overriding.qualified_name}
     assert service.symbols.lookups
     assert all(lookup.without_signatures for lookup in service.symbols.lookups)
-
-
-SIGNATURE = common_pb2.SYMBOL_KIND_SIGNATURE
-METHOD = common_pb2.SYMBOL_KIND_METHOD
 
 
 async def test_retrieval_errors_propagate(service: Any) -> None:
