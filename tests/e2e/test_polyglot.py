@@ -223,3 +223,9 @@ def test_calls_through_an_interface_reach_its_implementations(scanned: dict[str,
     go = {s["qualified_name"]: s["kind"] for s in symbols(scanned, "Apply")}
     assert go[f"{GO_PACKAGE}.Rule.Apply"] == "signature"
     assert go[f"{GO_PACKAGE}.PercentRule.Apply"] == "method"
+    # PercentRule has Rule's methods: it implements Rule, undeclared, as Go reads it.
+    go_impact = run_locus(scanned, "impact", "polyglot", "PercentRule.Apply", "--json")
+    reached = {s["qualified_name"]: s for s in go_impact["symbols"]}
+    assert reached[f"{GO_PACKAGE}.Rule.Apply"]["reason"] == [
+        {"relation": "overrides", "reverse": False}
+    ]

@@ -584,3 +584,29 @@ def test_a_bare_call_in_a_java_method_names_an_inherited_member(parts: Any) -> N
 
     assert graph.outgoing["n:acme.Child.run"] == [("calls", "n:acme.Base.helper")]
     assert "n:child.Kid.run" not in graph.outgoing
+
+
+def test_a_go_type_with_an_interfaces_methods_implements_it_undeclared(parts: Any) -> None:
+    go = dataclasses.replace(parts.file("g", "discount.go", "discount"), language="go")
+    symbols = [
+        parts.symbol("discount.Rule", "interface", "g"),
+        parts.symbol("discount.Rule.Apply", "signature", "g", parent="discount.Rule"),
+        parts.symbol("discount.Named", "interface", "g"),
+        parts.symbol("discount.Named.Apply", "signature", "g", parent="discount.Named"),
+        parts.symbol("discount.Named.Name", "signature", "g", parent="discount.Named"),
+        parts.symbol("discount.PercentRule", "struct", "g"),
+        parts.symbol("discount.PercentRule.Apply", "method", "g", parent="discount.PercentRule"),
+        parts.symbol("discount.Flat", "struct", "g"),
+        parts.symbol("discount.Flat.Amount", "method", "g", parent="discount.Flat"),
+    ]
+
+    graph = build_graph([go], symbols, [], [])
+
+    # PercentRule has Rule's one method, not Named's two; Flat has neither.
+    assert graph.outgoing["n:discount.PercentRule.Apply"] == [
+        ("overrides", "n:discount.Rule.Apply")
+    ]
+    assert "n:discount.Flat.Amount" not in graph.outgoing
+    # In a language whose types declare what they implement, the same shapes are no edge.
+    declared = build_graph([parts.file("g", "discount.py", "discount")], symbols, [], [])
+    assert "n:discount.PercentRule.Apply" not in declared.outgoing

@@ -47,6 +47,9 @@ OVERRIDING_KINDS = frozenset({"method", "signature"})
 """Kinds of symbols that override and are overridden (constructors are neither)."""
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
 _MEMBER_SEPARATORS = ("::", ".")
+STRUCTURAL_LANGUAGES = frozenset({"go"})
+"""Languages whose interfaces a type implements by having their methods, undeclared."""
+SIGNATURE_KIND = "signature"
 IMPLICIT_RECEIVER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp"})
 """Languages where a bare call inside a method may name a member of its type (`helper()` for
 `this.helper()`), inherited ones included."""
@@ -255,11 +258,12 @@ def build_graph(
                 if owner != symbol.node_id:
                     members[owner][symbol.name].append(symbol.node_id)
     bases = _bases(edges)
+    derived = {symbol_map[owner].qualified_name for owner in bases}
     # A call of a member its type does not define (`self.helper()`, `repo.save()` with the
     # method in a base class): the nearest definition up the type's bases.
     for sources, relation in unresolved_members:
         targets = _inherited_member(
-            relation.target_qualified_name, resolver, symbol_map, members, bases
+            relation.target_qualified_name, resolver, symbol_map, members, bases, derived
         )
         if (
             not targets
@@ -287,6 +291,7 @@ def build_graph(
                 if source != target:
                     edges.add((source, "calls", target))
     edges.update(_overrides(members, bases, symbol_map))
+    edges.update(_structural_implementations(members, symbol_map, file_map))
 
     symbols_by_file: dict[str, list[str]] = defaultdict(list)
     module_of_file: dict[str, str] = {}
@@ -389,14 +394,18 @@ def _inherited_member(
     symbols: dict[str, GraphSymbol],
     members: dict[str, dict[str, list[str]]],
     bases: dict[str, list[str]],
+    derived: set[str],
 ) -> list[str]:
     """`pkg.Child.helper` that no symbol is named: `helper` as the nearest base of each type
-    `pkg.Child` names defines it (`Base.helper`)."""
+    `pkg.Child` names defines it (`Base.helper`). ``derived``: the qualified names of the
+    types that have bases."""
     for separator in _MEMBER_SEPARATORS:
         owner_name, found, member = qualified_name.rpartition(separator)
         if found and owner_name and member:
             break
     else:
+        return []
+    if owner_name not in derived:  # most unresolved calls: no type with bases is named
         return []
     targets: list[str] = []
     for owner in resolver.resolve(owner_name):
@@ -423,6 +432,46 @@ def _overrides(
                     if method != target
                 )
     return found
+
+
+def _structural_implementations(
+    members: dict[str, dict[str, list[str]]],
+    symbols: dict[str, GraphSymbol],
+    files: dict[str, GraphFile],
+) -> set[tuple[str, RelationKind, str]]:
+    """Go's interfaces are satisfied without a declaration: a type whose methods include every
+    method an interface of the project declares (by name) implements it, and each of those
+    methods overrides the interface's (`(*PercentRule).Apply` → `Rule.Apply`)."""
+    interfaces: list[tuple[str, set[str]]] = []
+    types_with: dict[str, set[str]] = defaultdict(set)  # method name → Go types defining it
+    for owner, named in members.items():
+        symbol = symbols[owner]
+        if files[symbol.file_id].language not in STRUCTURAL_LANGUAGES:
+            continue
+        if symbol.kind == "interface":
+            declared = {
+                name
+                for name, found in named.items()
+                if any(symbols[member].kind == SIGNATURE_KIND for member in found)
+            }
+            if declared:
+                interfaces.append((owner, declared))
+        elif symbol.kind in TYPE_KINDS:
+            for name, found in named.items():
+                if any(symbols[member].kind == "method" for member in found):
+                    types_with[name].add(owner)
+    found_edges: set[tuple[str, RelationKind, str]] = set()
+    for interface, declared in interfaces:
+        implementers = set.intersection(*(types_with.get(name, set()) for name in declared))
+        for implementer in implementers:
+            for name in declared:
+                found_edges.update(
+                    (method, "overrides", target)
+                    for method in members[implementer][name]
+                    if symbols[method].kind == "method"
+                    for target in members[interface][name]
+                )
+    return found_edges
 
 
 def _same_arity(method: str, targets: list[str], symbols: dict[str, GraphSymbol]) -> list[str]:
