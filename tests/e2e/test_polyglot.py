@@ -200,7 +200,9 @@ def test_calls_through_an_interface_reach_its_implementations(scanned: dict[str,
     """`ReservationService` calls `repository.reserve(...)` on a `StockRepository` (the
     interface): the interface's method is a symbol (a signature), and the impact of the
     implementation reaches that caller through it."""
-    kinds = {s["qualified_name"]: s["kind"] for s in symbols(scanned, "reserve")}
+    found = symbols(scanned, "reserve")
+    kinds = {s["qualified_name"]: s["kind"] for s in found}
+    kinds_ids = {s["qualified_name"]: s["node_id"] for s in found}
     assert kinds[f"{JAVA_PACKAGE}.StockRepository.reserve"] == "signature"
     assert kinds[f"{JAVA_PACKAGE}.InMemoryStockRepository.reserve"] == "method"
     reply = run_locus(scanned, "impact", "polyglot", "InMemoryStockRepository.reserve", "--json")
@@ -215,6 +217,10 @@ def test_calls_through_an_interface_reach_its_implementations(scanned: dict[str,
         {"relation": "overrides", "reverse": False},
         {"relation": "calls", "reverse": True},
     ]
+    # A bare `reserve` names the implementation (and the interface's signature): the
+    # implementation is meant, not an ambiguity.
+    bare = run_locus(scanned, "impact", "polyglot", "reserve", "--json")
+    assert bare["seeds"] == [kinds_ids[f"{JAVA_PACKAGE}.InMemoryStockRepository.reserve"]]
     text = run_command(
         scanned, "impact", "polyglot", "InMemoryStockRepository.reserve", timeout=300
     )

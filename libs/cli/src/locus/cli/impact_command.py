@@ -26,7 +26,8 @@ _SHOWN_CANDIDATES = 10
 
 async def impact_seeds(client: LocusClient, project: str, symbol: str) -> list[str]:
     """The node ids ``symbol`` names: a node id itself; else the symbols FindSymbols matches
-    exactly (by name, qualified name or its end; all overloads of one method together).
+    exactly (by name, qualified name or its end; all overloads of one method together; a
+    definition before the signatures of the same name).
     Several different symbols, or none, are a usage error that lists what to write instead."""
     if _NODE_ID.fullmatch(symbol):
         return [symbol]
@@ -40,8 +41,12 @@ async def impact_seeds(client: LocusClient, project: str, symbol: str) -> list[s
         )
     )
     exact = list(found.symbols)
-    if exact and len({_PARAMETERS.sub("", s.qualified_name) for s in exact}) == 1:
-        return [s.node_id for s in exact]
+    # A method and the interface's signature it implements share a name (`reserve`): the
+    # definition is meant (its impact reaches the signature's callers through overrides).
+    definitions = [s for s in exact if s.kind != common_pb2.SYMBOL_KIND_SIGNATURE]
+    for named in (exact, definitions):
+        if named and len({_PARAMETERS.sub("", s.qualified_name) for s in named}) == 1:
+            return [s.node_id for s in named]
     if exact:
         names = sorted({s.qualified_name for s in exact})
         raise CliError(
