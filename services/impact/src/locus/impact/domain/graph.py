@@ -501,23 +501,20 @@ def _arity(symbol: GraphSymbol) -> int | None:
             return None
     else:
         start += len(symbol.name)
-    depth = 0
     count = 0
     seen_any = False
-    closers: list[str] = []
+    closers: list[str] = []  # the brackets open at this point, innermost last
     for character in signature[start:]:
         if character in _OPENING:
             closers.append(_OPENING[character])
-            depth += 1
             continue
         if closers and character == closers[-1]:
             closers.pop()
-            depth -= 1
-            if depth == 0:
+            if not closers:
                 return count + 1 if seen_any else 0
             continue
-        if depth == 1 and character == ",":
+        if len(closers) == 1 and character == ",":
             count += 1
-        elif depth >= 1 and not character.isspace():
+        elif closers and not character.isspace():
             seen_any = True
     return None
