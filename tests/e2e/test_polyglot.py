@@ -235,3 +235,23 @@ def test_calls_through_an_interface_reach_its_implementations(scanned: dict[str,
     assert reached[f"{GO_PACKAGE}.Rule.Apply"]["reason"] == [
         {"relation": "overrides", "reverse": False}
     ]
+
+
+def test_a_c_prototype_is_a_signature_its_definitions_impact_reaches(
+    scanned: dict[str, str],
+) -> None:
+    """A header declares `checksum_adler32` (documented there), `src/adler32.c` defines it,
+    `src/verify.c` calls it through the header: both are symbols, a bare name takes the
+    definition, and its impact lists the prototype (overrides) beside the caller."""
+    found = {(s["kind"], s["path"]): s for s in symbols(scanned, "checksum_adler32")}
+    prototype = found[("signature", "checksum/include/checksum.h")]
+    assert prototype["qualified_name"] == "checksum_adler32"
+    assert prototype["docstring"].startswith("Adler-32 of `size` bytes at `data`")
+    definition = found[("function", "checksum/src/adler32.c")]
+    reply = run_locus(scanned, "impact", "polyglot", "checksum_adler32", "--json")
+    assert reply["seeds"] == [definition["node_id"]]
+    impacted = {(s["qualified_name"], s["path"]): s for s in reply["symbols"]}
+    declared = impacted[("checksum_adler32", "checksum/include/checksum.h")]
+    assert declared["reason"] == [{"relation": "overrides", "reverse": False}]
+    callers = [s for s in reply["symbols"] if s["qualified_name"] == "checksum_verify"]
+    assert [s["reason"][-1] for s in callers] == [{"relation": "calls", "reverse": True}]

@@ -56,11 +56,20 @@ def test_functions_and_types_have_global_names(analyses: dict[str, FileAnalysis]
     )
 
 
-def test_header_prototypes_are_no_definitions_and_typedefs_name_anonymous_types(
+def test_header_prototypes_are_signatures_and_typedefs_name_anonymous_types(
     analyses: dict[str, FileAnalysis],
 ) -> None:
     symbols = symbols_by_name(analyses[CODEC_H])
-    assert set(symbols) == {CODEC_H, "codec_ops", "codec_level"}
+    assert set(symbols) == {CODEC_H, "codec_ops", "codec_level", "codec_compress"}
+    prototype = symbols["codec_compress"]
+    assert (prototype.kind, prototype.start_line, prototype.end_line) == ("signature", 15, 16)
+    assert prototype.signature == (
+        "size_t codec_compress(void* dst, size_t capacity, const void* src, size_t size,"
+        " codec_level level)"
+    )
+    assert prototype.docstring == "Compresses `size` bytes of `src` into `dst` with `level`."
+    # A declaration has no chunk: the header's prototype stays in its module chunk.
+    assert not [c for c in analyses[CODEC_H].chunks if c.symbol_qualified_name == "codec_compress"]
     ops = symbols["codec_ops"]
     assert (ops.kind, ops.start_line, ops.end_line) == ("struct", 7, 10)
     assert ops.docstring == "What every codec implements: a table of operations."
@@ -213,14 +222,18 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
         (MEM_H, fixture_version(MEM_H, "c").file_id),
     }
 
+    # Without its definition, the call names the prototype the caller includes; without that
+    # header either, nothing.
     assert await sqlite_ast_store.retract_file(fixture_version(CODEC_C, "c", seq=2))
     after = await sqlite_ast_store.file_index(fixture_version(CLI_C, "c").file_id)
     assert after is not None
-    assert _resolved(after, "calls")["codec_compress"] == ""
+    prototype = _node_id(indexes[CODEC_H], "codec_compress")
+    assert _resolved(after, "calls")["codec_compress"] == prototype
     assert await sqlite_ast_store.retract_file(fixture_version(CODEC_H, "c", seq=2))
     after = await sqlite_ast_store.file_index(fixture_version(CLI_C, "c").file_id)
     assert after is not None
     assert {(d.target_module, d.target_file_id) for d in after.dependencies} == {(CODEC_H, "")}
+    assert _resolved(after, "calls")["codec_compress"] == ""
 
 
 def test_a_line_of_thousands_of_macro_words_is_read_as_written() -> None:

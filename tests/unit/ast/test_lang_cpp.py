@@ -50,13 +50,21 @@ def test_header_is_analysed_as_cpp_with_namespaces_as_containers(
     analysis = analyses[SHAPE_H]
     assert (analysis.language, analysis.module_name, analysis.parse_errors) == ("cpp", SHAPE_H, 0)
     symbols = symbols_by_name(analysis)
-    # The pure virtual `area` and the `total_area` prototype are declarations only.
+    # The pure virtual `area` and the `total_area` prototype are declarations only: signatures,
+    # with no chunk of their own.
     assert {(n, s.kind, s.start_line, s.end_line) for n, s in symbols.items()} == {
         (SHAPE_H, "module", 1, 20),
         ("shapes", "namespace", 6, 18),
         ("shapes::Shape", "class", 9, 14),
+        ("shapes::Shape::area", "signature", 12, 12),
         ("shapes::Shape::name", "method", 13, 13),
+        ("shapes::total_area", "signature", 16, 16),
     }
+    assert symbols["shapes::Shape::area"].signature == "virtual double area() const = 0"
+    assert symbols["shapes::Shape::area"].parent_qualified_name == "shapes::Shape"
+    assert {c.symbol_qualified_name for c in analysis.chunks}.isdisjoint(
+        {"shapes::Shape::area", "shapes::total_area"}
+    )
     shape = symbols["shapes::Shape"]
     assert shape.docstring == "The interface every shape implements."
     assert (shape.scope_name, shape.parent_qualified_name) == ("shapes::Shape", "shapes")
@@ -223,7 +231,14 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
         (SHAPE_H, fixture_version(SHAPE_H, "cpp").file_id),
     }
 
+    # Without its definition, the call names the declaration the caller includes; without
+    # that header either, nothing.
     assert await sqlite_ast_store.retract_file(fixture_version(CIRCLE_CPP, "cpp", seq=2))
+    after = await sqlite_ast_store.file_index(fixture_version(MAIN_CPP, "cpp").file_id)
+    assert after is not None
+    declared = _node_id(indexes[SHAPE_H], "shapes::total_area")
+    assert _resolved(after, "calls")["shapes::total_area"] == declared
+    assert await sqlite_ast_store.retract_file(fixture_version(SHAPE_H, "cpp", seq=2))
     after = await sqlite_ast_store.file_index(fixture_version(MAIN_CPP, "cpp").file_id)
     assert after is not None
     assert _resolved(after, "calls")["shapes::total_area"] == ""
@@ -576,3 +591,43 @@ void flush() { posix_flush(); }
         "fmt::print(const char* text)": ("fmt::print", 3, 3),
         "fmt::flush": ("fmt::flush", 5, 5),  # the #else branch is the same function
     }
+
+
+def test_member_declarations_are_signatures_and_fold_into_their_definition_in_the_file() -> None:
+    """In-class declarations and prototypes are signatures; one defined further down the same
+    file (other parameter names) folds into the definition, an overload of another arity stays;
+    a friend is no member, and a declaration-looking statement in a body is no symbol."""
+    source = b"""namespace json {
+class parser {
+ public:
+  explicit parser(int depth);
+  /// Parses one value.
+  bool parse(const char *text) noexcept;
+  bool parse(const char *text, size_t length) noexcept;
+  virtual void reset() = 0;
+  friend void swap(parser &a, parser &b);
+};
+
+bool parser::parse(const char *input) noexcept {
+  std::string copy(input);
+  return copy.empty();
+}
+
+int version();
+}
+"""
+    analysis = extract("include/json/parser.hpp", source, "cpp")
+    kinds = {s.qualified_name: (s.kind, s.start_line) for s in analysis.symbols}
+    assert kinds == {
+        "include/json/parser.hpp": ("module", 1),
+        "json": ("namespace", 1),
+        "json::parser": ("class", 2),
+        "json::parser::parser": ("signature", 4),
+        "json::parser::parse(const char *text, size_t length)": ("signature", 7),
+        "json::parser::reset": ("signature", 8),
+        "json::parser::parse": ("method", 12),
+        "json::version": ("signature", 17),
+    }
+    assert [c.symbol_qualified_name for c in analysis.chunks if c.kind == "method"] == [
+        "json::parser::parse"
+    ]

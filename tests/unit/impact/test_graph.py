@@ -610,3 +610,49 @@ def test_a_go_type_with_an_interfaces_methods_implements_it_undeclared(parts: An
     # In a language whose types declare what they implement, the same shapes are no edge.
     declared = build_graph([parts.file("g", "discount.py", "discount")], symbols, [], [])
     assert "n:discount.PercentRule.Apply" not in declared.outgoing
+
+
+def _c_project(parts: Any, language: str = "c") -> tuple[Files, Symbols, list[Any]]:
+    """A header's prototype, its definition in a `.c`, a caller including the header."""
+
+    def c_file(file_id: str, path: str) -> GraphFile:
+        return GraphFile(file_id=file_id, relative_path=path, module_name=path, language=language)
+
+    def placed(qualified_name: str, kind: Any, file_id: str, signature: str) -> GraphSymbol:
+        made = parts.symbol(qualified_name, kind, file_id, parent=paths[file_id])
+        return dataclasses.replace(
+            made, node_id=f"n:{file_id}:{qualified_name}", signature=signature, scope_name=""
+        )
+
+    paths = {"h": "lib/zstd.h", "c": "lib/compress.c", "cli": "programs/cli.c"}
+    files = [c_file(file_id, path) for file_id, path in paths.items()]
+    symbols = [
+        *(parts.symbol(path, "module", file_id) for file_id, path in paths.items()),
+        placed("compress", "signature", "h", "size_t compress(void* dst, size_t n)"),
+        placed("compress", "function", "c", "size_t compress(void* dst, size_t n)"),
+        placed("main", "function", "cli", "int main(void)"),
+    ]
+    relations = [
+        parts.relation("contains", "lib/zstd.h", "compress", "h"),
+        parts.relation("contains", "lib/compress.c", "compress", "c"),
+        dataclasses.replace(
+            parts.relation("calls", "main", "compress", "cli"), source_node_id="n:cli:main"
+        ),
+    ]
+    return files, symbols, relations
+
+
+def test_a_c_definition_overrides_the_prototypes_of_its_name_in_other_files(parts: Any) -> None:
+    files, symbols, relations = _c_project(parts)
+
+    graph = build_graph(files, symbols, relations, [])
+
+    assert graph.outgoing["n:c:compress"] == [("overrides", "n:h:compress")]
+    # A call by name reaches both; each file contains only what is written in it, though C's
+    # global names resolve across the project.
+    assert graph.outgoing["n:cli:main"] == [("calls", "n:c:compress"), ("calls", "n:h:compress")]
+    assert graph.outgoing["n:lib/zstd.h"] == [("contains", "n:h:compress")]
+    assert graph.outgoing["n:lib/compress.c"] == [("contains", "n:c:compress")]
+    # Languages that do not declare apart link no namesakes.
+    python, _, _ = _c_project(parts, language="python")
+    assert "n:c:compress" not in build_graph(python, symbols, relations, []).outgoing

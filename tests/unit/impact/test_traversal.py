@@ -260,7 +260,7 @@ def test_a_small_limit_shows_the_head_of_what_a_large_limit_shows(parts: Any, se
     ]
     names = [symbol.qualified_name for symbol in symbols]
     relations = [
-        r(rng.choice(["calls", "inherits", "contains"]), a, b, f"f{names.index(a) % 30}")
+        r(rng.choice(["calls", "inherits", "references"]), a, b, f"f{names.index(a) % 30}")
         for a, b in (rng.sample(names, 2) for _ in range(900))
     ]
     graph = build_graph(files, symbols, relations, [])
@@ -302,3 +302,34 @@ def test_callers_through_an_interface_reach_its_implementations(parts: Any) -> N
     declared = compute_impact(graph, validate_query("p", ["n:acme.Repo.save"], [], 1, False, 0))
     implementation = {s.symbol.qualified_name: s for s in declared.symbols}["acme.SqlRepo.save"]
     assert [step.label for step in implementation.reason] == ["overridden-by"]
+
+
+def test_a_walk_without_signatures_keeps_to_definitions(parts: Any) -> None:
+    """Locate's graph hop: no signature is reached and no overrides hop is taken, so an
+    interface's declarations neither become candidates nor use up the limit."""
+    graph = build_graph(
+        [parts.file("m", "m.py", "m")],
+        [
+            parts.symbol("m.Repo", "interface", "m"),
+            parts.symbol("m.Repo.save", "signature", "m", parent="m.Repo"),
+            parts.symbol("m.SqlRepo", "class", "m"),
+            parts.symbol("m.SqlRepo.save", "method", "m", parent="m.SqlRepo"),
+            parts.symbol("m.service", "function", "m"),
+        ],
+        [
+            parts.relation("inherits", "m.SqlRepo", "m.Repo", "m"),
+            parts.relation("calls", "m.service", "m.Repo.save", "m"),
+            parts.relation("calls", "m.service", "m.SqlRepo.save", "m"),
+        ],
+        [],
+    )
+
+    walked = compute_impact(graph, query("m.SqlRepo.save", depth=2))
+    assert {s.symbol.node_id for s in walked.symbols} >= {"n:m.Repo.save", "n:m.service"}
+    kept = compute_impact(
+        graph,
+        validate_query("p1", ["n:m.SqlRepo.save"], [], 2, False, 0, without_signatures=True),
+    )
+    assert "n:m.Repo.save" not in {s.symbol.node_id for s in kept.symbols}
+    assert "n:m.service" in {s.symbol.node_id for s in kept.symbols}
+    assert all(step.relation != "overrides" for s in kept.symbols for step in s.reason)

@@ -41,10 +41,11 @@ async def impact_seeds(client: LocusClient, project: str, symbol: str) -> list[s
         )
     )
     exact = list(found.symbols)
-    # A method and the interface's signature it implements share a name (`reserve`): the
-    # definition is meant (its impact reaches the signature's callers through overrides).
+    # A method and the interface's signature it implements share a name (`reserve`), a C
+    # function and its prototype a qualified name: the definition is meant (its impact
+    # reaches the declaration, and the signature's callers through it: overrides).
     definitions = [s for s in exact if s.kind != common_pb2.SYMBOL_KIND_SIGNATURE]
-    for named in (exact, definitions):
+    for named in (definitions, exact):
         if named and len({_PARAMETERS.sub("", s.qualified_name) for s in named}) == 1:
             return [s.node_id for s in named]
     if exact:

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locus.cli.json_output import dumps, line_span, scan_json
+from locus.codepaths.relation_words import relation_label
 from locus.v1 import ast_pb2, common_pb2, gateway_pb2, impact_pb2, ingestion_pb2, retrieval_pb2
 
 WIDE_WITHOUT_TERMINAL = 160
@@ -253,23 +254,12 @@ def print_located(
             )
 
 
-_STEP_WORDS = {
-    "calls": ("calls", "called by"),
-    "imports": ("imports", "imported by"),
-    "inherits": ("inherits", "inherited by"),
-    "contains": ("contains", "contained in"),
-    "overrides": ("overrides", "overridden by"),
-}
-
-
 def impact_path_text(reason: Sequence[impact_pb2.ImpactStep]) -> str:
     """The chain from the seed to an impacted symbol or file, as words: "called by, called
     by" (a caller's caller), "calls" (a callee), "contained in" (its class)."""
     words = []
     for step in reason:
-        kind = _relation_kind(step.relation)
-        forward, backward = _STEP_WORDS.get(kind, (kind, f"{kind} (reverse)"))
-        words.append(backward if step.reverse else forward)
+        words.append(relation_label(_relation_kind(step.relation), step.reverse).replace("-", " "))
     return ", ".join(words)
 
 

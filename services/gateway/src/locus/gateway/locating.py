@@ -53,7 +53,7 @@ from locus.gateway.domain.ranking_types import (
     candidate_paths,
 )
 from locus.gateway.domain.reranking import retrieved_code
-from locus.gateway.domain.symbol_kinds import MODULE_KINDS, SIGNATURE_KIND
+from locus.gateway.domain.symbol_kinds import MODULE_KINDS
 from locus.gateway.domain.validation import (
     bounded_count,
     normalize_path_prefix,
@@ -398,6 +398,10 @@ class Locator:
                         depth=1,
                         limit=share,
                         each_seed=True,
+                        # Signatures and the overrides between methods (impact's own
+                        # relation) are no candidates: the ranking was trained on the graph
+                        # without them, and walked they would use up each seed's share.
+                        without_signatures=True,
                     )
                 )
         except ServiceError as error:
@@ -405,13 +409,10 @@ class Locator:
             log.warning("%s", note)
             entry.notes.append(note)
             return []
-        # Signatures and the overrides between methods (impact's own relation) are no
-        # candidates: the ranking was trained on the graph without them.
         return [
             neighbor
             for walked in response.each_seed
             for neighbor in graph_neighbors(walked.seed_node_id, walked)
-            if neighbor.symbol.kind != SIGNATURE_KIND and neighbor.relation != "overrides"
         ]
 
     async def _symbol_vectors(

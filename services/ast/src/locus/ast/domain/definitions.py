@@ -1,6 +1,5 @@
 """Finds a file's definitions (containers and callables) and names them within their namespace."""
 
-import re
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -8,6 +7,7 @@ from tree_sitter import Node
 from locus.ast.domain.languages import CompiledLanguage, QueryMatches
 from locus.ast.domain.model import CALLABLE_KINDS, CONTAINER_KINDS, SIGNATURE_KIND, SymbolKind
 from locus.ast.domain.source_text import SourceText, leaf_tokens, normalized_tokens_text
+from locus.codepaths.parameters import arity, parameter_list
 
 
 @dataclass(eq=False, slots=True)
@@ -176,20 +176,6 @@ def _split_written_name(name: str, separators: tuple[str, ...]) -> tuple[list[st
     return [], name
 
 
-def _parameter_list(signature: str, name: str) -> str:
-    """The parameter list after ``name`` in ``signature`` as written, its brackets balanced
-    (`(InputStream in, IOContext ctxt)`); "" when the signature shows none."""
-    found = re.search(rf"(?<![\w$]){re.escape(name)}\s*(?:<[^()]*>\s*)?\(", signature)
-    if found is None:
-        return ""
-    depth = 0
-    for index in range(found.end() - 1, len(signature)):
-        depth += {"(": 1, ")": -1}.get(signature[index], 0)
-        if depth == 0:
-            return signature[found.end() - 1 : index + 1]
-    return ""
-
-
 def _receiver_type(node: Node, source: SourceText) -> str:
     """The type name in a receiver or impl target (`*Server`, `Server[T]`, `Vec<T>`)."""
     text = source.decode(node.start_byte, node.end_byte)
@@ -217,11 +203,18 @@ def collect_definitions(
     by_node_id: dict[int, Definition] = {}
     taken: set[str] = set()
     overloads: dict[str, set[str]] = {}  # a callable's plain qualified name: parameter lists
+    bodied: dict[str, set[int | None]] = {}  # a plain qualified name: its bodies' arities
     # Signatures last (they hold no definitions): a method with a body keeps the plain name
     # of its overloads, and a C# partial method's implementation the declaration's.
     for item in sorted(found, key=lambda item: item.kind == SIGNATURE_KIND):
         node, body = item.node, item.body
         parent = innermost_definition(node, by_node_id)
+        is_signature = item.kind == SIGNATURE_KIND
+        if is_signature and (
+            (parent is not None and parent.kind in CALLABLE_KINDS)
+            or (node.parent is not None and node.parent.type in spec.non_member_declarations)
+        ):
+            continue  # a local declaration in a body (C++ `std::string s(buf);`), a friend
         written = spec.definition_name_normalizer(
             source.decode(item.name.start_byte, item.name.end_byte)
         )
@@ -248,14 +241,25 @@ def collect_definitions(
             parent_qualified_name = qualify(separator.join(p for p in (base, *outer_scope) if p))
         header_end = node.end_byte if body is node else body.start_byte
         signature, header_end_byte = _header(node, header_end, compiled, source)
-        if spec.overloads and kind in _OVERLOADED_KINDS:
+        if (
+            is_signature
+            and spec.declarations_apart
+            and arity(signature, name) in bodied.get(qualified_name, ())
+        ):
+            # Declared and defined in one file (a C forward declaration, a C++ member defined
+            # below its class): the definition of its arity is the symbol, whatever the
+            # declaration's parameter names.
+            pass
+        elif spec.overloads and kind in _OVERLOADED_KINDS:
             # A symbol of its own when its parameters differ (see LanguageSpec.overloads).
-            parameters = _parameter_list(signature, name)
+            parameters = parameter_list(signature, name)
             seen = overloads.setdefault(qualified_name, set())
             distinct = qualified_name in taken and parameters and parameters not in seen
             seen.add(parameters)
             if distinct:
                 qualified_name += parameters
+        if not is_signature:
+            bodied.setdefault(qualified_name, set()).add(arity(signature, name))
         outer = wrappers.get(node.id, node)
         definition = Definition(
             node=node,

@@ -63,7 +63,9 @@ def declared_package(matched: QueryMatches, source: SourceText) -> str | None:
 def _definition_count(compiled: CompiledLanguage, root: Node) -> int:
     if compiled.definitions is None:
         return 0
-    return len(QueryCursor(compiled.definitions).captures(root).get("name", []))
+    # Definitions with a body: signatures (prototypes) do not decide which tree is kept.
+    captures = QueryCursor(compiled.definitions).captures(root)
+    return len(captures.get("name", [])) - len(captures.get("definition.signature", []))
 
 
 def parse_tree(parser: Parser, compiled: CompiledLanguage, source: bytes) -> tuple[bytes, Node]:

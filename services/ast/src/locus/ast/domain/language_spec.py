@@ -222,6 +222,14 @@ class LanguageSpec:
     the comment after the last import inside `import_list`/`import_header`)."""
     doc_comment_text: Callable[[Sequence[str]], str] = clean_doc_comment
     """The comments' source texts (top to bottom) -> the cleaned docstring."""
+    declarations_apart: bool = False
+    """Callables are declared apart from their definition (C/C++ prototypes, members declared
+    in their class): a declaration in the file of a definition of its name and arity folds
+    into that definition, whatever its parameter names. Elsewhere a signature beside a body of
+    its name is an overload of its own (a Java interface's `verify(T)` beside a default one)."""
+    non_member_declarations: frozenset[str] = frozenset()
+    """Node types whose declarations declare no member of the type around them (C++ `friend`):
+    a signature directly inside one is no symbol."""
     overloads: bool = False
     """Callables of one scope may share a name and differ in their parameters (Java, Kotlin,
     Scala, C#, C++): each overload is a symbol of its own. The first keeps the plain qualified

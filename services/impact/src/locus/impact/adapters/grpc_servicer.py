@@ -50,6 +50,7 @@ class ImpactServicer(impact_pb2_grpc.ImpactServiceServicer):
                 request.depth,
                 request.stay_in_subsystem,
                 request.limit,
+                request.without_signatures,
             )
         except InvalidImpactQuery as error:
             raise InvalidArgument(str(error)) from error

@@ -16,7 +16,10 @@ A method that a base of its type (``inherits``, followed up to ``MAX_BASE_HOPS``
 defines or declares under its name ``overrides`` the nearest such definition on each path: the
 implementation of an interface method (a signature: ``SymbolKind`` "signature"), a subclass's
 method replacing its base's. A call through the base's type (``repo.save()`` with ``Repo
-repo``) resolves to the base's method; impact walks on to the overriders from there.
+repo``) resolves to the base's method; impact walks on to the overriders from there. A C/C++
+function or member defined apart from its declaration (a header's prototype, a member declared
+in its class and defined in a ``.cc`` or ``-inl.h``) overrides each declaration of its qualified
+name in the project, so a change to the definition reaches the header that declares it.
 Resolution happens at build time, so a target file that arrives later, or is deleted, is
 picked up by the next build.
 """
@@ -33,6 +36,7 @@ from locus.codepaths.namespaces import (
     is_global_import,
     namespace_candidates,
 )
+from locus.codepaths.parameters import arity
 from locus.impact.domain.model import (
     GraphDependency,
     GraphFile,
@@ -46,6 +50,7 @@ MAX_BASE_HOPS = 8
 OVERRIDING_KINDS = frozenset({"method", "signature"})
 """Kinds of symbols that override and are overridden (constructors are neither)."""
 TYPE_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
+DEFINED_CALLABLE_KINDS = frozenset({"function", "method", "constructor"})
 _MEMBER_SEPARATORS = ("::", ".")
 STRUCTURAL_LANGUAGES = frozenset({"go"})
 """Languages whose interfaces a type implements by having their methods, undeclared."""
@@ -232,6 +237,11 @@ def build_graph(
     for relation in relation_list:
         sources = endpoints(relation.source_node_id, relation.source_qualified_name)
         targets = targets_of(relation)
+        if relation.kind == "contains":
+            # What a definition contains is written in the relation's file: a global name
+            # (C's functions, a C++ member declared in its class and defined in a `.cc`) also
+            # names its namesakes in other files.
+            targets = [t for t in targets if symbol_map[t].file_id == relation.file_id]
         if not sources or not targets:
             if sources and relation.kind == "calls" and relation.target_qualified_name:
                 unresolved_members.append((sources, relation))
@@ -291,6 +301,7 @@ def build_graph(
                 if source != target:
                     edges.add((source, "calls", target))
     edges.update(_overrides(members, bases, symbol_map))
+    edges.update(_declared_apart(symbol_map, file_map))
     edges.update(_structural_implementations(members, symbol_map, file_map))
 
     symbols_by_file: dict[str, list[str]] = defaultdict(list)
@@ -434,6 +445,33 @@ def _overrides(
     return found
 
 
+def _declared_apart(
+    symbols: dict[str, GraphSymbol], files: dict[str, GraphFile]
+) -> set[tuple[str, RelationKind, str]]:
+    """(definition, "overrides", declaration) for each C/C++ callable and the signatures of its
+    qualified name (prototypes, in-class declarations) in other files; among overloads, those
+    of the same arity. A declaration in the definition's own file is no symbol (it folds)."""
+    declared: dict[str, list[str]] = defaultdict(list)
+    for symbol in symbols.values():
+        if symbol.kind == SIGNATURE_KIND and files[symbol.file_id].language in INCLUDE_LANGUAGES:
+            declared[symbol.qualified_name].append(symbol.node_id)
+    found: set[tuple[str, RelationKind, str]] = set()
+    if not declared:
+        return found
+    for symbol in symbols.values():
+        targets = declared.get(symbol.qualified_name)
+        if (
+            targets
+            and symbol.kind in DEFINED_CALLABLE_KINDS
+            and files[symbol.file_id].language in INCLUDE_LANGUAGES
+        ):
+            found.update(
+                (symbol.node_id, "overrides", target)
+                for target in _same_arity(symbol.node_id, sorted(targets), symbols)
+            )
+    return found
+
+
 def _structural_implementations(
     members: dict[str, dict[str, list[str]]],
     symbols: dict[str, GraphSymbol],
@@ -487,34 +525,6 @@ def _same_arity(method: str, targets: list[str], symbols: dict[str, GraphSymbol]
     return same or targets
 
 
-_OPENING = {"(": ")", "[": "]", "{": "}", "<": ">"}
-
-
 def _arity(symbol: GraphSymbol) -> int | None:
-    """How many parameters the symbol's signature declares after its name; None when its
-    signature shows no parameter list."""
-    signature = symbol.signature
-    start = signature.find(symbol.name + "(")
-    if start < 0:
-        start = signature.find("(")
-        if start < 0:
-            return None
-    else:
-        start += len(symbol.name)
-    count = 0
-    seen_any = False
-    closers: list[str] = []  # the brackets open at this point, innermost last
-    for character in signature[start:]:
-        if character in _OPENING:
-            closers.append(_OPENING[character])
-            continue
-        if closers and character == closers[-1]:
-            closers.pop()
-            if not closers:
-                return count + 1 if seen_any else 0
-            continue
-        if len(closers) == 1 and character == ",":
-            count += 1
-        elif closers and not character.isspace():
-            seen_any = True
-    return None
+    """How many parameters the symbol's signature declares after its name (None: no list)."""
+    return arity(symbol.signature, symbol.name)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from locus.codepaths.relation_words import relation_label
+
 SymbolKind = Literal[
     "module",
     "class",
@@ -121,6 +123,8 @@ class ImpactQuery:
     depth: int
     stay_in_subsystem: bool
     limit: int
+    without_signatures: bool = False
+    """Walk definitions only: no signature is reached, no ``overrides`` hop taken."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,17 +139,7 @@ class ImpactStep:
 
     @property
     def label(self) -> str:
-        return REVERSE_LABELS[self.relation] if self.reverse else self.relation
-
-
-REVERSE_LABELS: dict[RelationKind, str] = {
-    "calls": "called-by",
-    "imports": "imported-by",
-    "inherits": "inherited-by",
-    "contains": "contained-in",
-    "references": "referenced-by",
-    "overrides": "overridden-by",
-}
+        return relation_label(self.relation, self.reverse)
 
 
 @dataclass(frozen=True, slots=True)

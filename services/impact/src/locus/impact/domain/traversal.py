@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from locus.impact.domain.errors import InvalidImpactQuery, SeedsNotFound
-from locus.impact.domain.graph import CodeGraph
+from locus.impact.domain.graph import SIGNATURE_KIND, CodeGraph
 from locus.impact.domain.model import (
     ImpactedFile,
     ImpactedSymbol,
@@ -57,6 +57,7 @@ def validate_query(
     depth: int,
     stay_in_subsystem: bool,
     limit: int,
+    without_signatures: bool = False,
 ) -> ImpactQuery:
     if not project_id.strip():
         raise InvalidImpactQuery("project_id is required")
@@ -77,6 +78,7 @@ def validate_query(
         depth=depth or DEFAULT_DEPTH,
         stay_in_subsystem=stay_in_subsystem,
         limit=min(limit or DEFAULT_LIMIT, MAX_LIMIT),
+        without_signatures=without_signatures,
     )
 
 
@@ -114,6 +116,10 @@ def compute_impact(graph: CodeGraph, query: ImpactQuery) -> ImpactResult:
                 continue
             for hop in graph.neighbours(node_id):
                 if hop.node_id in seeds:
+                    continue
+                if query.without_signatures and (
+                    hop.relation == "overrides" or graph.symbols[hop.node_id].kind == SIGNATURE_KIND
+                ):
                     continue
                 if allowed is not None and graph.subsystem_of(hop.node_id) not in allowed:
                     continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from locus.codepaths.relation_words import relation_label
 from locus.mcp.domain import (
     Citation,
     FileLines,
@@ -153,21 +154,11 @@ def impact_result(reply: gateway_pb2.LocateResponse) -> ImpactResult:
     )
 
 
-_REVERSED = {
-    "calls": "called-by",
-    "imports": "imported-by",
-    "inherits": "inherited-by",
-    "contains": "contained-in",
-    "references": "referenced-by",
-    "overrides": "overridden-by",
-}
-
-
 def impact_step_label(step: impact_pb2.ImpactStep) -> str:
     """`calls` walked against its direction is `called-by`, `overrides` `overridden-by`."""
     relation = common_pb2.RelationKind.Name(step.relation)  # type: ignore[arg-type]
     name = relation.removeprefix(RELATION_KIND_PREFIX).lower()
-    return _REVERSED.get(name, f"{name} (reverse)") if step.reverse else name
+    return relation_label(name, step.reverse)
 
 
 def impacted_symbols(impact: impact_pb2.ComputeImpactResponse) -> list[ImpactedSymbol]:

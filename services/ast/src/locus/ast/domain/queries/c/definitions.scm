@@ -1,6 +1,6 @@
 ; Functions with a body; the name is the identifier inside the (pointer, parenthesized)
 ; function declarator: `size_t f(void)`, `char *f(void)`, `int (*f(void))(int)`.
-; Prototypes (declarations without a body) are not definitions.
+; Prototypes (declarations without a body) are signatures (at the end of this file).
 (function_definition
   declarator: [
     (function_declarator
@@ -58,3 +58,20 @@
 
 (declaration
   type: (_) @wrapped) @wrapper
+
+; Prototypes: functions declared without a body (`size_t ZSTD_compress(void *dst, ...);` in a
+; header, a static forward declaration): signatures, symbols with no chunk of their own. One
+; whose name a definition in the same file owns folds into it; one inside a function body
+; (a local declaration) is none.
+(declaration
+  declarator: [
+    (function_declarator
+      declarator: (identifier) @name)
+    (pointer_declarator
+      declarator: (function_declarator
+        declarator: (identifier) @name))
+    (pointer_declarator
+      declarator: (pointer_declarator
+        declarator: (function_declarator
+          declarator: (identifier) @name)))
+  ]) @definition.signature

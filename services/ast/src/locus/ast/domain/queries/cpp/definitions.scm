@@ -43,7 +43,7 @@
 
 ; Functions and methods with a body, in-class or out-of-line (`void ns::Foo::bar()`: the
 ; written scope becomes the enclosing scope); the name sits in the (pointer, reference,
-; parenthesized) function declarator. Declarations without a body are not definitions.
+; parenthesized) function declarator. Declarations without a body are signatures (at the end).
 (function_definition
   declarator: [
     (function_declarator
@@ -153,3 +153,40 @@
 
 (friend_declaration
   (_) @wrapped) @wrapper
+
+; Functions and members declared without a body — prototypes, in-class member declarations
+; (`int size() const noexcept;`, `virtual void run() = 0;`, `Parser(int depth);`): signatures,
+; symbols with no chunk of their own. One whose name a definition in the same file owns
+; folds into it; one inside a function body (`std::string s(buf);` reads as a declaration)
+; or a `friend` declaration (no member) is none.
+(declaration
+  declarator: [
+    (function_declarator
+      declarator: [
+        (identifier)
+        (destructor_name)
+        (operator_name)
+      ] @name)
+    (pointer_declarator
+      declarator: (function_declarator
+        declarator: [(identifier) (operator_name)] @name))
+    (reference_declarator
+      (function_declarator
+        declarator: [(identifier) (operator_name)] @name))
+  ]) @definition.signature
+
+(field_declaration
+  declarator: [
+    (function_declarator
+      declarator: [
+        (field_identifier)
+        (destructor_name)
+        (operator_name)
+      ] @name)
+    (pointer_declarator
+      declarator: (function_declarator
+        declarator: [(field_identifier) (operator_name)] @name))
+    (reference_declarator
+      (function_declarator
+        declarator: [(field_identifier) (operator_name)] @name))
+  ]) @definition.signature
