@@ -422,15 +422,52 @@ def test_typescript_constructor_and_implements() -> None:
     }
 
 
-def test_declaration_files_define_no_functions() -> None:
+def test_declaration_files_declare_signatures_and_define_no_functions() -> None:
     env = roster()["src/types/env.d.ts"]
     assert env.module_name == "src/types/env"
     assert {(s.qualified_name, s.kind) for s in env.symbols} == {
         ("src/types/env", "module"),
+        ("src/types/env.readEnv", "signature"),  # `declare function`: declared, no function
         ("src/types/env.Roster", "namespace"),
         ("src/types/env.Roster.Settings", "interface"),
-        ("src/types/env.Roster.Settings.load", "signature"),  # declared, no function
+        ("src/types/env.Roster.Settings.load", "signature"),
     }
+    assert not [c for c in env.chunks if c.kind in {"function", "method"}]
+
+
+def test_a_declared_classs_methods_are_signatures_and_overloads_fold_into_their_body() -> None:
+    """`index.d.ts` beside a JavaScript library: its declared class's methods are signatures
+    with their TSDoc; overload signatures before an implementation are not symbols of their
+    own (the implementation is)."""
+    source = b"""/** Headers of a request. */
+declare class AxiosHeaders {
+  constructor(headers?: object);
+  /** Sets `header` to `value`. */
+  set(header: string, value: string): AxiosHeaders;
+  static from(thing: object): AxiosHeaders;
+}
+
+export function parse(text: string): object;
+export function parse(text: string, strict: boolean): object;
+export function parse(text: string, strict = false): object {
+  return JSON.parse(text);
+}
+"""
+    analysis = extract("index.d.ts", source, "typescript")
+    kinds = {s.qualified_name: (s.kind, s.start_line) for s in analysis.symbols}
+    assert kinds == {
+        "index": ("module", 1),
+        "index.AxiosHeaders": ("class", 2),
+        "index.AxiosHeaders.constructor": ("signature", 3),
+        "index.AxiosHeaders.set": ("signature", 5),
+        "index.AxiosHeaders.from": ("signature", 6),
+        "index.parse": ("function", 11),
+    }
+    symbols = {s.qualified_name: s for s in analysis.symbols}
+    assert symbols["index.AxiosHeaders.set"].docstring == "Sets `header` to `value`."
+    assert symbols["index.AxiosHeaders.set"].signature == (
+        "set(header: string, value: string): AxiosHeaders"
+    )
 
 
 def test_tsx_components_are_functions_and_rendering_calls_them() -> None:

@@ -183,6 +183,7 @@
    (internal_module)
    (module)
    (function_declaration)
+   (function_signature)
    (lexical_declaration)
    (variable_declaration)] @wrapped) @wrapper
 
@@ -192,8 +193,17 @@
 ; ---- Signatures ----------------------------------------------------------------------------
 
 ; An interface's methods and a class's abstract ones: signatures, symbols that calls through
-; the type resolve to, with no chunk of their own. (Overload signatures before an
-; implementation and `declare`d functions stay no definitions.)
+; the type resolve to, with no chunk of their own. So are functions and methods declared
+; without a body: a declaration file's API (`declare function f(): void;`, a `declare class`'s
+; methods in `index.d.ts`) and overload signatures — those before an implementation of their
+; name fold into it (the implementation is the symbol).
+(function_signature
+  name: (identifier) @name) @definition.signature
+
+(class_body
+  (method_signature
+    name: [(property_identifier) (private_property_identifier) (string) (computed_property_name)] @name) @definition.signature)
+
 (interface_declaration
   body: (interface_body
     (method_signature
