@@ -594,9 +594,9 @@ void flush() { posix_flush(); }
 
 
 def test_member_declarations_are_signatures_and_fold_into_their_definition_in_the_file() -> None:
-    """In-class declarations and prototypes are signatures; one defined further down the same
-    file (other parameter names) folds into the definition, an overload of another arity stays;
-    a friend is no member, and a declaration-looking statement in a body is no symbol."""
+    """In-class declarations and prototypes are signatures; each one defined further down the
+    same file (other parameter names), either overload, folds into its definition; a friend is
+    no member, and a declaration-looking statement in a body is no symbol."""
     source = b"""namespace json {
 class parser {
  public:
@@ -613,6 +613,8 @@ bool parser::parse(const char *input) noexcept {
   return copy.empty();
 }
 
+bool parser::parse(const char *input, size_t size) noexcept { return size > 0; }
+
 int version();
 }
 """
@@ -623,11 +625,12 @@ int version();
         "json": ("namespace", 1),
         "json::parser": ("class", 2),
         "json::parser::parser": ("signature", 4),
-        "json::parser::parse(const char *text, size_t length)": ("signature", 7),
         "json::parser::reset": ("signature", 8),
         "json::parser::parse": ("method", 12),
-        "json::version": ("signature", 17),
+        "json::parser::parse(const char *input, size_t size)": ("method", 17),
+        "json::version": ("signature", 19),
     }
     assert [c.symbol_qualified_name for c in analysis.chunks if c.kind == "method"] == [
-        "json::parser::parse"
+        "json::parser::parse",
+        "json::parser::parse(const char *input, size_t size)",
     ]

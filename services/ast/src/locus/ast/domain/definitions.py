@@ -241,10 +241,11 @@ def collect_definitions(
             parent_qualified_name = qualify(separator.join(p for p in (base, *outer_scope) if p))
         header_end = node.end_byte if body is node else body.start_byte
         signature, header_end_byte = _header(node, header_end, compiled, source)
+        plain_name = qualified_name
         if (
             is_signature
             and spec.declarations_apart
-            and arity(signature, name) in bodied.get(qualified_name, ())
+            and arity(signature, name) in bodied.get(plain_name, ())
         ):
             # Declared and defined in one file (a C forward declaration, a C++ member defined
             # below its class): the definition of its arity is the symbol, whatever the
@@ -259,7 +260,7 @@ def collect_definitions(
             if distinct:
                 qualified_name += parameters
         if not is_signature:
-            bodied.setdefault(qualified_name, set()).add(arity(signature, name))
+            bodied.setdefault(plain_name, set()).add(arity(signature, name))
         outer = wrappers.get(node.id, node)
         definition = Definition(
             node=node,
