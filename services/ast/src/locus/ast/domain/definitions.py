@@ -203,7 +203,7 @@ def collect_definitions(
     by_node_id: dict[int, Definition] = {}
     taken: set[str] = set()
     overloads: dict[str, set[str]] = {}  # a callable's plain qualified name: parameter lists
-    bodied: dict[str, set[int | None]] = {}  # a plain qualified name: its bodies' arities
+    bodied: dict[str, set[int | None]] = {}  # declarations_apart: a name's bodies' arities
     # Signatures last (they hold no definitions): a method with a body keeps the plain name
     # of its overloads, and a C# partial method's implementation the declaration's.
     for item in sorted(found, key=lambda item: item.kind == SIGNATURE_KIND):
@@ -241,17 +241,17 @@ def collect_definitions(
             parent_qualified_name = qualify(separator.join(p for p in (base, *outer_scope) if p))
         header_end = node.end_byte if body is node else body.start_byte
         signature, header_end_byte = _header(node, header_end, compiled, source)
-        plain_name = qualified_name
-        if (
-            is_signature
-            and spec.declarations_apart
-            and arity(signature, name) in bodied.get(plain_name, ())
-        ):
-            # Declared and defined in one file (a C forward declaration, a C++ member defined
-            # below its class): the definition of its arity is the symbol, whatever the
-            # declaration's parameter names.
-            pass
-        elif spec.overloads and kind in _OVERLOADED_KINDS:
+        # Declared and defined in one file (a C forward declaration, a C++ member defined
+        # below its class): the definition of its arity is the symbol, whatever the
+        # declaration's parameter names; the declaration folds into it.
+        folds = False
+        if spec.declarations_apart:
+            arities = bodied.setdefault(qualified_name, set())  # by the plain name
+            if is_signature:
+                folds = arity(signature, name) in arities
+            else:
+                arities.add(arity(signature, name))
+        if not folds and spec.overloads and kind in _OVERLOADED_KINDS:
             # A symbol of its own when its parameters differ (see LanguageSpec.overloads).
             parameters = parameter_list(signature, name)
             seen = overloads.setdefault(qualified_name, set())
@@ -259,8 +259,6 @@ def collect_definitions(
             seen.add(parameters)
             if distinct:
                 qualified_name += parameters
-        if not is_signature:
-            bodied.setdefault(plain_name, set()).add(arity(signature, name))
         outer = wrappers.get(node.id, node)
         definition = Definition(
             node=node,
