@@ -9,6 +9,7 @@ from locus.gateway.domain.question_cues import extract_cues
 from locus.gateway.domain.question_digest import DIGEST_CHARS, digest_question
 from locus.gateway.domain.stack_frames import (
     StackFrame,
+    code_locations,
     find_frames,
     is_frame_line,
     package_path,
@@ -183,6 +184,23 @@ def test_javascript_and_typescript_frames() -> None:
         ("/srv/app/src/index.js", 1, "", ""),
         ("/srv/app/src/cart.js", 4, "Cart", ""),
         ("/srv/app/node_modules/express/lib/router/layer.js", 95, "handle", "Router"),
+    ]
+
+
+def test_node_es_module_frames_with_private_methods() -> None:
+    # Node prints an ES module's files as file:// URLs; `#name` is a class's private method.
+    trace = """\
+HTTPError: Request failed with status code 500 Internal Server Error
+    at Ky.#throwProcessedError (file:///app/source/core/Ky.ts:590:10)
+    at async Ky.#retry (file:///app/source/core/Ky.ts:412:14)
+    at file:///app/source/index.ts:3:1"""
+    assert frames_of(trace) == [
+        ("/app/source/core/Ky.ts", 590, "#throwProcessedError", "Ky"),
+        ("/app/source/core/Ky.ts", 412, "#retry", "Ky"),
+        ("/app/source/index.ts", 3, "", ""),
+    ]
+    assert [m.group("path") for m in code_locations("see file:///app/source/ky.ts:12")] == [
+        "/app/source/ky.ts"
     ]
 
 

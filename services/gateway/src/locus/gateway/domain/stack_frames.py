@@ -58,9 +58,10 @@ _DOTNET = re.compile(
     r"\s+in\s+(?P<path>[^\n]+?):line\s+(?P<line>\d+)"
 )
 # JavaScript, TypeScript: at placeOrder (/srv/app/src/orders.js:10:5), at async Foo.bar
-# (src/x.ts:3:7), at new Foo (...), at Foo.bar [as baz] (...), at /srv/app/index.js:3:1
+# (src/x.ts:3:7), at new Foo (...), at Foo.bar [as baz] (...), at /srv/app/index.js:3:1,
+# a private method and an ES module's URL: at Ky.#retry (file:///app/source/core/Ky.ts:9:3)
 _JAVASCRIPT = re.compile(
-    r"\bat\s+(?:(?:async\s+)?(?:new\s+)?(?P<function>[\w$.<>\[\]]+)(?:\s+\[as\s+[\w$.]+\])?\s+\()?"
+    r"\bat\s+(?:(?:async\s+)?(?:new\s+)?(?P<function>[\w$.<>\[\]#]+)(?:\s+\[as\s+[\w$.#]+\])?\s+\()?"
     r"(?:file://)?(?P<path>[^\s()]+\.\w+):(?P<line>\d+):\d+\)?"
 )
 # Go: the function line, then its location on the next, indented
@@ -117,9 +118,10 @@ _NATIVE = re.compile(
     r"\.(?:c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|tpp|inl|m|mm|cu)):(?P<line>\d+)(?::\d+)?",
     re.M,
 )
-# Go, compilers, linters, test runners: path/to/file.go:123 (a code extension required)
+# Go, compilers, linters, test runners: path/to/file.go:123 (a code extension required); a
+# file URL's path too (file:///srv/app/x.ts:3)
 FILE_LINE = re.compile(
-    r"(?<![\w/.-])(?P<path>/?(?:[\w@+.-]+/)*[\w@+-][\w@+.-]*\.(?P<ext>\w+)):(?P<line>\d+)"
+    r"(?:(?<![\w/.-])|(?<=file://))(?P<path>/?(?:[\w@+.-]+/)*[\w@+-][\w@+.-]*\.(?P<ext>\w+)):(?P<line>\d+)"
 )
 # Lines of a trace that are no frame of their own: headers, elisions, goroutine headers.
 _TRACE_MARKER = re.compile(
