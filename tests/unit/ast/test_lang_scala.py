@@ -13,7 +13,7 @@ from language_fixtures import (
 )
 
 from locus.ast.adapters.store import AstStore, FileIndex
-from locus.ast.domain import FileAnalysis
+from locus.ast.domain import FileAnalysis, extract
 from locus.ast.domain.language_spec import SourceRoot
 
 pytestmark = pytest.mark.unit
@@ -131,3 +131,35 @@ async def test_store_resolves_across_files_and_forgets_a_retracted_file(
     resolved = _resolved(after, "calls")
     assert resolved["com.acme.geo.Circle.of"] == ""
     assert resolved["com.acme.geo.Canvas"] != ""
+
+
+def test_a_companion_written_first_leaves_the_name_to_its_class_operators_and_package_objects() -> (
+    None
+):
+    # os-lib writes `object Path` above `class Path`; its operators are methods; a package
+    # object's members are the package's (`os.pwd`).
+    path = b"""package os
+
+/** Factories. */
+object Path {
+  def apply(s: String): Path = new Path(s)
+}
+
+/** An absolute path on the filesystem. */
+class Path(val s: String) {
+  def ++(other: Path): Path = this
+}
+
+trait Sized {
+  def +(n: Int): Sized
+}
+"""
+    symbols = symbols_by_name(extract("os/src/Path.scala", path, "scala"))
+    assert (symbols["os.Path"].kind, symbols["os.Path"].start_line) == ("class", 9)
+    assert symbols["os.Path"].docstring == "An absolute path on the filesystem."
+    assert symbols["os.Path.apply"].parent_qualified_name == "os.Path"
+    assert (symbols["os.Path.++"].kind, symbols["os.Path.++"].start_line) == ("method", 10)
+    assert symbols["os.Sized.+"].kind == "signature"
+    package = b"package object os {\n  def pwd: String = \"/\"\n}\n"
+    members = symbols_by_name(extract("os/src/package.scala", package, "scala"))
+    assert (members["os"].kind, members["os.pwd"].kind) == ("namespace", "function")

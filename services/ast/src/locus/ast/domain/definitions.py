@@ -290,8 +290,29 @@ def collect_definitions(
             parent.members.setdefault(name, definition)
         definitions.append(definition)
         by_node_id[node.id] = definition
+    _companions_yield(definitions, spec.companion_node_types)
     definitions.sort(key=lambda definition: definition.node.start_byte)
     return definitions
+
+
+def _companions_yield(definitions: list[Definition], companion_types: frozenset[str]) -> None:
+    """A companion written before its type (Scala's `object Path` above `class Path`) leaves
+    the shared qualified name, and its place among its parent's members, to the type."""
+    if not companion_types:
+        return
+    types = {
+        d.qualified_name: d
+        for d in definitions
+        if d.is_class and not d.is_primary and d.node.type not in companion_types
+    }
+    for companion in definitions:
+        kept = types.get(companion.qualified_name)
+        if kept is None or not companion.is_primary or companion.node.type not in companion_types:
+            continue
+        companion.is_primary, kept.is_primary = False, True
+        parent = companion.parent
+        if parent is not None and parent.members.get(companion.name) is companion:
+            parent.members[companion.name] = kept
 
 
 def attach_docstrings(

@@ -227,6 +227,10 @@ class LanguageSpec:
     in their class): a declaration in the file of a definition of its name and arity folds
     into that definition, whatever its parameter names. Elsewhere a signature beside a body of
     its name is an overload of its own (a Java interface's `verify(T)` beside a default one)."""
+    companion_node_types: frozenset[str] = frozenset()
+    """Node types of a type's companion (a Scala `object` beside its `class`): it shares the
+    type's qualified name (its members read `Path.apply`), and the type itself is the symbol of
+    that name, whichever of the two the file writes first."""
     non_member_declarations: frozenset[str] = frozenset()
     """Node types whose declarations declare no member of the type around them (C++ `friend`):
     a signature directly inside one is no symbol."""

@@ -1,6 +1,8 @@
 """Scala's `LanguageSpec`: classes, case classes and objects (-> class), traits, enums and
-`def`s qualified by the declared package (`com.acme.billing.Invoice.total`; a companion
-object's members share its class's qualified name), Scaladoc `/** */` as docstrings."""
+`def`s (operators too: `Str.++`) qualified by the declared package
+(`com.acme.billing.Invoice.total`; a companion object's members share its class's qualified
+name, and the class is the symbol of that name), a package object's members under its package
+(`os.pwd`), Scaladoc `/** */` as docstrings."""
 
 from locus.ast.domain.specs._jvm import jvm_spec
 
@@ -11,6 +13,7 @@ SCALA = jvm_spec(
     atomic_node_types=frozenset({"string", "interpolated_string_expression"}),
     # `def total: Int =` and Scala 3's `class A extends B:` end their header with these.
     signature_terminators=frozenset({"=", ":"}),
+    companion_node_types=frozenset({"object_definition"}),
 )
 
 SPECS = (SCALA,)

@@ -33,12 +33,18 @@
   (#eq? @name "this")) @definition.constructor
 
 ; def with a body (declarations without one are abstract); inside a type it is a method.
+; Operators are methods too (`def ++(other: Str)`).
 (function_definition
-  name: (identifier) @name
+  name: [(identifier) (operator_identifier)] @name
   body: (_) @body) @definition.function
 
 ; Abstract members (`def area: Double` in a trait or abstract class): signatures, symbols that
 ; calls through the type resolve to, with no chunk of their own.
 (template_body
   (function_declaration
-    name: (identifier) @name) @definition.signature)
+    name: [(identifier) (operator_identifier)] @name) @definition.signature)
+
+; A package object (`package object os { def pwd = ... }`): its members are the package's.
+(package_object
+  name: (identifier) @name
+  body: (template_body) @body) @definition.namespace
