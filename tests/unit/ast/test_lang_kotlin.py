@@ -171,3 +171,25 @@ class Checkout(private val ledger: Ledger) {
     assert ("ledger.record", "com.acme.billing.Ledger.record") in calls  # constructor property
     assert ("invoice.lines", "com.acme.billing.Invoice.lines") in calls  # a parameter
     assert ("card.charge", "com.acme.billing.CardPayment.charge") in calls  # val x: T
+
+
+def test_nullable_types_keep_their_mark_and_a_factory_function_leaves_the_name_to_its_class() -> (
+    None
+):
+    # picnic writes `fun Cell(content: Any?)` beside `class Cell`: both are symbols, the class
+    # under the plain name, the factory as an overload (its parameter list as written).
+    source = b"""package com.acme
+
+/** Makes a cell. */
+fun Cell(content: Any?, tags: List<String?>? = null): Cell? = null
+
+class Cell {
+    private fun hash(vararg args: Any?): Int = 0
+}
+"""
+    symbols = symbols_by_name(extract("src/main/kotlin/com/acme/Cell.kt", source, "kotlin"))
+    assert (symbols["com.acme.Cell"].kind, symbols["com.acme.Cell"].start_line) == ("class", 6)
+    factory = symbols["com.acme.Cell(content: Any?, tags: List<String?>? = null)"]
+    assert (factory.kind, factory.docstring) == ("function", "Makes a cell.")
+    assert factory.signature == "fun Cell(content: Any?, tags: List<String?>? = null): Cell?"
+    assert symbols["com.acme.Cell.hash"].signature == "private fun hash(vararg args: Any?): Int"

@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from locus.ast.domain.language_spec import LanguageSpec
 from locus.ast.domain.languages import CompiledLanguage, QueryMatches
 from locus.ast.domain.model import CALLABLE_KINDS, CONTAINER_KINDS, SIGNATURE_KIND, SymbolKind
 from locus.ast.domain.source_text import SourceText, leaf_tokens, normalized_tokens_text
@@ -290,29 +291,44 @@ def collect_definitions(
             parent.members.setdefault(name, definition)
         definitions.append(definition)
         by_node_id[node.id] = definition
-    _companions_yield(definitions, spec.companion_node_types)
+    _types_keep_their_names(definitions, spec)
     definitions.sort(key=lambda definition: definition.node.start_byte)
     return definitions
 
 
-def _companions_yield(definitions: list[Definition], companion_types: frozenset[str]) -> None:
-    """A companion written before its type (Scala's `object Path` above `class Path`) leaves
-    the shared qualified name, and its place among its parent's members, to the type."""
-    if not companion_types:
-        return
+def _types_keep_their_names(definitions: list[Definition], spec: LanguageSpec) -> None:
+    """A type is the symbol of its qualified name whichever definition of that name the file
+    writes first: a companion written above it (Scala's `object Path` over `class Path`) leaves
+    the name, and its place among its parent's members, to the type; where overloads are
+    named (``LanguageSpec.overloads``), a function of the type's name (Kotlin's factory
+    `fun Cell(content: Any?)` above `class Cell`) takes its parameter list, as an overload."""
     types = {
         d.qualified_name: d
         for d in definitions
-        if d.is_class and not d.is_primary and d.node.type not in companion_types
+        if d.is_class and not d.is_primary and d.node.type not in spec.companion_node_types
     }
-    for companion in definitions:
-        kept = types.get(companion.qualified_name)
-        if kept is None or not companion.is_primary or companion.node.type not in companion_types:
+    if not types:
+        return
+    names = {d.qualified_name for d in definitions if d.is_primary}
+    for first in definitions:
+        kept = types.get(first.qualified_name)
+        if kept is None or not first.is_primary or first.parent is not kept.parent:
             continue
-        companion.is_primary, kept.is_primary = False, True
-        parent = companion.parent
-        if parent is not None and parent.members.get(companion.name) is companion:
-            parent.members[companion.name] = kept
+        if first.node.type in spec.companion_node_types:
+            first.is_primary = False
+        elif spec.overloads and first.kind in CALLABLE_KINDS:
+            renamed = first.qualified_name + parameter_list(first.signature, first.name)
+            if renamed in names:
+                continue
+            first.qualified_name = renamed
+            names.add(renamed)
+        else:
+            continue
+        kept.is_primary = True
+        del types[kept.qualified_name]
+        parent = first.parent
+        if parent is not None and parent.members.get(first.name) is first:
+            parent.members[first.name] = kept
 
 
 def attach_docstrings(

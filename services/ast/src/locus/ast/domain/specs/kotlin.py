@@ -8,7 +8,8 @@ KOTLIN = jvm_spec(
     "kotlin",
     "kotlin",
     comment_node_types=frozenset({"line_comment", "multiline_comment"}),
-    atomic_node_types=frozenset({"string_literal"}),
+    # `nullable_type` holds no `?` token of its own: read whole, `Any?` keeps its mark.
+    atomic_node_types=frozenset({"string_literal", "nullable_type"}),
     # A body-less class's header ends before its last part (`: Base(id)`, `, Payable`).
     signature_terminators=frozenset({":", ","}),
     # tree-sitter-kotlin keeps a comment after the package line or the last import inside it.
