@@ -160,6 +160,6 @@ trait Sized {
     assert symbols["os.Path.apply"].parent_qualified_name == "os.Path"
     assert (symbols["os.Path.++"].kind, symbols["os.Path.++"].start_line) == ("method", 10)
     assert symbols["os.Sized.+"].kind == "signature"
-    package = b"package object os {\n  def pwd: String = \"/\"\n}\n"
+    package = b'package object os {\n  def pwd: String = "/"\n}\n'
     members = symbols_by_name(extract("os/src/package.scala", package, "scala"))
     assert (members["os"].kind, members["os.pwd"].kind) == ("namespace", "function")

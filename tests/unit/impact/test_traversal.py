@@ -305,8 +305,8 @@ def test_callers_through_an_interface_reach_its_implementations(parts: Any) -> N
 
 
 def test_a_walk_without_signatures_keeps_to_definitions(parts: Any) -> None:
-    """Locate's graph hop: no signature is reached and no overrides hop is taken, so an
-    interface's declarations neither become candidates nor use up the limit."""
+    """Locate's graph hop: no signature or type alias is reached and no overrides hop is
+    taken, so an interface's declarations neither become candidates nor use up the limit."""
     graph = build_graph(
         [parts.file("m", "m.py", "m")],
         [
@@ -315,21 +315,27 @@ def test_a_walk_without_signatures_keeps_to_definitions(parts: Any) -> None:
             parts.symbol("m.SqlRepo", "class", "m"),
             parts.symbol("m.SqlRepo.save", "method", "m", parent="m.SqlRepo"),
             parts.symbol("m.service", "function", "m"),
+            parts.symbol("m.RepoId", "type_alias", "m"),
         ],
         [
             parts.relation("inherits", "m.SqlRepo", "m.Repo", "m"),
             parts.relation("calls", "m.service", "m.Repo.save", "m"),
             parts.relation("calls", "m.service", "m.SqlRepo.save", "m"),
+            parts.relation("calls", "m.SqlRepo.save", "m.RepoId", "m"),  # a C++ `RepoId(x)`
         ],
         [],
     )
 
     walked = compute_impact(graph, query("m.SqlRepo.save", depth=2))
-    assert {s.symbol.node_id for s in walked.symbols} >= {"n:m.Repo.save", "n:m.service"}
+    assert {s.symbol.node_id for s in walked.symbols} >= {
+        "n:m.Repo.save",
+        "n:m.service",
+        "n:m.RepoId",
+    }
     kept = compute_impact(
         graph,
         validate_query("p1", ["n:m.SqlRepo.save"], [], 2, False, 0, without_signatures=True),
     )
-    assert "n:m.Repo.save" not in {s.symbol.node_id for s in kept.symbols}
+    assert not {"n:m.Repo.save", "n:m.RepoId"} & {s.symbol.node_id for s in kept.symbols}
     assert "n:m.service" in {s.symbol.node_id for s in kept.symbols}
     assert all(step.relation != "overrides" for s in kept.symbols for step in s.reason)

@@ -47,6 +47,7 @@ class SymbolKindChoice(StrEnum):
     constructor = "constructor"
     section = "section"
     signature = "signature"
+    type_alias = "type_alias"
 
     @property
     def proto_name(self) -> str:

@@ -30,6 +30,7 @@ SYMBOL_KINDS = {
     "constructor": common_pb2.SYMBOL_KIND_CONSTRUCTOR,
     "section": common_pb2.SYMBOL_KIND_SECTION,
     "signature": common_pb2.SYMBOL_KIND_SIGNATURE,
+    "type_alias": common_pb2.SYMBOL_KIND_TYPE_ALIAS,
 }
 SYMBOL_KIND_NAMES = {number: name for name, number in SYMBOL_KINDS.items()}
 RELATION_KINDS = {

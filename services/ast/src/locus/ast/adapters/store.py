@@ -41,7 +41,7 @@ from locus.ast.adapters.tables import (
     SymbolRow,
 )
 from locus.ast.domain import FileAnalysis
-from locus.ast.domain.model import SIGNATURE_KIND
+from locus.ast.domain.model import DECLARATION_KINDS
 from locus.ast.identifiers import chunk_id_for, node_id_for
 from locus.codepaths.includes import INCLUDE_LANGUAGES, IncludeDirectories, written_include
 from locus.codepaths.namespaces import (
@@ -147,7 +147,7 @@ class SymbolQuery:
     path_prefix: str
     exact: bool
     name_end: bool = False  # with exact: the end of a qualified name after a separator counts
-    without_signatures: bool = False  # leave out methods declared without a body
+    without_signatures: bool = False  # leave out signatures and type aliases (no code)
 
 
 class AstStore:
@@ -572,7 +572,7 @@ class AstStore:
         if query.kind:
             statement = statement.where(SymbolRow.kind == query.kind)
         if query.without_signatures:
-            statement = statement.where(SymbolRow.kind != SIGNATURE_KIND)
+            statement = statement.where(SymbolRow.kind.not_in(sorted(DECLARATION_KINDS)))
         if query.path_prefix:
             statement = statement.where(
                 FileRow.relative_path.startswith(query.path_prefix, autoescape=True)

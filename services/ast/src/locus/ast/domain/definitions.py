@@ -6,7 +6,14 @@ from tree_sitter import Node
 
 from locus.ast.domain.language_spec import LanguageSpec
 from locus.ast.domain.languages import CompiledLanguage, QueryMatches
-from locus.ast.domain.model import CALLABLE_KINDS, CONTAINER_KINDS, SIGNATURE_KIND, SymbolKind
+from locus.ast.domain.model import (
+    CALLABLE_KINDS,
+    CONTAINER_KINDS,
+    DECLARATION_KINDS,
+    SIGNATURE_KIND,
+    TYPE_ALIAS_KIND,
+    SymbolKind,
+)
 from locus.ast.domain.source_text import SourceText, leaf_tokens, normalized_tokens_text
 from locus.codepaths.parameters import arity, parameter_list
 
@@ -44,8 +51,8 @@ class Definition:
 
     @property
     def has_body(self) -> bool:
-        """False for a signature (`SIGNATURE_KIND`): a method declared without a body."""
-        return self.kind != SIGNATURE_KIND
+        """False for a declaration (`DECLARATION_KINDS`): a signature, a type alias."""
+        return self.kind not in DECLARATION_KINDS
 
     @property
     def is_symbol(self) -> bool:
@@ -99,7 +106,8 @@ def _header(
 
 
 _DEFINITION_PREFIX = "definition."
-_KINDS = CONTAINER_KINDS | CALLABLE_KINDS | {SIGNATURE_KIND}
+_LONG_ALIAS = 200  # characters: a type alias's signature longer than this is its first line
+_KINDS = CONTAINER_KINDS | CALLABLE_KINDS | DECLARATION_KINDS
 _OVERLOADED_KINDS = CALLABLE_KINDS | {SIGNATURE_KIND}
 
 
@@ -139,7 +147,7 @@ def _matched_definitions(
         node = captures[f"{_DEFINITION_PREFIX}{kind}"][0]
         if "body" in captures:
             body = captures["body"][0]
-        elif kind == SIGNATURE_KIND:  # no body: the declaration is all there is
+        elif kind in DECLARATION_KINDS:  # no body: the declaration is all there is
             body = node
         else:
             continue
@@ -205,17 +213,21 @@ def collect_definitions(
     taken: set[str] = set()
     overloads: dict[str, set[str]] = {}  # a callable's plain qualified name: parameter lists
     bodied: dict[str, set[int | None]] = {}  # declarations_apart: a name's bodies' arities
-    # Signatures last (they hold no definitions): a method with a body keeps the plain name
-    # of its overloads, and a C# partial method's implementation the declaration's.
-    for item in sorted(found, key=lambda item: item.kind == SIGNATURE_KIND):
+    # Declarations last (they hold no definitions): a method with a body keeps the plain name
+    # of its overloads, a C# partial method's implementation the declaration's, and a type
+    # the name an alias gives in another preprocessor branch (fmt's `using utc_clock = ...`
+    # beside `struct utc_clock {...}`).
+    for item in sorted(found, key=lambda item: item.kind in DECLARATION_KINDS):
         node, body = item.node, item.body
         parent = innermost_definition(node, by_node_id)
         is_signature = item.kind == SIGNATURE_KIND
-        if is_signature and (
+        if item.kind in DECLARATION_KINDS and (
             (parent is not None and parent.kind in CALLABLE_KINDS)
             or (node.parent is not None and node.parent.type in spec.non_member_declarations)
         ):
-            continue  # a local declaration in a body (C++ `std::string s(buf);`), a friend
+            # A local declaration in a body (C++ `std::string s(buf);`, a function's own
+            # `using char_type = ...`), a friend.
+            continue
         written = spec.definition_name_normalizer(
             source.decode(item.name.start_byte, item.name.end_byte)
         )
@@ -242,6 +254,11 @@ def collect_definitions(
             parent_qualified_name = qualify(separator.join(p for p in (base, *outer_scope) if p))
         header_end = node.end_byte if body is node else body.start_byte
         signature, header_end_byte = _header(node, header_end, compiled, source)
+        if kind == TYPE_ALIAS_KIND and len(signature) > _LONG_ALIAS:
+            # `type Options = {` and forty lines of members: the first line stands for it.
+            line_end = source.data.find(b"\n", node.start_byte)
+            head, _ = _header(node, line_end if line_end > 0 else header_end, compiled, source)
+            signature = f"{head} …"
         # Declared and defined in one file (a C forward declaration, a C++ member defined
         # below its class): the definition of its arity is the symbol, whatever the
         # declaration's parameter names; the declaration folds into it.

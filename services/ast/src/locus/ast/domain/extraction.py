@@ -25,7 +25,13 @@ from locus.ast.domain.languages import (
     compiled_language,
     has_spec,
 )
-from locus.ast.domain.model import ChunkingPolicy, FileAnalysis, Symbol, SymbolKind
+from locus.ast.domain.model import (
+    DECLARATION_KINDS,
+    ChunkingPolicy,
+    FileAnalysis,
+    Symbol,
+    SymbolKind,
+)
 from locus.ast.domain.relations import extract_relations
 from locus.ast.domain.source_text import SourceText
 
@@ -65,7 +71,8 @@ def _definition_count(compiled: CompiledLanguage, root: Node) -> int:
         return 0
     # Definitions with a body: signatures (prototypes) do not decide which tree is kept.
     captures = QueryCursor(compiled.definitions).captures(root)
-    return len(captures.get("name", [])) - len(captures.get("definition.signature", []))
+    declarations = (f"definition.{kind}" for kind in DECLARATION_KINDS)
+    return len(captures.get("name", [])) - sum(len(captures.get(d, [])) for d in declarations)
 
 
 def parse_tree(parser: Parser, compiled: CompiledLanguage, source: bytes) -> tuple[bytes, Node]:
@@ -187,7 +194,8 @@ def extract(
         tree_root,
         text,
         module_name,
-        # A signature has no body to chunk: it stays a line of its interface's outline.
+        # A signature or a type alias has no body to chunk: it stays a line of its outline (and
+        # its text in the chunks around it).
         [definition for definition in definitions if definition.has_body],
         spec.comment_node_types,
         spec.transparent_node_types,

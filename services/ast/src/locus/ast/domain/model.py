@@ -20,6 +20,7 @@ SymbolKind = Literal[
     "constructor",
     "section",  # a document's heading and what it holds (domain/documents)
     "signature",  # a method declared without a body: interface, abstract, trait-required
+    "type_alias",  # a name given to a type: `type Options = {...}`, `typealias`, `using X = Y`
 ]
 CONTAINER_KINDS: frozenset[str] = frozenset(
     {"class", "interface", "struct", "enum", "trait", "namespace", "impl"}
@@ -33,6 +34,13 @@ method signature, a Go interface's method, a Rust trait's required function, a K
 PHP abstract member): a symbol, so calls through the interface resolve to it and impact reaches
 its implementations, but no chunk of its own and no candidate of a ranking (nothing there to
 change but its declaration)."""
+TYPE_ALIAS_KIND = "type_alias"
+"""A name given to a type (TypeScript `type`, Kotlin `typealias`, Scala `type`, Rust `type`, Go
+`type A = B`, C++ `using A = B`): a symbol to find and outline, with no chunk of its own (its
+text stays in the chunks around it, as before it was a symbol) and no candidate of a ranking."""
+DECLARATION_KINDS: frozenset[str] = frozenset({SIGNATURE_KIND, TYPE_ALIAS_KIND})
+"""Symbols that declare and hold no code: no chunk, never ranked (FindSymbols and impact's
+``without_signatures`` leave them out)."""
 RelationKind = Literal["contains", "calls", "imports", "inherits"]
 # "fragment" is reserved for code that belongs to no symbol; the Python spec never produces it
 # because top-level code always belongs to the module symbol ("module" chunks). "section" is

@@ -24,6 +24,7 @@ SymbolKind = Literal[
     "constructor",
     "section",
     "signature",
+    "type_alias",
     "unspecified",
 ]
 RelationKind = Literal["contains", "calls", "imports", "inherits", "references", "overrides"]
@@ -124,7 +125,7 @@ class ImpactQuery:
     stay_in_subsystem: bool
     limit: int
     without_signatures: bool = False
-    """Walk definitions only: no signature is reached, no ``overrides`` hop taken."""
+    """Walk definitions only: no signature or type alias is reached, no ``overrides`` hop."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from locus.impact.domain.errors import InvalidImpactQuery, SeedsNotFound
-from locus.impact.domain.graph import SIGNATURE_KIND, CodeGraph
+from locus.impact.domain.graph import DECLARATION_KINDS, CodeGraph
 from locus.impact.domain.model import (
     ImpactedFile,
     ImpactedSymbol,
@@ -118,7 +118,8 @@ def compute_impact(graph: CodeGraph, query: ImpactQuery) -> ImpactResult:
                 if hop.node_id in seeds:
                     continue
                 if query.without_signatures and (
-                    hop.relation == "overrides" or graph.symbols[hop.node_id].kind == SIGNATURE_KIND
+                    hop.relation == "overrides"
+                    or graph.symbols[hop.node_id].kind in DECLARATION_KINDS
                 ):
                     continue
                 if allowed is not None and graph.subsystem_of(hop.node_id) not in allowed:

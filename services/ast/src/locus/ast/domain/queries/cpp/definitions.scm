@@ -190,3 +190,8 @@
       (function_declarator
         declarator: [(field_identifier) (operator_name)] @name))
   ]) @definition.signature
+
+; `using Id = std::uint64_t;` (a template's too): a type alias, found and outlined, no chunk of
+; its own.
+(alias_declaration
+  name: (type_identifier) @name) @definition.type_alias

@@ -62,3 +62,15 @@
   type: (interface_type
     (method_elem
       name: (field_identifier) @name) @definition.signature))
+
+; `type A = B`: a type alias (no methods of its own: they are B's), found and outlined, no chunk
+; of its own; alone, the declaration with its doc comment; in a group, the spec.
+((type_declaration
+  (type_alias
+    name: (type_identifier) @name)) @definition.type_alias
+  (#match? @definition.type_alias "^type\\s+[^(\\s]"))
+
+((type_declaration
+  (type_alias
+    name: (type_identifier) @name) @definition.type_alias) @_group
+  (#match? @_group "^type\\s*\\("))

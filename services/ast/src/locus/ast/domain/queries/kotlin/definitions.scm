@@ -41,3 +41,7 @@
 (class_body
   (function_declaration
     (simple_identifier) @name) @definition.signature)
+
+; `typealias Cents = Long`: a type alias, found and outlined, no chunk of its own.
+(type_alias
+  "typealias" . (type_identifier) @name) @definition.type_alias

@@ -47,3 +47,14 @@
   body: (declaration_list
     (function_signature_item
       name: (identifier) @name) @definition.signature))
+
+; `pub type Result<T> = std::result::Result<T, Error>;` in a module: a type alias, found and
+; outlined, no chunk of its own (an impl's associated `type Output = X;` is none).
+(source_file
+  (type_item
+    name: (type_identifier) @name) @definition.type_alias)
+
+(mod_item
+  body: (declaration_list
+    (type_item
+      name: (type_identifier) @name) @definition.type_alias))

@@ -48,3 +48,8 @@
 (package_object
   name: (identifier) @name
   body: (template_body) @body) @definition.namespace
+
+; `type State = Long` (and an abstract type member, `type T`): a type alias, found and
+; outlined, no chunk of its own.
+(type_definition
+  name: (type_identifier) @name) @definition.type_alias

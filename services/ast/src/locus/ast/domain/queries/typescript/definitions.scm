@@ -184,6 +184,7 @@
    (module)
    (function_declaration)
    (function_signature)
+   (type_alias_declaration)
    (lexical_declaration)
    (variable_declaration)] @wrapped) @wrapper
 
@@ -213,3 +214,10 @@
   body: (class_body
     (abstract_method_signature
       name: [(property_identifier) (private_property_identifier)] @name) @definition.signature))
+
+; ---- Type aliases --------------------------------------------------------------------------
+
+; `export type Options = {...}`: a symbol to find and outline, with no chunk of its own (its
+; text stays in the chunks around it) and never a candidate of a ranking.
+(type_alias_declaration
+  name: (type_identifier) @name) @definition.type_alias
