@@ -163,3 +163,32 @@ trait Sized {
     package = b'package object os {\n  def pwd: String = "/"\n}\n'
     members = symbols_by_name(extract("os/src/package.scala", package, "scala"))
     assert (members["os"].kind, members["os.pwd"].kind) == ("namespace", "function")
+
+
+def test_a_call_on_a_typed_parameter_or_val_is_a_method_of_its_type() -> None:
+    # fansi's `class Str(errorMode: ErrorMode)` calling `errorMode.handle(...)`: resolved to the
+    # trait's method, so impact reaches the callers of the implementations.
+    source = b"""package fansi
+
+trait ErrorMode {
+  def handle(s: String): String
+}
+
+class Str(errorMode: ErrorMode) {
+  def apply(raw: String, mode: ErrorMode): String = {
+    val parser: Parser = new Parser()
+    parser.parse(raw)
+    errorMode.handle(raw)
+    mode.handle(raw)
+  }
+}
+
+class Parser {
+  def parse(s: String): Int = 0
+}
+"""
+    analysis = extract("fansi/src/fansi/Fansi.scala", source, "scala")
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    assert ("errorMode.handle", "fansi.ErrorMode.handle") in calls  # a class parameter
+    assert ("mode.handle", "fansi.ErrorMode.handle") in calls  # a parameter
+    assert ("parser.parse", "fansi.Parser.parse") in calls  # val x: T
