@@ -193,3 +193,17 @@ class Cell {
     assert (factory.kind, factory.docstring) == ("function", "Makes a cell.")
     assert factory.signature == "fun Cell(content: Any?, tags: List<String?>? = null): Cell?"
     assert symbols["com.acme.Cell.hash"].signature == "private fun hash(vararg args: Any?): Int"
+
+
+def test_a_method_called_on_a_literal_is_no_call() -> None:
+    source = b'''package com.acme
+
+fun render(): String {
+    val s = """
+      | rows
+      """.trimMargin()
+    return "x".repeat(3) + s.trim()
+}
+'''
+    analysis = extract("src/main/kotlin/com/acme/Render.kt", source, "kotlin")
+    assert {written for _, written, _ in relation_triples(analysis, "calls")} == {"s.trim"}

@@ -8,8 +8,13 @@ import io
 import pytest
 from rich.console import Console
 
-from locus.cli.terminal_output import nothing_found_hint, print_located, symbols_table
-from locus.v1 import common_pb2, gateway_pb2, impact_pb2
+from locus.cli.terminal_output import (
+    nothing_found_hint,
+    print_located,
+    print_node,
+    symbols_table,
+)
+from locus.v1 import ast_pb2, common_pb2, gateway_pb2, impact_pb2
 
 pytestmark = pytest.mark.unit
 
@@ -148,3 +153,31 @@ def test_a_symbol_shows_its_three_strongest_pieces_of_evidence() -> None:
     text = buffer.getvalue()
     assert "file (named); stacktrace (frame 1); bm25 (rank 4)" in text
     assert "member" not in text
+
+
+def test_a_node_shows_an_unresolved_call_as_the_code_writes_it() -> None:
+    render = a_symbol("com.acme.renderText", "src/render.kt", 3, 10)
+    reply = ast_pb2.GetNodeResponse(
+        symbol=render,
+        outgoing=[
+            common_pb2.Relation(
+                kind=common_pb2.RELATION_KIND_CALLS,
+                target_name="cells",
+                target_qualified_name="com.acme.Table.cells",
+                target_node_id="n_cells",
+                line=4,
+            ),
+            common_pb2.Relation(
+                kind=common_pb2.RELATION_KIND_CALLS,
+                target_name="positionedCells.associate",
+                target_qualified_name="com.acme.positionedCells.associate",  # a guess
+                line=5,
+            ),
+        ],
+    )
+    console, buffer = recording_console()
+    print_node(console, reply)
+    text = buffer.getvalue()
+    assert "calls com.acme.Table.cells line 4" in text
+    assert "calls positionedCells.associate (unresolved) line 5" in text
+    assert "com.acme.positionedCells" not in text

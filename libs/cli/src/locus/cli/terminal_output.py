@@ -113,9 +113,13 @@ def _relation_kind(kind: common_pb2.RelationKind) -> str:
 
 def _relation_line(relation: common_pb2.Relation, *, outgoing: bool) -> str:
     kind = _relation_kind(relation.kind)
-    if outgoing:
-        other = relation.target_qualified_name or relation.target_name
-        unresolved = "" if relation.target_node_id else " [dim](unresolved)[/]"
+    if outgoing and relation.target_node_id:
+        other, unresolved = relation.target_qualified_name or relation.target_name, ""
+    elif outgoing:
+        # Resolved to nothing in the project: the name as the code writes it (a guess such as
+        # `pkg.positionedCells.associate` for a local's method would read as a symbol).
+        other = relation.target_name or relation.target_qualified_name
+        unresolved = " [dim](unresolved)[/]"
     else:
         other, unresolved = relation.source_qualified_name, ""
     line = f" [dim]line {relation.line}[/]" if relation.line else ""

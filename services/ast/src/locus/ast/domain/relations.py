@@ -370,6 +370,10 @@ def _inherits(
     return relations
 
 
+# A string or character literal's opening: a call on one names no symbol of the project.
+_LITERAL_OPENINGS = ('"', "'", "`")
+
+
 def _calls(
     matched: QueryMatches,
     compiled: CompiledLanguage,
@@ -399,6 +403,8 @@ def _calls(
             caller = caller.parent
         source_name = caller.qualified_name if caller else module_name
         target_name = _reference_text(target, source, compiled.spec.separator, ends.get(target.id))
+        if target_name.startswith(_LITERAL_OPENINGS):
+            continue  # a method of a literal (`"x".repeat(3)`, a raw string's `.trimMargin()`)
         if (source_name, target_name) in seen:
             continue
         seen.add((source_name, target_name))
