@@ -140,6 +140,17 @@ def test_java_frames_name_class_and_method() -> None:
     assert package_path(first) == "com/acme/orders/OrderService.java"
 
 
+def test_scala_objects_lower_case_or_not() -> None:
+    trace = """java.nio.file.NoSuchFileException: /tmp/x
+\tat os.read$.apply(ReadWriteOps.scala:234)
+\tat fansi.Str$.apply(Fansi.scala:12)"""
+    assert frames_of(trace) == [
+        ("ReadWriteOps.scala", 234, "apply", "os.read"),
+        ("Fansi.scala", 12, "apply", "fansi.Str"),
+    ]
+    assert find_frames(trace)[0].qualified_name == "read.apply"
+
+
 def test_kotlin_file_facades_and_lambda_classes() -> None:
     assert frames_of(KOTLIN) == [
         ("Invoices.kt", 21, "total", "com.acme.billing"),

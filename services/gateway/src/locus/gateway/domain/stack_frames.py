@@ -227,6 +227,8 @@ def _jvm(match: re.Match[str]) -> StackFrame:
     *package, type_name = owner.split(".")
     # Outer$Inner$1, OrderService$place$1 (a Kotlin lambda), Foo$Companion: the named types.
     types = [t for t in type_name.split("$") if t[:1].isupper() and t != "Companion"]
+    if path.endswith(".scala") and type_name.endswith("$") and not types:
+        types = [type_name.split("$")[0]]  # `os.read$`: a Scala object, lower-case or not
     if path.endswith(".kt") and types and types[-1].endswith("Kt"):
         types = []  # FooKt: the class of a Kotlin file's top-level functions
     if function == "<init>":
