@@ -207,3 +207,32 @@ fun render(): String {
 '''
     analysis = extract("src/main/kotlin/com/acme/Render.kt", source, "kotlin")
     assert {written for _, written, _ in relation_triples(analysis, "calls")} == {"s.trim"}
+
+
+def test_an_extension_function_is_named_under_its_receivers_type() -> None:
+    # picnic's `fun Table.renderText()`: `Table.renderText` finds it, a call on a typed value
+    # resolves to it, and its parent is the type (impact resolves its bare `total()` there).
+    source = b"""package com.acme.billing
+
+class Invoice(val lines: List<Int>) {
+    fun total(): Int = lines.sum()
+}
+
+/** VAT of an invoice. */
+fun Invoice.vat(): Int = total() / 5
+
+fun Style?.plus(other: Style?): Style? = other
+
+fun report(invoice: Invoice): Int = invoice.vat()
+"""
+    analysis = extract("src/main/kotlin/com/acme/billing/Invoice.kt", source, "kotlin")
+    symbols = symbols_by_name(analysis)
+    vat = symbols["com.acme.billing.Invoice.vat"]
+    assert (vat.kind, vat.parent_qualified_name, vat.docstring) == (
+        "method",
+        "com.acme.billing.Invoice",
+        "VAT of an invoice.",
+    )
+    assert symbols["com.acme.billing.Style.plus"].kind == "method"  # a nullable receiver
+    calls = {(written, target) for _, written, target in relation_triples(analysis, "calls")}
+    assert ("invoice.vat", "com.acme.billing.Invoice.vat") in calls

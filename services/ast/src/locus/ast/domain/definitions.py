@@ -186,11 +186,12 @@ def _split_written_name(name: str, separators: tuple[str, ...]) -> tuple[list[st
 
 
 def _receiver_type(node: Node, source: SourceText) -> str:
-    """The type name in a receiver or impl target (`*Server`, `Server[T]`, `Vec<T>`)."""
+    """The type name in a receiver or impl target (`*Server`, `Server[T]`, `Vec<T>`, Kotlin's
+    nullable `CellStyle?`)."""
     text = source.decode(node.start_byte, node.end_byte)
     for bracket in ("[", "<", "("):
         text = text.split(bracket, 1)[0]
-    return text.strip().lstrip("*&").strip()
+    return text.strip().lstrip("*&").rstrip("?").strip()
 
 
 def collect_definitions(

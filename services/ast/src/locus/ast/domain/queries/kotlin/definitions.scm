@@ -30,6 +30,16 @@
   (type_identifier) @name
   (delegation_specifier) @body .) @definition.class
 
+; A top-level extension function (`fun Table.renderText()`): named under its receiver's type
+; (`com.jakewharton.picnic.Table.renderText`, as Kotlin developers write it), a method of that
+; type, so a call on a typed value (`table.renderText()`) and a bare call inside it (its
+; implicit receiver's `cells()`) resolve as a member's would.
+(source_file
+  (function_declaration
+    receiver: (receiver_type) @receiver
+    (simple_identifier) @name
+    (function_body) @body) @definition.function)
+
 ; Functions with a body (`{ ... }` or `= expression`); inside a class they are methods.
 (function_declaration
   (simple_identifier) @name
