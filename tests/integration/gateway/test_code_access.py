@@ -156,6 +156,11 @@ async def test_get_file_outline_lists_the_files_symbols(gateway, scanned, sample
             )
         )
         assert error.code() == code, (fields, error.details())
+        if code == grpc.StatusCode.NOT_FOUND:
+            # The project as the caller named it, not the id the gateway looked up.
+            assert error.details().startswith(
+                f"project {scanned.name!r} has no file at 'src/shop/missing.py'"
+            ), error.details()
 
 
 async def test_ask_sends_a_snippet_of_the_files_lines_with_each_citation(

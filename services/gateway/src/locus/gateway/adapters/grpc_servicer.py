@@ -13,10 +13,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
+import grpc
 from opentelemetry import trace
 
 from locus.gateway.access_control import MAX_KEY_LIFETIME, AccessControl, ProjectIdentity
-from locus.gateway.adapters.peer_clients import PeerClients
+from locus.gateway.adapters.peer_clients import DownstreamError, PeerClients
 from locus.gateway.adapters.proto_mapping import (
     api_key_message,
     feedback_message,
@@ -411,7 +412,22 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
             elif not request.file_id.strip():
                 raise InvalidRequest("give the file's relative_path (or its file_id)")
         forwarded.project_id = await self._project_id(request.project_id, found)
-        return await self._peers.ast.get_file_outline(forwarded)
+        async with _mapped_errors():
+            try:
+                return await self._peers.ast.get_file_outline(forwarded)
+            except DownstreamError as error:
+                if error.code != grpc.StatusCode.NOT_FOUND:
+                    raise
+                # The ast service knows the project by its id; the caller named it.
+                wanted = (
+                    f"file at {forwarded.relative_path!r}"
+                    if forwarded.relative_path
+                    else f"file {request.file_id!r}"
+                )
+                raise FileNotFound(
+                    f"project {request.project_id.strip()!r} has no {wanted}: not scanned yet, "
+                    "deleted, or not a file of this project"
+                ) from None
 
     async def Search(
         self, request: retrieval_pb2.SearchRequest, context: RpcContext
