@@ -291,6 +291,7 @@ def test_annotation_macros_do_not_hide_a_headers_definitions() -> None:
         for name, s in symbols.items()
         if name != "include/fmt/color.h"
     } == {
+        ("FMT_CONSTEXPR", "constant", 1, 1),  # `#define FMT_CONSTEXPR constexpr`
         ("format_error", "class", 4, 7),
         ("format_error::format_error", "constructor", 6, 6),
         ("text_style", "class", 9, 27),

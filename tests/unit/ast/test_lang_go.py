@@ -61,6 +61,8 @@ def test_types_functions_and_methods_are_qualified_by_import_path(
         f"{BILLING}.Invoice": ("struct", "Invoice", 23, 27),
         f"{BILLING}.LineItem": ("struct", "LineItem", 31, 34),
         f"{BILLING}.Status": ("class", "Status", 36, 36),
+        # A package-level variable: a constant, with its doc comment.
+        f"{BILLING}.ErrEmpty": ("constant", "ErrEmpty", 40, 40),
         f"{BILLING}.NewInvoice": ("function", "NewInvoice", 43, 45),
         f"{BILLING}.Invoice.Add": ("method", "Invoice.Add", 48, 50),
         f"{BILLING}.Invoice.Total": ("method", "Invoice.Total", 53, 58),

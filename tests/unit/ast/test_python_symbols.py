@@ -24,6 +24,7 @@ def test_client_symbols_have_exact_kinds_parents_and_line_ranges(
         for s in analysis.symbols
     ] == [
         ("uploads.client", "module", 1, 64, None),
+        ("uploads.client.LOGGER", "constant", 10, 10, "uploads.client"),  # module UPPER_CASE
         ("uploads.client.traced", "function", 13, 20, "uploads.client"),
         ("uploads.client.traced.wrapper", "function", 16, 18, "uploads.client.traced"),
         ("uploads.client.UploadClient", "class", 23, 61, "uploads.client"),
@@ -45,6 +46,7 @@ def test_client_symbols_have_exact_kinds_parents_and_line_ranges(
         ("uploads.client.UploadClient.upload", "method", 42, 51, "uploads.client.UploadClient"),
         ("uploads.client.UploadClient._retry", "method", 53, 58, "uploads.client.UploadClient"),
         ("uploads.client.UploadClient._send", "method", 60, 61, "uploads.client.UploadClient"),
+        ("uploads.client.DEFAULT_CLIENT", "constant", 64, 64, "uploads.client"),
     ]
 
 

@@ -48,6 +48,7 @@ class SymbolKindChoice(StrEnum):
     section = "section"
     signature = "signature"
     type_alias = "type_alias"
+    constant = "constant"
 
     @property
     def proto_name(self) -> str:

@@ -31,6 +31,7 @@ SYMBOL_KINDS = {
     "section": common_pb2.SYMBOL_KIND_SECTION,
     "signature": common_pb2.SYMBOL_KIND_SIGNATURE,
     "type_alias": common_pb2.SYMBOL_KIND_TYPE_ALIAS,
+    "constant": common_pb2.SYMBOL_KIND_CONSTANT,
 }
 SYMBOL_KIND_NAMES = {number: name for name, number in SYMBOL_KINDS.items()}
 RELATION_KINDS = {

@@ -147,7 +147,7 @@ class SymbolQuery:
     path_prefix: str
     exact: bool
     name_end: bool = False  # with exact: the end of a qualified name after a separator counts
-    without_signatures: bool = False  # leave out signatures and type aliases (no code)
+    without_signatures: bool = False  # leave out signatures, type aliases and constants
 
 
 class AstStore:

@@ -8,8 +8,10 @@ from locus.ast.domain.language_spec import LanguageSpec
 from locus.ast.domain.languages import CompiledLanguage, QueryMatches
 from locus.ast.domain.model import (
     CALLABLE_KINDS,
+    CONSTANT_KIND,
     CONTAINER_KINDS,
     DECLARATION_KINDS,
+    LOOKUP_ONLY_KINDS,
     SIGNATURE_KIND,
     TYPE_ALIAS_KIND,
     SymbolKind,
@@ -106,7 +108,8 @@ def _header(
 
 
 _DEFINITION_PREFIX = "definition."
-_LONG_ALIAS = 200  # characters: a type alias's signature longer than this is its first line
+_LONG_ALIAS = 200  # characters: a longer type alias's or constant's signature: its first line
+_VALUE_KINDS = frozenset({TYPE_ALIAS_KIND, CONSTANT_KIND})  # declared with a value after `=`
 _KINDS = CONTAINER_KINDS | CALLABLE_KINDS | DECLARATION_KINDS
 _OVERLOADED_KINDS = CALLABLE_KINDS | {SIGNATURE_KIND}
 
@@ -152,9 +155,10 @@ def _matched_definitions(
         else:
             continue
         held = found.get(node.id)
-        # The first pattern that matches a node decides its kind, but a signature pattern never
-        # wins over one that found a body (Kotlin's cannot say "without a body").
-        if held is not None and not (held.kind == SIGNATURE_KIND and "body" in captures):
+        # The first pattern that matches a node decides its kind, but a declaration pattern
+        # never wins over one that found a body (Kotlin's signatures cannot say "without a
+        # body"; a constant's pattern rooted at the module matches before an object of methods).
+        if held is not None and not (held.kind in DECLARATION_KINDS and "body" in captures):
             continue
         receiver = captures.get("receiver")
         receiver_name = captures.get("receiver.name")
@@ -255,8 +259,9 @@ def collect_definitions(
             parent_qualified_name = qualify(separator.join(p for p in (base, *outer_scope) if p))
         header_end = node.end_byte if body is node else body.start_byte
         signature, header_end_byte = _header(node, header_end, compiled, source)
-        if kind == TYPE_ALIAS_KIND and len(signature) > _LONG_ALIAS:
-            # `type Options = {` and forty lines of members: the first line stands for it.
+        if kind in _VALUE_KINDS and len(signature) > _LONG_ALIAS:
+            # `type Options = {` and forty lines of members (a constant's table too): the
+            # first line stands for it.
             line_end = source.data.find(b"\n", node.start_byte)
             head, _ = _header(node, line_end if line_end > 0 else header_end, compiled, source)
             signature = f"{head} …"
@@ -304,7 +309,12 @@ def collect_definitions(
         if kind != "impl":  # an impl block before its type's definition leaves it the name
             taken.add(qualified_name)
         # A constructor named after its class (Java `Foo.Foo`) is no member a bare `Foo` means.
-        is_member = definition.is_primary and not outer_scope and kind != "constructor"
+        is_member = (
+            definition.is_primary
+            and not outer_scope
+            and kind != "constructor"
+            and kind not in LOOKUP_ONLY_KINDS
+        )
         if parent is not None and is_member:
             parent.members.setdefault(name, definition)
         definitions.append(definition)

@@ -21,6 +21,7 @@ SymbolKind = Literal[
     "section",  # a document's heading and what it holds (domain/documents)
     "signature",  # a method declared without a body: interface, abstract, trait-required
     "type_alias",  # a name given to a type: `type Options = {...}`, `typealias`, `using X = Y`
+    "constant",  # a module's or type's named constant: `const MaxRetries = 3`, `#define N 3`
 ]
 CONTAINER_KINDS: frozenset[str] = frozenset(
     {"class", "interface", "struct", "enum", "trait", "namespace", "impl"}
@@ -38,9 +39,18 @@ TYPE_ALIAS_KIND = "type_alias"
 """A name given to a type (TypeScript `type`, Kotlin `typealias`, Scala `type`, Rust `type`, Go
 `type A = B`, C++ `using A = B`): a symbol to find and outline, with no chunk of its own (its
 text stays in the chunks around it, as before it was a symbol) and no candidate of a ranking."""
-DECLARATION_KINDS: frozenset[str] = frozenset({SIGNATURE_KIND, TYPE_ALIAS_KIND})
-"""Symbols that declare and hold no code: no chunk, never ranked (FindSymbols and impact's
-``without_signatures`` leave them out)."""
+CONSTANT_KIND = "constant"
+"""A named constant of a module or type (Go `const` and package `var`, Rust `const`/`static`,
+Java `static final` fields and enum constants, Kotlin `const val` and top-level `val`, C/C++
+object-like `#define`s with a value, TypeScript/JavaScript and Python module-level UPPER_CASE
+names): found by name and outlined, no chunk of its own and no candidate of a ranking."""
+DECLARATION_KINDS: frozenset[str] = frozenset({SIGNATURE_KIND, TYPE_ALIAS_KIND, CONSTANT_KIND})
+LOOKUP_ONLY_KINDS: frozenset[str] = frozenset({TYPE_ALIAS_KIND, CONSTANT_KIND})
+"""Symbols for people's lookups only: no name a call is resolved to goes through them (a
+`new URI(...)` beside a field `URI` still names the class, `LOGGER.info` the logger's type), so
+calls, and the graph, are what they were before these kinds were symbols."""
+"""Symbols that declare and hold no code of their own to change: no chunk, never ranked
+(FindSymbols and impact's ``without_signatures`` leave them out)."""
 RelationKind = Literal["contains", "calls", "imports", "inherits"]
 # "fragment" is reserved for code that belongs to no symbol; the Python spec never produces it
 # because top-level code always belongs to the module symbol ("module" chunks). "section" is

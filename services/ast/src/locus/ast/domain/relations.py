@@ -18,7 +18,7 @@ from tree_sitter import Node
 from locus.ast.domain.definitions import Definition, innermost_definition
 from locus.ast.domain.language_spec import NO_ROOT, SourceRoot
 from locus.ast.domain.languages import CompiledLanguage, QueryMatches
-from locus.ast.domain.model import FileDependency, Relation
+from locus.ast.domain.model import LOOKUP_ONLY_KINDS, FileDependency, Relation
 from locus.ast.domain.source_text import SourceText
 from locus.codepaths.namespaces import GLOBAL_IMPORT_PREFIX
 
@@ -63,6 +63,10 @@ def _typed_variables(
         if type_name is None:
             continue
         owner = innermost_definition(names[0], by_node_id, enclosing)
+        while owner is not None and not owner.has_body:
+            # A typed constant (`static final Map<K, V> DEFAULTS`) is its type's or module's
+            # variable, and so is what its initializer declares.
+            owner = owner.parent
         scope = typed.setdefault(owner.node.id if owner is not None else 0, {})
         for name in names:
             scope.setdefault(source.decode(name.start_byte, name.end_byte), type_name)
@@ -82,9 +86,12 @@ class _NameResolver:
         self._bindings = bindings
         self._namespace = namespace
         self._typed = typed or {}
-        self._qualified_names = {definition.qualified_name for definition in definitions}
+        # Type aliases and constants are for lookups only (LOOKUP_ONLY_KINDS): no call resolves
+        # through them.
+        resolvable = [d for d in definitions if d.kind not in LOOKUP_ONLY_KINDS]
+        self._qualified_names = {definition.qualified_name for definition in resolvable}
         self._module_members: dict[str, Definition] = {}
-        for definition in definitions:
+        for definition in resolvable:
             if (
                 definition.parent is None
                 and definition.is_primary
@@ -399,7 +406,10 @@ def _calls(
     for target in sorted(targets.values(), key=lambda node: node.start_byte):
         lexical = innermost_definition(target, by_node_id, enclosing)
         caller = lexical
-        while caller is not None and caller.is_class:
+        # A class calls nothing itself, nor does a constant or type alias (`LOGGER =
+        # getLogger(...)`, a C++ alias's `decltype(f())`): the call is its module's or
+        # enclosing callable's, as before they were symbols.
+        while caller is not None and (caller.is_class or caller.kind in LOOKUP_ONLY_KINDS):
             caller = caller.parent
         source_name = caller.qualified_name if caller else module_name
         target_name = _reference_text(target, source, compiled.spec.separator, ends.get(target.id))

@@ -14,8 +14,9 @@ DOCUMENT_KINDS = frozenset({"section"})  # a document's heading (domain/document
 SIGNATURE_KIND = "signature"
 """A method declared without a body (an interface's, an abstract one): never a candidate of the
 ranking (the model was trained without them, and a fix changes the bodies that implement it);
-impact and the symbol commands show them. Type aliases (``type_alias``) are no candidates
-either: Locate's symbol lookups and graph hop leave both out (``without_signatures``)."""
+impact and the symbol commands show them. Type aliases (``type_alias``) and constants
+(``constant``) are no candidates either: Locate's symbol lookups and graph hop leave them all
+out (``without_signatures``)."""
 
 # The learned ranker's kind columns (kind_function, kind_method, kind_class, kind_module)
 # predate the other kinds and a trained model's feature list is fixed: each new kind takes the

@@ -30,6 +30,7 @@ _SYMBOL_KINDS: dict[common_pb2.SymbolKind, SymbolKind] = {
     common_pb2.SYMBOL_KIND_SECTION: "section",
     common_pb2.SYMBOL_KIND_SIGNATURE: "signature",
     common_pb2.SYMBOL_KIND_TYPE_ALIAS: "type_alias",
+    common_pb2.SYMBOL_KIND_CONSTANT: "constant",
 }
 _SYMBOL_KIND_VALUES = {name: value for value, name in _SYMBOL_KINDS.items()}
 _RELATION_KINDS: dict[common_pb2.RelationKind, RelationKind] = {

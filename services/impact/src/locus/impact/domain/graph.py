@@ -55,8 +55,9 @@ _MEMBER_SEPARATORS = ("::", ".")
 STRUCTURAL_LANGUAGES = frozenset({"go"})
 """Languages whose interfaces a type implements by having their methods, undeclared."""
 SIGNATURE_KIND = "signature"
-DECLARATION_KINDS = frozenset({SIGNATURE_KIND, "type_alias"})
-"""Symbols that hold no code (a signature, a type alias): a walk for Locate skips them."""
+DECLARATION_KINDS = frozenset({SIGNATURE_KIND, "type_alias", "constant"})
+"""Symbols that hold no code (a signature, a type alias, a constant): a walk for Locate skips
+them."""
 IMPLICIT_RECEIVER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp"})
 """Languages where a bare call inside a method may name a member of its type (`helper()` for
 `this.helper()`), inherited ones included."""

@@ -25,6 +25,7 @@ SymbolKind = Literal[
     "section",
     "signature",
     "type_alias",
+    "constant",
     "unspecified",
 ]
 RelationKind = Literal["contains", "calls", "imports", "inherits", "references", "overrides"]
@@ -125,7 +126,8 @@ class ImpactQuery:
     stay_in_subsystem: bool
     limit: int
     without_signatures: bool = False
-    """Walk definitions only: no signature or type alias is reached, no ``overrides`` hop."""
+    """Walk definitions only: no signature, type alias or constant is reached, no
+    ``overrides`` hop."""
 
 
 @dataclass(frozen=True, slots=True)

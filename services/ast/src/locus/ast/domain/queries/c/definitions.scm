@@ -75,3 +75,10 @@
         declarator: (function_declarator
           declarator: (identifier) @name)))
   ]) @definition.signature
+
+; An object-like macro with a value (`#define ZSTD_CLEVEL_DEFAULT 3`): a constant, found and
+; outlined with its comment, no chunk of its own. Guards without a value and function-like
+; macros are none.
+(preproc_def
+  name: (identifier) @name
+  value: (preproc_arg)) @definition.constant

@@ -195,3 +195,10 @@
 ; its own.
 (alias_declaration
   name: (type_identifier) @name) @definition.type_alias
+
+; An object-like macro with a value (`#define ZSTD_CLEVEL_DEFAULT 3`): a constant, found and
+; outlined with its comment, no chunk of its own. Guards without a value and function-like
+; macros are none.
+(preproc_def
+  name: (identifier) @name
+  value: (preproc_arg)) @definition.constant

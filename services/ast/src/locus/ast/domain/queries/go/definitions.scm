@@ -74,3 +74,26 @@
   (type_alias
     name: (type_identifier) @name) @definition.type_alias) @_group
   (#match? @_group "^type\\s*\\("))
+
+; Package-level constants and variables (`const DefaultRetries = 3`, `var ErrClosed = ...`):
+; constants, found and outlined with their doc comment, no chunk of their own. Alone, the
+; declaration; in a group, each spec. A function's own are none.
+((const_declaration
+  (const_spec
+    name: (identifier) @name)) @definition.constant
+  (#match? @definition.constant "^const\\s+[^(\\s]"))
+
+((const_declaration
+  (const_spec
+    name: (identifier) @name) @definition.constant) @_group
+  (#match? @_group "^const\\s*\\("))
+
+((var_declaration
+  (var_spec
+    name: (identifier) @name)) @definition.constant
+  (#match? @definition.constant "^var\\s+[^(\\s]"))
+
+((var_declaration
+  (var_spec
+    name: (identifier) @name) @definition.constant) @_group
+  (#match? @_group "^var\\s*\\("))

@@ -94,3 +94,19 @@
       (method_declaration
         name: (identifier) @name
         !body) @definition.signature)))
+
+; `static final` fields (`public static final int MAX_RETRIES = 3;`) and enum constants:
+; constants, found and outlined with their Javadoc, no chunk of their own.
+(field_declaration
+  (modifiers "static" "final")
+  declarator: (variable_declarator
+    name: (identifier) @name)) @definition.constant
+
+(field_declaration
+  (modifiers "final" "static")
+  declarator: (variable_declarator
+    name: (identifier) @name)) @definition.constant
+
+(enum_body
+  (enum_constant
+    name: (identifier) @name) @definition.constant)

@@ -146,3 +146,25 @@
 
 (expression_statement
   (assignment_expression) @wrapped) @wrapper
+
+; A module-level UPPER_CASE `const` (`export const DEFAULT_TIMEOUT = 10_000;`) whose value is no
+; function or class: a constant, found and outlined, no chunk of its own. (An object with
+; methods matched a pattern above first.)
+(program
+  (lexical_declaration
+    "const"
+    (variable_declarator
+      name: (identifier) @name
+      value: (_) @_value) @definition.constant)
+  (#match? @name "^[A-Z][A-Z0-9_]+$")
+  (#not-match? @_value "^(async\\s+)?(function|class)\\b|=>"))
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      "const"
+      (variable_declarator
+        name: (identifier) @name
+        value: (_) @_value) @definition.constant))
+  (#match? @name "^[A-Z][A-Z0-9_]+$")
+  (#not-match? @_value "^(async\\s+)?(function|class)\\b|=>"))

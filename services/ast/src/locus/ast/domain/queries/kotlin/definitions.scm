@@ -55,3 +55,15 @@
 ; `typealias Cents = Long`: a type alias, found and outlined, no chunk of its own.
 (type_alias
   "typealias" . (type_identifier) @name) @definition.type_alias
+
+; `const val MAX_RETRIES = 3` (top-level, in an object or a companion) and a top-level `val`:
+; constants, found and outlined with their KDoc, no chunk of their own.
+(property_declaration
+  (modifiers (property_modifier) @_const)
+  (variable_declaration (simple_identifier) @name)
+  (#eq? @_const "const")) @definition.constant
+
+(source_file
+  (property_declaration
+    (binding_pattern_kind "val")
+    (variable_declaration (simple_identifier) @name)) @definition.constant)

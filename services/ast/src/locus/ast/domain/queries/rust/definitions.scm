@@ -58,3 +58,16 @@
   body: (declaration_list
     (type_item
       name: (type_identifier) @name) @definition.type_alias))
+
+; `pub const MAX_RETRIES: u32 = 3;`, `static NAME: &str = ...` in a module or an impl (an
+; associated `Type::MAX`): constants, found and outlined, no chunk of their own.
+(source_file
+  [(const_item name: (identifier) @name) (static_item name: (identifier) @name)] @definition.constant)
+
+(mod_item
+  body: (declaration_list
+    [(const_item name: (identifier) @name) (static_item name: (identifier) @name)] @definition.constant))
+
+(impl_item
+  body: (declaration_list
+    (const_item name: (identifier) @name) @definition.constant))
