@@ -167,6 +167,21 @@ async def test_record_feedback(stack, gateway) -> None:
         assert (await code_of(gateway.stub.RecordFeedback(request))).name == expected
 
 
+async def test_a_question_is_stored_without_the_credentials_it_carries(stack, gateway) -> None:
+    # A pasted log: a token, a password, a bearer API key. None reaches the stored record.
+    stack.require("ingestion")
+    key = "lk_0123456789ab_s3cr3tS3cr3tS3cr3t"
+    question = (
+        "upload fails: GET https://api.example.com/v1?token=abcdef password=hunter2 "
+        f"Authorization: Bearer {key}"
+    )
+    request_id = await locate(gateway, "ghost-project", question)
+    record = await gateway.stub.GetRequest(gateway_pb2.GetRequestRequest(request_id=request_id))
+    for secret in ("abcdef", "hunter2", "s3cr3tS3cr3tS3cr3t"):
+        assert secret not in record.question
+    assert record.question.startswith("upload fails: GET https://api.example.com/v1?token=***")
+
+
 async def test_audit_events_are_published_with_ids_from_the_request(stack, gateway) -> None:
     stack.require("ingestion")
     request_id = await locate(gateway, "ghost-project", "where are refunds?")

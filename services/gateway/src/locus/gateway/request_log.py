@@ -113,7 +113,8 @@ class RequestJournal:
             request_id=request_id,
             kind=kind,
             project_ref=project_ref.strip()[:MAX_STORED_REF_CHARS],
-            question=question.strip()[:MAX_QUESTION_CHARS],
+            # Redacted: a pasted log carries tokens, passwords and keys; none is stored.
+            question=redact(question.strip()[:MAX_QUESTION_CHARS]),
             created_at=self._now(),
             trace_id=trace_id,
             principal=principal,
