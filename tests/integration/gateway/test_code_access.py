@@ -15,7 +15,15 @@ import grpc
 import pytest
 from gateway_calls import make_key, refusal, wait_for_record
 
-from locus.v1 import answer_pb2, ast_pb2, common_pb2, gateway_pb2, impact_pb2, ingestion_pb2
+from locus.v1 import (
+    answer_pb2,
+    ast_pb2,
+    common_pb2,
+    gateway_pb2,
+    impact_pb2,
+    ingestion_pb2,
+    retrieval_pb2,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -312,3 +320,45 @@ async def test_compute_impact_walks_the_projects_graph_for_a_reader(
         )
     )
     assert deep.code() == grpc.StatusCode.INVALID_ARGUMENT, deep.details()
+
+
+async def test_a_path_prefix_reads_as_locate_reads_it_in_find_symbols_and_search(
+    gateway, scanned
+) -> None:
+    """`./src/` and `src\\shop` are `src/` and `src/shop`, as Locate reads them; a prefix
+    climbing out of the source is refused, not answered with nothing."""
+
+    async def symbols(prefix: str) -> list[str]:
+        found = await gateway.stub.FindSymbols(
+            ast_pb2.FindSymbolsRequest(project_id=scanned.name, name="place", path_prefix=prefix)
+        )
+        return sorted(s.qualified_name for s in found.symbols)
+
+    async def searched(prefix: str) -> list[str]:
+        reply = await gateway.stub.Search(
+            retrieval_pb2.SearchRequest(
+                query="place order",
+                top_k=5,
+                filters=retrieval_pb2.SearchFilters(project_id=scanned.name, path_prefix=prefix),
+            )
+        )
+        return [hit.chunk.chunk_id for hit in reply.hits]
+
+    assert await symbols("src/")
+    assert await symbols("./src/") == await symbols("src\\") == await symbols("src/")
+    assert await searched("src/shop")
+    assert await searched("./src/shop") == await searched("src/shop")
+    for call in (
+        gateway.stub.FindSymbols(
+            ast_pb2.FindSymbolsRequest(project_id=scanned.name, name="x", path_prefix="../")
+        ),
+        gateway.stub.Search(
+            retrieval_pb2.SearchRequest(
+                query="x",
+                filters=retrieval_pb2.SearchFilters(project_id=scanned.name, path_prefix="a/../.."),
+            )
+        ),
+    ):
+        error = await refusal(call)
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "without '..'" in error.details()

@@ -254,6 +254,17 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             assert place_order["kind"] == "method"
             assert place_order["path"] == "src/shop/orders.py"
             assert labels(found) == label
+            # The end of a qualified name counts, as for `locus symbols --exact`; a path prefix
+            # reads as Locate reads it (`./src/`).
+            by_end = await call(
+                session,
+                "find_symbols",
+                project=project,
+                name="OrderService.place_order",
+                exact=True,
+                path_prefix="./src/",
+            )
+            assert [s["node_id"] for s in by_end["symbols"]] == [place_order["node_id"]]
 
             details = await call(session, "get_symbol", node_id=place_order["node_id"])
             assert details["symbol"]["qualified_name"].endswith("OrderService.place_order")

@@ -51,6 +51,7 @@ from locus.gateway.domain.requests import (
 )
 from locus.gateway.domain.validation import (
     bounded_count,
+    normalize_path_prefix,
     require_id,
     validate_comment,
     validate_rating,
@@ -365,6 +366,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         found = await self._project_call(context, "FindSymbols", Role.READER, request.project_id)
         forwarded = ast_pb2.FindSymbolsRequest()
         forwarded.CopyFrom(request)
+        async with _mapped_errors():
+            # `./src/`, `src\pkg` read as Locate reads them; `..` is refused.
+            forwarded.path_prefix = normalize_path_prefix(request.path_prefix)
         forwarded.project_id = await self._project_id(request.project_id, found)
         return await self._peers.ast.unary(self._peers.ast.stub.FindSymbols, forwarded)
 
@@ -445,6 +449,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
     ) -> retrieval_pb2.SearchResponse:
         async with _mapped_errors():
             scope = scope_of(request.scope)
+            # `./src/`, `src\pkg` read as Locate reads them; `..` is refused.
+            prefix = normalize_path_prefix(request.filters.path_prefix)
+        if prefix != request.filters.path_prefix:
+            normalized = retrieval_pb2.SearchRequest()
+            normalized.CopyFrom(request)
+            normalized.filters.path_prefix = prefix
+            request = normalized
         entry = await self._open(
             RequestKind.SEARCH,
             scope.describe() if scope.given else request.filters.project_id,

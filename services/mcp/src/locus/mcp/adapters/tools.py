@@ -330,7 +330,13 @@ class LocusTools:
             str, Field(description="module, class, function, method, ... ('' = any)")
         ] = "",
         path_prefix: PathPrefix = "",
-        exact: Annotated[bool, Field(description="the whole name must match")] = False,
+        exact: Annotated[
+            bool,
+            Field(
+                description="the whole name must match: a name, a qualified name or its end "
+                "after a separator (Session.send)"
+            ),
+        ] = False,
         limit: Annotated[int, Field(ge=1, le=200)] = 50,
         page_token: Annotated[str, Field(description="next_page_token of a previous call")] = "",
     ) -> FoundSymbols:
@@ -349,6 +355,9 @@ class LocusTools:
                     kind=kind_value,  # type: ignore[arg-type]
                     path_prefix=path_prefix,
                     exact=exact,
+                    # As `locus symbols --exact`: the end of a qualified name after a separator
+                    # counts (`Session.send` finds `requests.sessions.Session.send`).
+                    exact_name_end=exact,
                     page=common_pb2.PageRequest(page_size=limit, page_token=page_token),
                 ),
             )
@@ -464,7 +473,10 @@ class LocusTools:
         ctx: Context,  # type: ignore[type-arg]
         project: ProjectOrScope = "",
         scope: ScopeField = None,
-        max_context_chunks: Annotated[int, Field(ge=0, le=100, description="0 = default")] = 0,
+        max_context_chunks: Annotated[
+            int,
+            Field(ge=0, le=32, description="0 = the gateway's default; at most 32 (its limit)"),
+        ] = 0,
     ) -> AnswerResult:
         """A grounded answer to a question about the code (of one project, or of every project
         of a scope), with its citations and the cited lines (snippets), each naming its
