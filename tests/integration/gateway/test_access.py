@@ -111,6 +111,10 @@ async def test_a_reader_of_one_project_sees_nothing_of_another(stack, gateway, s
         existing, missing = await refusal(call(real)), await refusal(call(fake))
         assert existing.code() == missing.code() == grpc.StatusCode.PERMISSION_DENIED
         assert missing.details() == (existing.details() or "").replace(real, fake)
+        # It reads as a sentence and suggests a grant that exists (a role on a project).
+        assert "role on the project of " in (existing.details() or "")
+        assert " on that project (" in (existing.details() or "")
+        assert ":the project" not in (existing.details() or "")
     missing_job = gateway.stub.GetScan(
         ingestion_pb2.GetScanRequest(job_id=job.job_id[:-6] + "000000")
     )

@@ -25,6 +25,7 @@ from locus.gateway.domain.access import (
     Principal,
     Role,
     denied_everywhere,
+    denied_on_owner,
     denied_on_project,
 )
 from locus.gateway.domain.api_keys import (
@@ -145,7 +146,11 @@ class AccessControl:
         reference = project_ref.strip()
         project = await self._projects.find(reference) if reference else None
         if project is None or not principal.may(role, project.project_id, project.name):
-            error = denied_on_project(principal, role, shown_as or reference or "(none)")
+            error = (
+                denied_on_owner(principal, role, shown_as)
+                if shown_as
+                else denied_on_project(principal, role, reference or "(none)")
+            )
             await self.refused(principal, method, error)
             raise error
         return project
@@ -169,7 +174,7 @@ class AccessControl:
         except ServiceError as error:
             if error.code != grpc.StatusCode.NOT_FOUND or principal.may_everywhere(role):
                 raise
-            denial = denied_on_project(principal, role, shown_as)
+            denial = denied_on_owner(principal, role, shown_as)
             await self.refused(principal, method, denial)
             raise denial from None
         await self.require_project(

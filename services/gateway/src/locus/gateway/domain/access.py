@@ -124,6 +124,18 @@ def denied_on_project(principal: Principal, role: Role, project_ref: str) -> Acc
     )
 
 
+def denied_on_owner(principal: Principal, role: Role, described: str) -> AccessDenied:
+    """Refused on the project an object belongs to (``described``: "the project of node …"),
+    which the caller did not name and may not learn: the same words whether the object
+    exists or not."""
+    return AccessDenied(
+        f"{principal.subject} has no {role.label} role on {described} (or there is no such "
+        f"object); ask an admin for a key or token granting {role.label} on that project "
+        f"({role.label}:<project id or name>)",
+        scope=described,
+    )
+
+
 def denied_everywhere(principal: Principal, role: Role, what: str) -> AccessDenied:
     return AccessDenied(
         f"{what} needs the {role.label} role on every project ({role.label}:*), "
