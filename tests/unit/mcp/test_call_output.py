@@ -3,6 +3,7 @@ early (`| head`, as `make demo` does), it ends quietly instead of with a traceba
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -39,3 +40,26 @@ def test_the_whole_result_is_printed_as_json() -> None:
         check=True,
     )
     assert done.stdout == b'{\n  "a": [\n    1\n  ]\n}\n'
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code", "says"),
+    [
+        ("{bad", 2, "the arguments are no JSON"),
+        ("[1]", 2, "must be a JSON object"),
+        ("{}", 3, "no answer from http://127.0.0.1:9/mcp: ConnectError"),
+    ],
+)
+def test_bad_arguments_and_a_server_that_does_not_answer_say_so_in_one_line(
+    arguments: str, code: int, says: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "locus.mcp.call", "http://127.0.0.1:9/mcp", "locate", arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "LOCUS_API_KEY": ""},
+    )
+    assert done.returncode == code
+    assert says in done.stderr
+    assert "Traceback" not in done.stderr

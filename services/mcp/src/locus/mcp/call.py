@@ -1,6 +1,7 @@
 """python -m locus.mcp.call URL TOOL [JSON_ARGUMENTS]: call one tool of a Locus MCP server over
 Streamable HTTP, as a coding agent would, and print its structured result (JSON). The bearer
-credential is LOCUS_API_KEY or the file LOCUS_API_KEY_FILE names. Exit 1 on a tool error."""
+credential is LOCUS_API_KEY or the file LOCUS_API_KEY_FILE names. Exit 1 on a tool error, 2
+on arguments that are no JSON object, 3 when the server does not answer."""
 
 from __future__ import annotations
 
@@ -45,6 +46,14 @@ def write_json(result: Any) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def _cause(error: BaseException) -> str:
+    """The innermost reason of ``error`` (the client's task groups wrap a refused connection
+    in ExceptionGroups): ``ConnectError: All connection attempts failed``."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m locus.mcp.call", description=__doc__)
     parser.add_argument("url", help="the MCP endpoint, e.g. http://127.0.0.1:50056/mcp")
@@ -56,9 +65,19 @@ def main() -> None:
     except SettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    failed, result = asyncio.run(
-        call_tool(arguments.url, arguments.tool, json.loads(arguments.arguments), credential)
-    )
+    try:
+        tool_arguments = json.loads(arguments.arguments)
+    except json.JSONDecodeError as error:
+        parser.error(f"the arguments are no JSON ({error}): {arguments.arguments!r}")
+    if not isinstance(tool_arguments, dict):
+        parser.error(f"the arguments must be a JSON object, not {arguments.arguments!r}")
+    try:
+        failed, result = asyncio.run(
+            call_tool(arguments.url, arguments.tool, tool_arguments, credential)
+        )
+    except Exception as error:  # noqa: BLE001 - one readable line, not an ExceptionGroup
+        print(f"error: no answer from {arguments.url}: {_cause(error)}", file=sys.stderr)
+        sys.exit(3)
     if failed:
         print(f"error: {result}", file=sys.stderr)
         sys.exit(1)
