@@ -75,7 +75,7 @@ def main() -> None:
         failed, result = asyncio.run(
             call_tool(arguments.url, arguments.tool, tool_arguments, credential)
         )
-    except Exception as error:  # noqa: BLE001 - one readable line, not an ExceptionGroup
+    except Exception as error:
         print(f"error: no answer from {arguments.url}: {_cause(error)}", file=sys.stderr)
         sys.exit(3)
     if failed:
