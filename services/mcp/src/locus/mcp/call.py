@@ -75,7 +75,7 @@ def main() -> None:
         failed, result = asyncio.run(
             call_tool(arguments.url, arguments.tool, tool_arguments, credential)
         )
-    except Exception as error:
+    except Exception as error:  # httpx, anyio and task groups' ExceptionGroups alike: one line
         print(f"error: no answer from {arguments.url}: {_cause(error)}", file=sys.stderr)
         sys.exit(3)
     if failed:
