@@ -187,6 +187,19 @@ def test_rust_panic_and_backtrace_frames() -> None:
     assert frames_of(RUST_OLD_PANIC) == [("src/buffer.rs", 3, "", "")]
 
 
+def test_a_rust_trait_methods_frame_names_its_generic_type() -> None:
+    # walkdir: the type's own generic arguments hold another type; the frame is FilterEntry's.
+    trace = """stack backtrace:
+   5: <walkdir::FilterEntry<walkdir::IntoIter,P> as core::iter::traits::iterator::Iterator>::next
+             at ./src/lib.rs:1073:25
+   6: <T as core::convert::Into<U>>::into
+             at ./src/convert.rs:3:5"""
+    assert frames_of(trace) == [
+        ("src/lib.rs", 1073, "next", "walkdir.FilterEntry"),
+        ("src/convert.rs", 3, "into", "T"),
+    ]
+
+
 def test_javascript_and_typescript_frames() -> None:
     frames = frames_of(NODE)
     assert frames == [

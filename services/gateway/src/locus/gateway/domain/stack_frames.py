@@ -300,13 +300,36 @@ _RUST_TRAIT_IMPL = re.compile(r"<(?P<type>[^<>]+?)(?: as [^<>]+)?>::")
 
 
 def _rust(match: re.Match[str]) -> StackFrame:
-    written = _RUST_HASH.sub("", match.group("function").strip())
+    written = _rust_qualified_self(_RUST_HASH.sub("", match.group("function").strip()))
     written = _RUST_TRAIT_IMPL.sub(lambda m: m.group("type") + "::", written)
     segments = [s for s in _without_brackets(written, "<", ">").split("::") if s]
     segments = [s for s in segments if not s.startswith("{{")]  # {{closure}}
     if not segments:
         return _frame(match.group("path"), match.group("line"))
     return _frame(match.group("path"), match.group("line"), segments[-1], ".".join(segments[:-1]))
+
+
+def _rust_qualified_self(written: str) -> str:
+    """`<walkdir::FilterEntry<walkdir::IntoIter,P> as core::iter::Iterator>::next` →
+    walkdir::FilterEntry::next: the type of a trait method's `<Type as Trait>` prefix, its own
+    generic arguments left out (the inner `<...>` of the type, not the whole prefix)."""
+    if not written.startswith("<"):
+        return written
+    depth = 0
+    for index, character in enumerate(written):
+        depth += {"<": 1, ">": -1}.get(character, 0)
+        if depth == 0:
+            inner, rest = written[1:index], written[index + 1 :]
+            break
+    else:
+        return written
+    level, cut = 0, len(inner)
+    for index, character in enumerate(inner):  # ` as ` outside the type's own brackets
+        level += {"<": 1, ">": -1}.get(character, 0)
+        if level == 0 and inner.startswith(" as ", index):
+            cut = index
+            break
+    return _without_brackets(inner[:cut], "<", ">") + rest
 
 
 _RUBY_BLOCK = re.compile(r"^(?:(?:block|rescue|ensure)(?: \(\d+ levels\))? in )+")
