@@ -2,7 +2,7 @@
 
 import pytest
 
-from locus.ast.domain.written_names import stored_symbol_name
+from locus.ast.domain.written_names import searched_symbol_name, stored_symbol_name
 
 pytestmark = pytest.mark.unit
 
@@ -40,3 +40,12 @@ pytestmark = pytest.mark.unit
 )
 def test_pasted_names_read_as_stored(written: str, stored: str) -> None:
     assert stored_symbol_name(written) == stored
+
+
+def test_a_rust_crate_path_searches_for_the_rest() -> None:
+    # `crate::` is the crate's own name in stored names (walkdir::IntoIter::next).
+    assert searched_symbol_name("crate::IntoIter::next", whole_name=False) == "IntoIter::next"
+    assert searched_symbol_name("crate::IntoIter::next", whole_name=True) == (
+        "crate::IntoIter::next"  # a whole qualified name (a crate without a Cargo name)
+    )
+    assert searched_symbol_name("(*ClientConn).Invoke", whole_name=False) == "ClientConn.Invoke"

@@ -24,7 +24,7 @@ from locus.ast.adapters.messages import (
 )
 from locus.ast.adapters.store import AstStore, SymbolQuery
 from locus.ast.adapters.tables import FileRow, SymbolRow
-from locus.ast.domain.written_names import stored_symbol_name
+from locus.ast.domain.written_names import searched_symbol_name
 from locus.rpc import InvalidArgument, NotFound, RpcContext
 from locus.v1 import ast_pb2, ast_pb2_grpc, common_pb2
 
@@ -139,7 +139,9 @@ class AstServicer(ast_pb2_grpc.AstServiceServicer):
         self, request: ast_pb2.FindSymbolsRequest, context: RpcContext
     ) -> ast_pb2.FindSymbolsResponse:
         project_id = _project_id(request.project_id)
-        name = stored_symbol_name(request.name.strip())
+        name = searched_symbol_name(
+            request.name.strip(), whole_name=request.exact and not request.exact_name_end
+        )
         if len(name) > MAX_NAME_CHARS:
             raise InvalidArgument(f"name is longer than {MAX_NAME_CHARS} characters")
         if request.exact and not name:

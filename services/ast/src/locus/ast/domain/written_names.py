@@ -44,3 +44,14 @@ def stored_symbol_name(written: str) -> str:
     if member == "::" and "\\" not in name:
         name = _DOT_AFTER_COLONS.sub("::", name)
     return _BINARY_NESTED.sub(".", name)
+
+
+def searched_symbol_name(written: str, *, whole_name: bool) -> str:
+    """What a symbol search looks for: ``written`` as stored (``stored_symbol_name``), and a
+    Rust path's `crate::` left out unless the whole qualified name must match — the crate's
+    own name stands there in the stored names (`walkdir::IntoIter::next`), so the rest is a
+    substring or a qualified name's end."""
+    name = stored_symbol_name(written)
+    if not whole_name and name.startswith("crate::"):
+        return name.removeprefix("crate::")
+    return name
