@@ -204,11 +204,17 @@ def search_hits(reply: retrieval_pb2.SearchResponse, max_text_chars: int) -> lis
         SearchHit(
             project_id=hit.chunk.location.project_id,
             chunk_id=hit.chunk.chunk_id,
+            file_id=hit.chunk.location.file_id,
             path=hit.chunk.location.relative_path,
             start_line=hit.chunk.location.start_line,
             end_line=hit.chunk.location.end_line,
             symbol_qualified_name=hit.chunk.symbol_qualified_name,
+            symbol_node_id=hit.chunk.symbol_node_id,
             score=hit.score,
+            lexical_rank=hit.lexical_rank,
+            lexical_score=hit.lexical_score,
+            vector_rank=hit.vector_rank,
+            vector_score=hit.vector_score,
             text=hit.chunk.text[:max_text_chars],
         )
         for hit in reply.hits

@@ -313,9 +313,22 @@ class LocusTools:
                     scope=scope_message,
                 ),
             )
+            hits = proto_mapping.search_hits(reply, SEARCH_TEXT_CHARS)
+            answered = {value: name for name, value in SEARCH_MODES.items()}.get(reply.mode, mode)
+            note = ""
+            if not hits and mode == "vector":
+                note = (
+                    "vector mode searches embedded chunks only: vectors come after a scan from "
+                    "a retrieval service whose vectors lane is on; try mode bm25 or hybrid"
+                )
             return await self._labelled(
                 credential,
-                SearchResult(hits=proto_mapping.search_hits(reply, SEARCH_TEXT_CHARS)),
+                SearchResult(
+                    request_id=current_request_id() or "",
+                    mode=answered,
+                    hits=hits,
+                    note=note,
+                ),
                 asked_project=project_id,
             )
 

@@ -94,16 +94,25 @@ class ImpactResult(BaseModel):
 
 class SearchHit(ProjectLabelled):
     chunk_id: str
+    file_id: str = Field(default="", description="pass to read_file")
     path: str
     start_line: int
     end_line: int
     symbol_qualified_name: str = ""
-    score: float
+    symbol_node_id: str = Field(default="", description="pass to get_symbol, symbol_impact")
+    score: float = Field(description="the hit's place in the fused ranking (higher first)")
+    lexical_rank: int = Field(default=0, description="1 = best by BM25; 0 = not in that list")
+    lexical_score: float = Field(default=0.0, description="its BM25 score")
+    vector_rank: int = Field(default=0, description="1 = nearest by vectors; 0 = not in it")
+    vector_score: float = Field(default=0.0, description="its vector similarity")
     text: str
 
 
 class SearchResult(BaseModel):
+    request_id: str = Field(description="the request id the search was sent under")
+    mode: str = Field(description="what answered: bm25, vector or hybrid")
     hits: list[SearchHit]
+    note: str = Field(default="", description="why there are no hits, when it is known")
 
 
 class FoundSymbols(BaseModel):
