@@ -249,9 +249,12 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             # Each hit can be followed (get_symbol, read_file) and its lexical evidence read;
             # the search says which request it was and what answered it.
             hit = next(h for h in searched["hits"] if h["path"] == "src/shop/payments.py")
-            assert hit["symbol_node_id"] and hit["file_id"]
-            assert hit["lexical_rank"] >= 1 and hit["lexical_score"] > 0
-            assert searched["request_id"] and searched["mode"] == "hybrid"
+            assert hit["symbol_node_id"]
+            assert hit["file_id"]
+            assert hit["lexical_rank"] >= 1
+            assert hit["lexical_score"] > 0
+            assert searched["request_id"]
+            assert searched["mode"] == "hybrid"
 
             found = await call(
                 session, "find_symbols", project=project, name="place_order", exact=True
