@@ -392,6 +392,9 @@ async def test_scoped_calls_name_each_results_project_and_impact_stays_in_the_sc
         located = await call(session, "locate", scope=scope, question=question)
         assert located["files"][0]["path"] == "src/telescope/parallax.py"
         assert located["files"][0]["project_id"] == projects["telescope"].project_id
+        # Each project of the scope, with how many of the files are its own.
+        assert {(p["project_id"], p["project"]) for p in located["projects"]} == named
+        assert sum(p["files"] for p in located["projects"]) == len(located["files"])
         searched = await call(session, "search", scope=scope, query="parallax distance star")
         answer = await call(session, "ask", scope=scope, question=question)
         impact = await call(session, "impact", scope=scope, question=question, depth=2)

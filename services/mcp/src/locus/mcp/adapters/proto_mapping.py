@@ -19,6 +19,7 @@ from locus.mcp.domain import (
     ProjectSummary,
     QuestionScope,
     Relation,
+    ScopeProject,
     SearchHit,
     Snippet,
     SymbolSummary,
@@ -110,6 +111,16 @@ def locate_result(reply: gateway_pb2.LocateResponse) -> LocateResult:
             for file in reply.files
         ],
         symbols=[symbol_summary(s.symbol, s.score) for s in reply.symbols],
+        projects=[
+            ScopeProject(
+                project_id=project.project_id,
+                project=project.name,
+                snapshot_id=project.snapshot_id,
+                files=project.files,
+                skipped=project.skipped,
+            )
+            for project in reply.projects
+        ],
     )
 
 

@@ -65,11 +65,25 @@ class ImpactedFile(BaseModel):
     score: float
 
 
+class ScopeProject(ProjectLabelled):
+    """One project of a scoped call: how many of the files are its own, or why it has none."""
+
+    snapshot_id: str = ""
+    files: int = 0
+    skipped: str = Field(
+        default="", description="why nothing was located in it (e.g. not scanned yet)"
+    )
+
+
 class LocateResult(BaseModel):
     request_id: str = Field(description="the gateway's request id (locus request <id>)")
     snapshot_id: str
     files: list[LocatedFile]
     symbols: list[SymbolSummary]
+    projects: list[ScopeProject] = Field(
+        default_factory=list,
+        description="a scoped call only: each project of the scope, skipped ones included",
+    )
 
 
 class ProjectImpact(ProjectLabelled):
