@@ -67,6 +67,8 @@ async def test_list_requests_filters_and_pages(stack, gateway) -> None:
     assert [r.request_id for r in by_name.requests] == list(reversed(on_fresh))
     assert by_id.requests == by_name.requests
     assert {r.project_id for r in by_id.requests} == {fresh.project_id}
+    # The list names the project as GetRequest does.
+    assert {r.project_name for r in by_id.requests} == {fresh.name}
     ghost = await gateway.stub.ListRequests(
         gateway_pb2.ListRequestsRequest(project_id="ghost-project")
     )
@@ -130,6 +132,8 @@ async def test_get_request(stack, gateway) -> None:
     record = await gateway.stub.GetRequest(gateway_pb2.GetRequestRequest(request_id=request_id))
     assert (record.request_id, record.kind, record.status) == (request_id, "locate", "failed")
     assert record.question == "where is `Basket.total`?"
+    # No project was found: the record says what the caller wrote, and no id it never had.
+    assert (record.project_ref, record.project_id, record.project_name) == ("ghost-project", "", "")
     assert record.latency_ms >= 0
     assert (
         await code_of(gateway.stub.GetRequest(gateway_pb2.GetRequestRequest(request_id="r-nope")))

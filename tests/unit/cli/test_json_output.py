@@ -261,6 +261,8 @@ def test_request_record_with_citations() -> None:
     assert set(data) == {
         "request_id",
         "project_id",
+        "project_name",
+        "project_ref",
         "kind",
         "question",
         "status",

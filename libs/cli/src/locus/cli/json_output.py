@@ -243,6 +243,8 @@ def request_json(record: gateway_pb2.RequestRecord) -> JsonObject:
     return {
         "request_id": record.request_id,
         "project_id": record.project_id,
+        "project_name": record.project_name,
+        "project_ref": record.project_ref,
         "kind": record.kind,
         "question": record.question,
         "status": record.status,
@@ -318,7 +320,6 @@ def request_detail_json(record: gateway_pb2.RequestRecord) -> JsonObject:
     """``locus request show``: the record with every artifact the request log keeps."""
     return {
         **request_json(record),
-        "project_name": record.project_name,
         "principal": record.principal,
         "trace_id": record.trace_id,
         "snapshot_id": record.snapshot_id,

@@ -57,7 +57,7 @@ def request_show(
         out.print(
             f"[bold]{escape(record.request_id)}[/] {escape(record.kind)} "
             f"{escape(record.status)} in {record.latency_ms} ms, "
-            f"project {escape(record.project_name or record.project_id)}, "
+            f"project {escape(record.project_name or record.project_id or record.project_ref)}, "
             f"by {escape(record.principal or 'unknown')}"
         )
         out.print(f"question: {escape(record.question)}")

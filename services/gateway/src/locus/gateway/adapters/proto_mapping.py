@@ -346,7 +346,6 @@ def request_details(details: RequestDetails) -> gateway_pb2.RequestRecord:
     record.snapshot_id = stored.snapshot_id
     record.error_code = stored.error_code
     record.error_message = stored.error_message
-    record.project_name = stored.project_name
     return record
 
 
@@ -355,7 +354,9 @@ def request_record(
 ) -> gateway_pb2.RequestRecord:
     record = gateway_pb2.RequestRecord(
         request_id=stored.request_id,
-        project_id=stored.project_id or stored.project_ref,
+        project_id=stored.project_id,
+        project_name=stored.project_name,
+        project_ref=stored.project_ref,
         kind=stored.kind.value,
         question=stored.question,
         status=stored.status.value,
