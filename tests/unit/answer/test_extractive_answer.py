@@ -46,7 +46,7 @@ def test_the_answer_names_the_best_location_cites_it_and_quotes_the_line(
     assert "without a language model" in text
 
 
-def test_snippets_rank_by_question_words_then_retrieval_score(snippet: Any) -> None:
+def test_snippets_that_mention_no_question_word_are_left_out(snippet: Any) -> None:
     vague = snippet("C1", "policy.py", 15, 16, "uploads.policy.backoff_for", "function", 0.99)
     exact = snippet(
         "C2", "policy.py", 7, 12, "uploads.policy.enforce_retry_limit", "function", 0.30
@@ -56,6 +56,55 @@ def test_snippets_rank_by_question_words_then_retrieval_score(snippet: Any) -> N
 
     assert [e.snippet.citation_id for e in evidence] == ["C2"]
     assert evidence[0].in_name == ("retry", "limit")
+
+
+def test_the_best_match_is_locates_and_quotes_show_the_rarest_words(snippet: Any) -> None:
+    # psf/requests: "requests" is in every snippet and tells nothing; Locate ranked
+    # resolve_redirects first, so the answer leads with it, quoting the limit's check, not the
+    # parameter line that only says "request".
+    resolve = snippet(
+        "C1",
+        "sessions.py",
+        180,
+        184,
+        "requests.sessions.SessionRedirectMixin.resolve_redirects",
+        "method",
+        0.9,
+        text="    def resolve_redirects(\n        self,\n        req: PreparedRequest,\n"
+        "    ):\n        if len(resp.history) >= self.max_redirects:",
+    )
+    init = snippet(
+        "C2",
+        "sessions.py",
+        390,
+        392,
+        "requests.sessions.Session.__init__",
+        "method",
+        0.4,
+        text="    def __init__(self):\n        #: Maximum number of redirects allowed, the"
+        " requests limit\n        self.max_redirects = DEFAULT_REDIRECT_LIMIT",
+    )
+
+    prepare = snippet(
+        "C3",
+        "models.py",
+        300,
+        301,
+        "requests.models.PreparedRequest.prepare",
+        "method",
+        0.2,
+        text="    def prepare(self):\n        self.prepare_method(requests_method)",
+    )
+
+    text = "".join(
+        compose_extractive_answer(
+            "how does requests limit the number of redirects?", (resolve, init, prepare)
+        )
+    )
+
+    assert text.startswith("The best match is `SessionRedirectMixin.resolve_redirects`")
+    assert "> line 184: `if len(resp.history) >= self.max_redirects:` [C1]" in text
+    assert "req: PreparedRequest" not in text
 
 
 def test_question_words_no_snippet_mentions_are_said_so(

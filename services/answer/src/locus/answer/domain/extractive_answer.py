@@ -1,9 +1,11 @@
 """A grounded answer without a language model: which retrieved locations match the question
 and why, quoting the most relevant line(s) of each, every statement cited.
 
-A snippet matches through the question's words found in its symbol's name (which counts
-double) or in its lines (code, docstrings, comments). Snippets are ranked by how many of the
-question's words they contain, then by their retrieval score.
+A snippet matches through the question's words found in its symbol's name or in its lines
+(code, docstrings, comments). Matching snippets keep the order Locate ranked them in (the
+`located` event streamed with the answer), so the best match is Locate's best that mentions the
+question at all. The lines quoted show the question's rarest words first: a word every snippet
+has (the project's own name, "requests" in psf/requests) tells nothing.
 """
 
 from __future__ import annotations
@@ -31,10 +33,6 @@ class Evidence:
     matched: tuple[str, ...]  # question terms (stems) found in the snippet
     in_name: tuple[str, ...]  # ... of which in the symbol's name
     quotes: tuple[tuple[int | None, str], ...]  # (line number when known, line)
-
-    @property
-    def weight(self) -> int:
-        return len(self.matched) + len(self.in_name)
 
 
 def display_name(snippet: Snippet) -> str:
@@ -73,19 +71,21 @@ def _line_roles(lines: list[str]) -> list[str]:
 
 
 def _quotes(
-    snippet: Snippet, wanted: set[str], already_said: set[str]
+    snippet: Snippet, wanted: dict[str, float], already_said: set[str]
 ) -> tuple[tuple[int | None, str], ...]:
-    """Up to two lines that show the question's words: code before prose before the symbol's
-    own header; a second line only when it shows a word nothing shown so far does."""
+    """Up to two lines that show the question's words (``wanted``: each word's rarity): code
+    before prose before the symbol's own header, rarer words first; a second line only when it
+    shows a word nothing shown so far does."""
     lines = snippet.text.splitlines()
     start, end = snippet.location.start_line, snippet.location.end_line
     numbered = start > 0 and end - start + 1 == len(lines)
     roles = _line_roles(lines)
     candidates = []
     for index, line in enumerate(lines):
-        hits = terms(line) & wanted
+        hits = terms(line) & wanted.keys()
         if hits and line.strip():
-            candidates.append((_ROLE_ORDER[roles[index]], -len(hits), index, line, hits))
+            rarity = sum(wanted[t] for t in hits)
+            candidates.append((_ROLE_ORDER[roles[index]], -rarity, index, line, hits))
     candidates.sort()
     chosen: list[tuple[int | None, str]] = []
     covered = set(already_said)
@@ -103,12 +103,17 @@ def _quotes(
 
 
 def gather_evidence(question: str, snippets: tuple[Snippet, ...]) -> list[Evidence]:
+    """The snippets that mention a word of the question, in the order given (Locate's)."""
     wanted = question_terms(question)
-    wanted_set = set(wanted)
+    seen = [
+        ({stem(w) for w in identifier_words(s.symbol_qualified_name)}, terms(s.text))
+        for s in snippets
+    ]
+    # A word's rarity among the snippets: 1 / how many of them have it.
+    counts = {t: sum(t in name or t in text for name, text in seen) for t in wanted}
+    rarity = {t: 1.0 / count for t, count in counts.items() if count}
     found = []
-    for snippet in snippets:
-        name_terms = {stem(w) for w in identifier_words(snippet.symbol_qualified_name)}
-        text_terms = terms(snippet.text)
+    for snippet, (name_terms, text_terms) in zip(snippets, seen, strict=True):
         matched = tuple(t for t in wanted if t in name_terms or t in text_terms)
         if not matched:
             continue
@@ -117,10 +122,9 @@ def gather_evidence(question: str, snippets: tuple[Snippet, ...]) -> list[Eviden
                 snippet=snippet,
                 matched=matched,
                 in_name=tuple(t for t in matched if t in name_terms),
-                quotes=_quotes(snippet, wanted_set, name_terms & wanted_set),
+                quotes=_quotes(snippet, rarity, name_terms & rarity.keys()),
             )
         )
-    found.sort(key=lambda e: (-e.weight, -e.snippet.score))
     return found
 
 
