@@ -9,6 +9,7 @@ from locus.gateway.domain.validation import (
     MAX_QUESTION_CHARS,
     bounded_count,
     normalize_path_prefix,
+    page_size,
     require_id,
     validate_comment,
     validate_question,
@@ -32,6 +33,14 @@ def test_the_question_length_limit() -> None:
     assert validate_question("q" * MAX_QUESTION_CHARS) == "q" * MAX_QUESTION_CHARS
     with pytest.raises(InvalidRequest, match="250001 characters long; the limit is 250000"):
         validate_question("q" * (MAX_QUESTION_CHARS + 1))
+
+
+def test_a_page_size_is_capped_not_refused() -> None:
+    assert page_size(0, default=50, limit=500) == 50
+    assert page_size(7, default=50, limit=500) == 7
+    assert page_size(100_000, default=50, limit=500) == 500
+    with pytest.raises(InvalidRequest, match="page.page_size must not be negative"):
+        page_size(-1, default=50, limit=500)
 
 
 def test_counts_default_and_limit() -> None:

@@ -52,6 +52,7 @@ from locus.gateway.domain.requests import (
 from locus.gateway.domain.validation import (
     bounded_count,
     normalize_path_prefix,
+    page_size,
     require_id,
     validate_comment,
     validate_rating,
@@ -631,9 +632,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                 status=status,
                 start=optional_time(request.time_range, "start"),
                 end=optional_time(request.time_range, "end"),
-                page_size=bounded_count(
-                    "page.page_size", request.page.page_size, default=DEFAULT_PAGE, limit=MAX_PAGE
-                ),
+                page_size=page_size(request.page.page_size, default=DEFAULT_PAGE, limit=MAX_PAGE),
                 page_token=request.page.page_token,
             )
             page, citations = await self._history.list(query)
@@ -680,11 +679,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                     project=request.project_id.strip(),
                     # Feedback on the principal's own requests; a system admin sees all.
                     principal="" if principal.is_system_admin else principal.subject,
-                    page_size=bounded_count(
-                        "page.page_size",
-                        request.page.page_size,
-                        default=DEFAULT_PAGE,
-                        limit=MAX_PAGE,
+                    page_size=page_size(
+                        request.page.page_size, default=DEFAULT_PAGE, limit=MAX_PAGE
                     ),
                     page_token=request.page.page_token,
                 )

@@ -39,6 +39,15 @@ def bounded_count(name: str, value: int, *, default: int, limit: int) -> int:
     return value
 
 
+def page_size(value: int, *, default: int, limit: int) -> int:
+    """A page's size as every list RPC reads it (``PageRequest``: "capped by the server"):
+    ``0`` means the default, more than ``limit`` gets ``limit`` (the page token reads on);
+    negative is refused."""
+    if value < 0:
+        raise InvalidRequest(f"page.page_size must not be negative (got {value})")
+    return min(value, limit) if value else default
+
+
 def normalize_path_prefix(prefix: str) -> str:
     """A repository-relative POSIX prefix: no leading ``./`` or ``/``, no ``..`` segment."""
     text = prefix.strip().replace("\\", "/")
