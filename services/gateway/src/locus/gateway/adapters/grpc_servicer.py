@@ -50,7 +50,6 @@ from locus.gateway.domain.requests import (
     StoredRequest,
 )
 from locus.gateway.domain.validation import (
-    bounded_count,
     normalize_path_prefix,
     page_size,
     require_id,
