@@ -39,7 +39,7 @@ def test_a_page_size_is_capped_not_refused() -> None:
     assert page_size(0, default=50, limit=500) == 50
     assert page_size(7, default=50, limit=500) == 7
     assert page_size(100_000, default=50, limit=500) == 500
-    with pytest.raises(InvalidRequest, match="page.page_size must not be negative"):
+    with pytest.raises(InvalidRequest, match=r"page\.page_size must not be negative"):
         page_size(-1, default=50, limit=500)
 
 
