@@ -328,6 +328,16 @@ async def test_every_tool_over_streamable_http_in_one_trace(
             assert all(snippet["lines"] for snippet in answer["snippets"])
             assert labels(answer) == label  # citations and snippets
 
+            # What an agent gets wrong is answered with a status and what to give instead.
+            for tool, arguments, says in [
+                ("locate", {"question": "x"}, "give project or scope, exactly one of them"),
+                ("locate", {"question": "x", "scope": {}}, "scope names nothing"),
+                ("find_symbols", {"project": project, "name": "   "}, "name must name"),
+            ]:
+                error = await tool_error(session, tool, **arguments)
+                assert error.startswith("INVALID_ARGUMENT: "), error
+                assert says in error
+
         async with http_session(url, "lk_0000_not-a-key") as session:
             assert (await tool_error(session, "list_projects")).startswith("UNAUTHENTICATED: ")
         async with http_session(url, None) as session:

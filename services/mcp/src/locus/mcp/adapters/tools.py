@@ -77,8 +77,12 @@ ScopeField = Annotated[
 
 def _target(project: str, scope: QuestionScope | None) -> tuple[str, common_pb2.Scope | None]:
     """The project_id and scope of a question: exactly one of them."""
+    if scope is not None and not (scope.projects or scope.subsystem or scope.system):
+        raise ToolError(
+            "INVALID_ARGUMENT: scope names nothing; give its projects, subsystem or system"
+        )
     if (scope is None) == (not project.strip()):
-        raise ToolError("give project or scope, exactly one of them")
+        raise ToolError("INVALID_ARGUMENT: give project or scope, exactly one of them")
     return project, proto_mapping.scope_message(scope)
 
 
@@ -354,6 +358,8 @@ class LocusTools:
         page_token: Annotated[str, Field(description="next_page_token of a previous call")] = "",
     ) -> FoundSymbols:
         """Symbols by name (case-insensitive substring of the name or qualified name)."""
+        if not name.strip():
+            raise ToolError("INVALID_ARGUMENT: name must name something (it is blank)")
         try:
             kind_value = proto_mapping.symbol_kind_value(kind)
         except ValueError:
