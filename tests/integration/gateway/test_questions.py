@@ -123,12 +123,22 @@ async def test_a_stopped_retrieval_service_is_unavailable(
 async def test_a_stopped_ast_service_is_unavailable(stack, start_gateway, dead_address) -> None:
     stack.require("ingestion")
     gateway = await start_gateway(ast=dead_address)
+    code, details = await status_of(
+        gateway.stub.GetAstNode(ast_pb2.GetNodeRequest(node_id="n_0123456789abcdef"))
+    )
+    assert code == grpc.StatusCode.UNAVAILABLE
+    assert details.startswith(f"ast service at {dead_address} is unavailable: ")
+
+
+async def test_find_symbols_on_a_project_never_scanned_says_so(stack, gateway) -> None:
+    # As Locate, Search and ReadFile answer it, not with an empty list.
+    stack.require("ingestion", "ast")
     project = await gateway.create_project()
     code, details = await status_of(
         gateway.stub.FindSymbols(ast_pb2.FindSymbolsRequest(project_id=project.name, name="x"))
     )
-    assert code == grpc.StatusCode.UNAVAILABLE
-    assert details.startswith(f"ast service at {dead_address} is unavailable: ")
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    assert f"project {project.name} has not been scanned yet" in details
 
 
 async def test_the_request_id_is_echoed_and_recorded(stack, gateway) -> None:
@@ -144,7 +154,7 @@ async def test_the_request_id_is_echoed_and_recorded(stack, gateway) -> None:
     record = await gateway.stub.GetRequest(gateway_pb2.GetRequestRequest(request_id=request_id))
     assert record.request_id == request_id
     assert (record.kind, record.status) == ("locate", "failed")
-    assert record.project_id == "no-such-project"
+    assert (record.project_ref, record.project_id) == ("no-such-project", "")
     assert record.question == "where is `Cart`?"
     assert record.created_at.seconds > 0
     assert record.completed_at.ToDatetime() >= record.created_at.ToDatetime()

@@ -65,7 +65,7 @@ async def test_a_system_answers_one_locate_from_the_right_projects_labelled(
     record = await gateway.stub.GetRequest(
         gateway_pb2.GetRequestRequest(request_id=response.request_id)
     )
-    assert record.project_id == f"system:{system['system']}"
+    assert (record.project_ref, record.project_id) == (f"system:{system['system']}", "")
     assert record.status == "completed"
     assert record.retrieved  # every project's retrieval hits are kept
 
@@ -231,7 +231,7 @@ async def test_a_system_scoped_ask_cites_the_right_projects_file_with_its_lines(
     record = await gateway.stub.GetRequest(
         gateway_pb2.GetRequestRequest(request_id=events[0].request_id)
     )
-    assert record.project_id == f"system:{system['system']}"
+    assert (record.project_ref, record.project_id) == (f"system:{system['system']}", "")
     assert record.context
     assert all(s.chunk.location.project_id in keys for s in record.context)
 

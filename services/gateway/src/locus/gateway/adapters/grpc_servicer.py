@@ -56,7 +56,7 @@ from locus.gateway.domain.validation import (
     validate_comment,
     validate_rating,
 )
-from locus.gateway.locating import LocateQuery, Locator
+from locus.gateway.locating import LocateQuery, Locator, not_scanned_message
 from locus.gateway.reading import FileReader
 from locus.gateway.request_log import OpenRequest, RequestHistory, RequestJournal
 from locus.gateway.scoping import ScopedQuestions, scope_of
@@ -369,7 +369,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
         async with _mapped_errors():
             # `./src/`, `src\pkg` read as Locate reads them; `..` is refused.
             forwarded.path_prefix = normalize_path_prefix(request.path_prefix)
-        forwarded.project_id = await self._project_id(request.project_id, found)
+        project = await self._peers.ingestion.get_project(
+            found.project_id if found is not None else request.project_id
+        )
+        async with _mapped_errors():
+            if not project.latest_snapshot_id:
+                # As Locate, Search and ReadFile answer it: not an empty list.
+                raise ProjectNotScanned(not_scanned_message(project.name))
+        forwarded.project_id = project.project_id
         return await self._peers.ast.unary(self._peers.ast.stub.FindSymbols, forwarded)
 
     async def ComputeImpact(
