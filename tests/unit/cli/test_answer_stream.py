@@ -54,6 +54,9 @@ async def test_everything_is_printed_in_the_order_it_arrives() -> None:
     assert order == sorted(order)
     assert "Events are dead-lettered in [C1].\n" in text  # deltas joined, brackets kept as text
     assert "finished (grounded" in text
+    # No model ran: the usage line says the counts are estimates, not a model's tokens.
+    assert "extractive (no language model): about 10 tokens read, 5 written" in text
+    assert "completion tokens" not in text
     assert outcome.request_id == "r_9"
     assert outcome.exit_code == ExitCode.OK
 
@@ -106,4 +109,21 @@ async def test_a_snippet_is_printed_as_its_location_and_a_numbered_fenced_block(
         "10          return [subject]\n"
         "```\n"
         "**bus.py:9-10** (C2) (lines not available)\n"
+    )
+
+
+def test_a_models_usage_is_its_own_count() -> None:
+    console, buffer = recording_console()
+    AnswerPrinter(console).handle(
+        gateway_pb2.AskEvent(
+            usage=answer_pb2.Usage(
+                generator="openai-compatible",
+                model="qwen2.5-coder",
+                prompt_tokens=2770,
+                completion_tokens=511,
+            )
+        )
+    )
+    assert "openai-compatible qwen2.5-coder: 2770 prompt + 511 completion tokens" in (
+        buffer.getvalue()
     )

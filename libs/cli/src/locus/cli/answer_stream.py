@@ -110,10 +110,18 @@ class AnswerPrinter:
         elif kind == "usage":
             self._end_text()
             usage = event.usage
-            self._console.print(
-                f"[dim]{escape(usage.generator)} {escape(usage.model)}: "
-                f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens[/]"
-            )
+            if usage.generator == "extractive":
+                # No model ran: the counts are the extractive generator's estimates.
+                self._console.print(
+                    "[dim]extractive (no language model): about "
+                    f"{usage.prompt_tokens} tokens read, {usage.completion_tokens} written[/]"
+                )
+            else:
+                self._console.print(
+                    f"[dim]{escape(usage.generator)} {escape(usage.model)}: "
+                    f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion "
+                    "tokens[/]"
+                )
         elif kind == "error":
             self._end_text()
             self.outcome.errors.append(f"{event.error.code}: {event.error.message}")
