@@ -98,6 +98,7 @@ async def test_rescan_sends_exactly_the_changed_files_and_retracts_the_deleted_o
     assert {s.qualified_name: (s.location.start_line, s.location.end_line)
             for s in modified.symbols} == {
         "uploads.policy": (1, 12),
+        "uploads.policy.RETRY_LIMIT": (3, 3),  # a module constant
         "uploads.policy.backoff_for": (6, 7),
         "uploads.policy.enforce_retry_limit": (10, 12),
     }  # fmt: skip
@@ -136,6 +137,7 @@ async def test_rescan_sends_exactly_the_changed_files_and_retracts_the_deleted_o
     assert raised_error.target_node_id == ""
     assert await symbol_names(stack, project_id, "src/uploads/policy.py") == {
         "uploads.policy": (1, 12),
+        "uploads.policy.RETRY_LIMIT": (3, 3),
         "uploads.policy.backoff_for": (6, 7),
         "uploads.policy.enforce_retry_limit": (10, 12),
     }

@@ -131,7 +131,10 @@ async def check_files_parsed_carry_symbols_relations_and_chunks(
         "uploads.client.UploadClient.upload": (42, 51),
         "uploads.client.UploadClient._retry": (53, 58),
         "uploads.client.UploadClient._send": (60, 61),
+        "uploads.client.LOGGER": (10, 10),  # module constants
+        "uploads.client.DEFAULT_CLIENT": (64, 64),
     }
+    assert symbols["uploads.client.LOGGER"].kind == common_pb2.SYMBOL_KIND_CONSTANT
     upload = symbols["uploads.client.UploadClient.upload"]
     assert upload.kind == common_pb2.SYMBOL_KIND_METHOD
     assert upload.signature == "def upload(self, path: str, attempts: int = 3) -> bool"
@@ -280,8 +283,9 @@ async def check_cross_file_call_resolves_even_when_the_callee_came_later(
         ("uploads.client", files[CLIENT]),
         ("uploads.errors", files[ERRORS]),
     }
-    assert [s.qualified_name for s in outline.symbols][:3] == [
+    assert [s.qualified_name for s in outline.symbols][:4] == [
         "uploads.client",
+        "uploads.client.LOGGER",
         "uploads.client.traced",
         "uploads.client.traced.wrapper",
     ]
@@ -376,6 +380,7 @@ async def check_find_symbols_ranks_exact_then_prefix_then_substring_and_pages(
 
     expected = [
         "uploads.errors.RetryExhausted",  # name starts with "retry"
+        "uploads.policy.RETRY_LIMIT",  # a module constant
         "uploads.client.UploadClient._retry",  # contains "retry"
         "uploads.errors.RetryExhausted.__init__",
         "uploads.policy.enforce_retry_limit",
@@ -391,7 +396,11 @@ async def check_find_symbols_ranks_exact_then_prefix_then_substring_and_pages(
         "uploads.errors.RetryExhausted.__init__",
     ]
     assert await names(name="retry", path_prefix="src/uploads/policy") == [
-        "uploads.policy.enforce_retry_limit"
+        "uploads.policy.RETRY_LIMIT",
+        "uploads.policy.enforce_retry_limit",
+    ]
+    assert await names(name="retry", kind=common_pb2.SYMBOL_KIND_CONSTANT) == [
+        "uploads.policy.RETRY_LIMIT"
     ]
     assert await names(name="no_such_symbol") == []
     assert await names(name="%") == []  # LIKE wildcards are matched literally

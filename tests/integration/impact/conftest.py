@@ -31,12 +31,11 @@ from locus.v1 import common_pb2, events_pb2, impact_pb2, impact_pb2_grpc
 
 UPLOADS = Path(__file__).resolve().parents[2] / "unit" / "ast" / "fixtures" / "uploads"
 
-_KINDS = {
-    "module": common_pb2.SYMBOL_KIND_MODULE,
-    "class": common_pb2.SYMBOL_KIND_CLASS,
-    "function": common_pb2.SYMBOL_KIND_FUNCTION,
-    "method": common_pb2.SYMBOL_KIND_METHOD,
-}
+def _kind(name: str) -> common_pb2.SymbolKind:
+    """The contract's value of an extracted symbol's kind (`constant` → SYMBOL_KIND_CONSTANT)."""
+    return common_pb2.SymbolKind.Value(f"SYMBOL_KIND_{name.upper()}")
+
+
 _RELATIONS = {
     "contains": common_pb2.RELATION_KIND_CONTAINS,
     "calls": common_pb2.RELATION_KIND_CALLS,
@@ -105,7 +104,7 @@ class ParsedUploads:
                     qualified_name=s.qualified_name,
                     scope_name=s.scope_name,
                     name=s.name,
-                    kind=_KINDS[s.kind],
+                    kind=_kind(s.kind),
                     location=symbol_location,
                     signature=s.signature,
                     docstring=s.docstring or "",
