@@ -31,6 +31,7 @@ from locus.v1 import common_pb2, events_pb2, impact_pb2, impact_pb2_grpc
 
 UPLOADS = Path(__file__).resolve().parents[2] / "unit" / "ast" / "fixtures" / "uploads"
 
+
 def _kind(name: str) -> common_pb2.SymbolKind:
     """The contract's value of an extracted symbol's kind (`constant` → SYMBOL_KIND_CONSTANT)."""
     return common_pb2.SymbolKind.Value(f"SYMBOL_KIND_{name.upper()}")
