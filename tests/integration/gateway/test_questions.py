@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from locus.database import Database
 from locus.gateway.adapters.sql_metadata_store import SqlMetadataStore
-from locus.v1 import ast_pb2, gateway_pb2, ingestion_pb2
+from locus.v1 import ast_pb2, gateway_pb2, ingestion_pb2, retrieval_pb2
 
 pytestmark = pytest.mark.integration
 
@@ -130,7 +130,7 @@ async def test_a_stopped_ast_service_is_unavailable(stack, start_gateway, dead_a
     assert details.startswith(f"ast service at {dead_address} is unavailable: ")
 
 
-async def test_find_symbols_on_a_project_never_scanned_says_so(stack, gateway) -> None:
+async def test_find_symbols_and_search_on_a_project_never_scanned_say_so(stack, gateway) -> None:
     # As Locate, Search and ReadFile answer it, not with an empty list.
     stack.require("ingestion", "ast")
     project = await gateway.create_project()
@@ -139,6 +139,15 @@ async def test_find_symbols_on_a_project_never_scanned_says_so(stack, gateway) -
     )
     assert code == grpc.StatusCode.FAILED_PRECONDITION
     assert f"project {project.name} has not been scanned yet" in details
+    code, details = await status_of(
+        gateway.stub.Search(
+            retrieval_pb2.SearchRequest(
+                query="x", filters=retrieval_pb2.SearchFilters(project_id=project.name)
+            )
+        )
+    )
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    assert f"project {project.name} has not been scanned yet" in details  # not by its id
 
 
 async def test_the_request_id_is_echoed_and_recorded(stack, gateway) -> None:

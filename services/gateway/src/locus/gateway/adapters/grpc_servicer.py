@@ -503,6 +503,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServicer):
                     project = await self._peers.ingestion.get_project(request.filters.project_id)
                 entry.project_id, entry.project_name = project.project_id, project.name
                 entry.snapshot_id = project.latest_snapshot_id
+                if not project.latest_snapshot_id:
+                    # By its name and with the scan to run, as Locate says it.
+                    raise ProjectNotScanned(not_scanned_message(project.name))
                 forwarded.filters.project_id = project.project_id
             with entry.timed("search"):
                 response = await self._peers.retrieval.search(forwarded)
