@@ -8,12 +8,10 @@ from locus.ast.domain.language_spec import LanguageSpec
 from locus.ast.domain.languages import CompiledLanguage, QueryMatches
 from locus.ast.domain.model import (
     CALLABLE_KINDS,
-    CONSTANT_KIND,
     CONTAINER_KINDS,
     DECLARATION_KINDS,
     LOOKUP_ONLY_KINDS,
     SIGNATURE_KIND,
-    TYPE_ALIAS_KIND,
     SymbolKind,
 )
 from locus.ast.domain.source_text import SourceText, leaf_tokens, normalized_tokens_text
@@ -53,7 +51,8 @@ class Definition:
 
     @property
     def has_body(self) -> bool:
-        """False for a declaration (`DECLARATION_KINDS`): a signature, a type alias."""
+        """False for a declaration (`DECLARATION_KINDS`): a signature, a type alias, a
+        constant."""
         return self.kind not in DECLARATION_KINDS
 
     @property
@@ -109,7 +108,6 @@ def _header(
 
 _DEFINITION_PREFIX = "definition."
 _LONG_ALIAS = 200  # characters: a longer type alias's or constant's signature: its first line
-_VALUE_KINDS = frozenset({TYPE_ALIAS_KIND, CONSTANT_KIND})  # declared with a value after `=`
 _KINDS = CONTAINER_KINDS | CALLABLE_KINDS | DECLARATION_KINDS
 _OVERLOADED_KINDS = CALLABLE_KINDS | {SIGNATURE_KIND}
 
@@ -259,7 +257,7 @@ def collect_definitions(
             parent_qualified_name = qualify(separator.join(p for p in (base, *outer_scope) if p))
         header_end = node.end_byte if body is node else body.start_byte
         signature, header_end_byte = _header(node, header_end, compiled, source)
-        if kind in _VALUE_KINDS and len(signature) > _LONG_ALIAS:
+        if kind in LOOKUP_ONLY_KINDS and len(signature) > _LONG_ALIAS:
             # `type Options = {` and forty lines of members (a constant's table too): the
             # first line stands for it.
             line_end = source.data.find(b"\n", node.start_byte)

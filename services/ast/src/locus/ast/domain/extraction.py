@@ -194,8 +194,8 @@ def extract(
         tree_root,
         text,
         module_name,
-        # A signature or a type alias has no body to chunk: it stays a line of its outline (and
-        # its text in the chunks around it).
+        # A declaration (signature, type alias, constant) has no body to chunk: it stays a line
+        # of its outline (and its text in the chunks around it).
         [definition for definition in definitions if definition.has_body],
         spec.comment_node_types,
         spec.transparent_node_types,

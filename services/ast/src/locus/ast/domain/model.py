@@ -45,12 +45,13 @@ Java `static final` fields and enum constants, Kotlin `const val` and top-level 
 object-like `#define`s with a value, TypeScript/JavaScript and Python module-level UPPER_CASE
 names): found by name and outlined, no chunk of its own and no candidate of a ranking."""
 DECLARATION_KINDS: frozenset[str] = frozenset({SIGNATURE_KIND, TYPE_ALIAS_KIND, CONSTANT_KIND})
+"""Symbols that declare and hold no code of their own to change: no chunk, never ranked
+(FindSymbols and impact's ``without_signatures`` leave them out)."""
 LOOKUP_ONLY_KINDS: frozenset[str] = frozenset({TYPE_ALIAS_KIND, CONSTANT_KIND})
 """Symbols for people's lookups only: no name a call is resolved to goes through them (a
 `new URI(...)` beside a field `URI` still names the class, `LOGGER.info` the logger's type), so
-calls, and the graph, are what they were before these kinds were symbols."""
-"""Symbols that declare and hold no code of their own to change: no chunk, never ranked
-(FindSymbols and impact's ``without_signatures`` leave them out)."""
+calls, and the graph, are what they were before these kinds were symbols. Both are declared with
+a value after `=`, so a long one signs with its first line."""
 RelationKind = Literal["contains", "calls", "imports", "inherits"]
 # "fragment" is reserved for code that belongs to no symbol; the Python spec never produces it
 # because top-level code always belongs to the module symbol ("module" chunks). "section" is
